@@ -1,0 +1,1 @@
+//! knuffle-lab: the bias lab (work in progress in this workspace).

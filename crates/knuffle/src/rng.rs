@@ -1,0 +1,158 @@
+//! The default generator and text seeds.
+//!
+//! [`DefaultRng`] is the ChaCha20 stream cipher used as a generator
+//! (D. J. Bernstein, "ChaCha, a variant of Salsa20", 2008), through
+//! `rand_chacha`. Its 256-bit key means every one of the 52! (about
+//! 2^225.6) deck orders is reachable, which no 64-bit generator can offer.
+//!
+//! A [`Seed`] is any text (a number, dice rolls, a phrase) hashed with
+//! SHA-256 to the 256-bit key. The recipe is public and fixed, so a seed
+//! gives the same stream on every platform and every release of the same
+//! major version: `key = SHA-256(UTF-8 bytes of the text)`, then ChaCha20
+//! with that key, stream 0, block counter 0, words read little-endian.
+
+use core::convert::Infallible;
+use core::fmt;
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::{SeedableRng, TryCryptoRng, TryRng};
+use sha2::{Digest, Sha256};
+
+/// knuffle's default generator: ChaCha20 with a 256-bit key.
+///
+/// Implements `rand_core`'s `Rng` (through `TryRng` with an infallible
+/// error), `CryptoRng` and `SeedableRng`.
+///
+/// # Example
+/// ```
+/// use knuffle::{DefaultRng, Seed};
+/// use rand_core::Rng;
+/// let mut a = Seed::from_text("42").rng();
+/// let mut b = DefaultRng::from_seed_text("42");
+/// assert_eq!(a.next_u64(), b.next_u64());
+/// let mut fresh = DefaultRng::from_os(); // unpredictable
+/// let _ = fresh.next_u32();
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct DefaultRng(ChaCha20Rng);
+
+impl DefaultRng {
+    /// A generator keyed with 256 bits from the operating system.
+    ///
+    /// # Panics
+    /// When the operating system's generator fails (see
+    /// [`DefaultRng::try_from_os`] to handle that).
+    pub fn from_os() -> Self {
+        Self::try_from_os().expect("the operating system's random generator failed")
+    }
+
+    /// A generator keyed with 256 bits from the operating system, or the
+    /// operating system's error.
+    pub fn try_from_os() -> Result<Self, getrandom::Error> {
+        let mut key = [0u8; 32];
+        getrandom::fill(&mut key)?;
+        Ok(Self::from_seed(key))
+    }
+
+    /// The generator for the text seed `text` (see [`Seed::from_text`]).
+    pub fn from_seed_text(text: &str) -> Self {
+        Seed::from_text(text).rng()
+    }
+}
+
+impl fmt::Debug for DefaultRng {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never print the key or the position: that would reveal the stream.
+        f.write_str("DefaultRng { .. }")
+    }
+}
+
+impl TryRng for DefaultRng {
+    type Error = Infallible;
+
+    #[inline]
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        self.0.try_next_u32()
+    }
+
+    #[inline]
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        self.0.try_next_u64()
+    }
+
+    #[inline]
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        self.0.try_fill_bytes(dst)
+    }
+}
+
+impl TryCryptoRng for DefaultRng {}
+
+impl SeedableRng for DefaultRng {
+    type Seed = [u8; 32];
+
+    fn from_seed(seed: [u8; 32]) -> Self {
+        DefaultRng(ChaCha20Rng::from_seed(seed))
+    }
+}
+
+/// A 256-bit key for [`DefaultRng`], usually made from text.
+///
+/// # Example
+/// ```
+/// use knuffle::Seed;
+/// let seed = Seed::from_text("3 1 4 1 5 9 2 6"); // dice rolls, a phrase, a number...
+/// assert_eq!(seed, Seed::from_text("3 1 4 1 5 9 2 6"));
+/// assert_ne!(seed, Seed::from_text("3 1 4 1 5 9 2 7"));
+/// let replay = Seed::random_text(); // a fresh, printable, replayable seed
+/// assert_eq!(Seed::from_text(&replay).rng(), Seed::from_text(&replay).rng());
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Seed {
+    key: [u8; 32],
+}
+
+impl Seed {
+    /// The seed whose key is the SHA-256 hash of the UTF-8 bytes of `text`.
+    pub fn from_text(text: &str) -> Seed {
+        Seed {
+            key: Sha256::digest(text.as_bytes()).into(),
+        }
+    }
+
+    /// The seed with exactly this key.
+    pub fn from_key(key: [u8; 32]) -> Seed {
+        Seed { key }
+    }
+
+    /// The 256-bit key.
+    pub fn key(&self) -> &[u8; 32] {
+        &self.key
+    }
+
+    /// A fresh generator at the start of this seed's stream.
+    pub fn rng(&self) -> DefaultRng {
+        DefaultRng::from_seed(self.key)
+    }
+
+    /// A new unpredictable seed text (64 hex digits, 256 bits from the
+    /// operating system). Print it, and `Seed::from_text` replays the run.
+    ///
+    /// # Panics
+    /// When the operating system's generator fails.
+    pub fn random_text() -> String {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).expect("the operating system's random generator failed");
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+impl fmt::Debug for Seed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Seed(")?;
+        for byte in &self.key {
+            write!(f, "{byte:02x}")?;
+        }
+        f.write_str(")")
+    }
+}

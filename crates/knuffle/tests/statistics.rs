@@ -1,0 +1,159 @@
+//! Full-permutation chi-square tests under fixed seeds: every correct
+//! algorithm passes, the naive "swap with any position" shuffle fails.
+
+mod common;
+
+use common::*;
+use knuffle::{Seed, partial_shuffle, permutation, sattolo, shuffle, shuffled};
+
+/// At least 60,000 trials and about 300 expected counts per order: enough
+/// for the naive shuffle's bias to stand out at every n tested.
+fn trials_for(cells: usize) -> usize {
+    (cells * 300).max(60_000)
+}
+
+#[test]
+fn shuffle_is_uniform_for_n_3_to_6() {
+    for n in 3..=6 {
+        let mut rng = Seed::from_text(&format!("shuffle-chi2-{n}")).rng();
+        let counts = order_counts(n, trials_for(factorial(n)), |p| shuffle(p, &mut rng));
+        let (x2, p) = chi_square_uniform(&counts);
+        assert!(p > PASS_P, "shuffle n={n}: X2={x2:.1} p={p:.2e}");
+        assert!(counts.iter().all(|&c| c > 0), "every order must occur");
+    }
+}
+
+#[test]
+fn shuffled_copy_is_uniform_for_n_3_to_6() {
+    for n in 3..=6 {
+        let mut rng = Seed::from_text(&format!("shuffled-chi2-{n}")).rng();
+        let counts = order_counts(n, trials_for(factorial(n)), |p| {
+            let copy = shuffled(p, &mut rng);
+            *p = copy;
+        });
+        let (x2, p) = chi_square_uniform(&counts);
+        assert!(p > PASS_P, "shuffled n={n}: X2={x2:.1} p={p:.2e}");
+    }
+}
+
+#[test]
+fn permutation_is_uniform_for_n_3_to_6() {
+    for n in 3..=6 {
+        let mut rng = Seed::from_text(&format!("permutation-chi2-{n}")).rng();
+        let counts = order_counts(n, trials_for(factorial(n)), |p| *p = permutation(n, &mut rng));
+        let (x2, p) = chi_square_uniform(&counts);
+        assert!(p > PASS_P, "permutation n={n}: X2={x2:.1} p={p:.2e}");
+    }
+}
+
+#[test]
+fn full_partial_shuffle_is_uniform_for_n_3_to_6() {
+    for n in 3..=6 {
+        for k in [n - 1, n] {
+            let mut rng = Seed::from_text(&format!("partial-chi2-{n}-{k}")).rng();
+            let counts = order_counts(n, trials_for(factorial(n)), |p| {
+                partial_shuffle(p, k, &mut rng);
+            });
+            let (x2, p) = chi_square_uniform(&counts);
+            assert!(p > PASS_P, "partial_shuffle n={n} k={k}: X2={x2:.1} p={p:.2e}");
+        }
+    }
+}
+
+/// The dealt prefix of k of n is a uniform ordered k-tuple: n!/(n-k)! cells.
+#[test]
+fn dealt_prefix_is_uniform() {
+    for (n, k) in [(4, 1), (4, 2), (5, 2), (6, 3), (7, 2)] {
+        let mut rng = Seed::from_text(&format!("deal-chi2-{n}-{k}")).rng();
+        let cells = factorial(n) / factorial(n - k);
+        let mut index = std::collections::HashMap::new();
+        let mut counts = vec![0u64; cells];
+        let mut deck: Vec<usize> = (0..n).collect();
+        for _ in 0..trials_for(cells) {
+            deck.clear();
+            deck.extend(0..n);
+            let (hand, _) = partial_shuffle(&mut deck, k, &mut rng);
+            let next = index.len();
+            let cell = *index.entry(hand.to_vec()).or_insert(next);
+            counts[cell] += 1;
+        }
+        assert_eq!(index.len(), cells, "every ordered hand must occur");
+        let (x2, p) = chi_square_uniform(&counts);
+        assert!(p > PASS_P, "deal {k} of {n}: X2={x2:.1} p={p:.2e}");
+    }
+}
+
+/// Sattolo: only single-cycle permutations, uniform over the (n-1)! of them.
+#[test]
+fn sattolo_is_uniform_over_cycles() {
+    for n in 3..=6 {
+        let mut rng = Seed::from_text(&format!("sattolo-chi2-{n}")).rng();
+        let cells = factorial(n - 1);
+        let counts = order_counts(n, trials_for(cells), |p| sattolo(p, &mut rng));
+        let support: Vec<u64> = counts
+            .iter()
+            .enumerate()
+            .filter(|&(rank, &c)| {
+                let cyclic = is_single_cycle(&unrank(n, rank));
+                assert!(cyclic || c == 0, "sattolo produced a non-cyclic order");
+                cyclic
+            })
+            .map(|(_, &c)| c)
+            .collect();
+        assert_eq!(support.len(), cells);
+        let (x2, p) = chi_square_uniform(&support);
+        assert!(p > PASS_P, "sattolo n={n}: X2={x2:.1} p={p:.2e}");
+    }
+}
+
+/// The same test must catch the naive shuffle (negative control).
+#[test]
+fn naive_swap_is_rejected_for_n_3_to_6() {
+    for n in 3..=6 {
+        let mut rng = Seed::from_text(&format!("naive-chi2-{n}")).rng();
+        let counts = order_counts(n, trials_for(factorial(n)), |p| naive_swap(p, &mut rng));
+        let (x2, p) = chi_square_uniform(&counts);
+        assert!(p < FAIL_P, "naive n={n} not caught: X2={x2:.1} p={p:.2e}");
+    }
+}
+
+/// The same test must also catch a Durstenfeld loop with an off-by-one bound
+/// (partner drawn from 0..i, i.e. Sattolo used as a shuffle).
+#[test]
+fn off_by_one_is_rejected() {
+    for n in 3..=6 {
+        let mut rng = Seed::from_text(&format!("offbyone-chi2-{n}")).rng();
+        let counts = order_counts(n, trials_for(factorial(n)), |p| sattolo(p, &mut rng));
+        let (_, p) = chi_square_uniform(&counts);
+        assert!(p < FAIL_P, "off-by-one n={n} not caught: p={p:.2e}");
+    }
+}
+
+fn unrank(n: usize, mut rank: usize) -> Vec<usize> {
+    let mut digits = vec![0; n];
+    for i in (0..n).rev() {
+        let base = n - i;
+        digits[i] = rank % base;
+        rank /= base;
+    }
+    let mut pool: Vec<usize> = (0..n).collect();
+    digits.into_iter().map(|d| pool.remove(d)).collect()
+}
+
+fn is_single_cycle(perm: &[usize]) -> bool {
+    let mut at = 0;
+    for step in 1..=perm.len() {
+        at = perm[at];
+        if at == 0 {
+            return step == perm.len();
+        }
+    }
+    false
+}
+
+#[test]
+fn lehmer_rank_and_unrank_agree() {
+    for rank in 0..factorial(5) {
+        assert_eq!(lehmer_rank(&unrank(5, rank)), rank);
+    }
+}
