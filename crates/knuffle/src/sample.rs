@@ -94,6 +94,12 @@ pub struct Reservoir<T> {
 
 impl<T> Reservoir<T> {
     /// An empty reservoir that will hold `k` items.
+    ///
+    /// ```
+    /// let reservoir = knuffle::Reservoir::<String>::new(10);
+    /// assert_eq!(reservoir.capacity(), 10);
+    /// assert!(reservoir.items().is_empty());
+    /// ```
     pub fn new(k: usize) -> Self {
         Reservoir {
             capacity: k,
@@ -121,6 +127,24 @@ impl<T> Reservoir<T> {
 
     /// How many upcoming items will certainly be rejected: a caller that can
     /// pass over items cheaply may call [`Reservoir::skip`] with this many.
+    ///
+    /// ```
+    /// use knuffle::{Reservoir, Seed};
+    /// let mut rng = Seed::from_text("skip").rng();
+    /// let mut reservoir = Reservoir::new(2);
+    /// let mut line_number = 0u64;
+    /// while line_number < 1_000 {
+    ///     let skip = reservoir.items_to_skip().min(1_000 - line_number);
+    ///     reservoir.skip(skip); // e.g. jump over lines without parsing them
+    ///     line_number += skip;
+    ///     if line_number < 1_000 {
+    ///         reservoir.offer(line_number, &mut rng);
+    ///         line_number += 1;
+    ///     }
+    /// }
+    /// assert_eq!(reservoir.seen(), 1_000);
+    /// assert_eq!(reservoir.items().len(), 2);
+    /// ```
     pub fn items_to_skip(&self) -> u64 {
         self.next_accept.saturating_sub(self.seen)
     }
@@ -139,6 +163,16 @@ impl<T> Reservoir<T> {
     }
 
     /// Offers the next item of the stream; returns whether it was kept.
+    /// The first `k` items are always kept.
+    ///
+    /// ```
+    /// use knuffle::{Reservoir, Seed};
+    /// let mut rng = Seed::from_text("offer").rng();
+    /// let mut reservoir = Reservoir::new(1);
+    /// assert!(reservoir.offer("first", &mut rng));
+    /// reservoir.offer("second", &mut rng);
+    /// assert_eq!(reservoir.into_vec().len(), 1);
+    /// ```
     pub fn offer<R: Rng + ?Sized>(&mut self, item: T, rng: &mut R) -> bool {
         let index = self.seen;
         self.seen += 1;
