@@ -1,1 +1,10 @@
-//! knuffle-lab: the bias lab (work in progress in this workspace).
+//! # knuffle-lab: the bias lab
+//!
+//! Shows, with exact numbers, p-values and pictures, whether a shuffler is
+//! biased: knuffle's own algorithms, the classic wrong ones, or anybody
+//! else's (through [`audit`]).
+//!
+//! * [`zoo`]: the algorithms, observable step by step ([`zoo::Observer`]).
+//! * [`choices`]: where an algorithm's random choices come from.
+pub mod choices;
+pub mod zoo;

@@ -1,0 +1,847 @@
+//! The algorithm zoo: our fair shuffles, the seeds' algorithms and the
+//! classic wrong ones, each observable step by step.
+//!
+//! Every algorithm is an [`Algorithm`] value with a command-line
+//! [`name`](Algorithm::name), a one-line [`description`](Algorithm::description),
+//! its [`source`](Algorithm::source) and its [`fairness`](Algorithm::fairness).
+//! [`Algorithm::run`] shuffles a slice with a generator and reports every
+//! step to an [`Observer`]; [`NoObserver`] compiles to nothing, which is what
+//! the lab's hot loop uses. All randomness goes through
+//! [`Choices`](crate::choices::Choices), so the same code is sampled, traced
+//! and enumerated exactly ([`crate::exact`]).
+//!
+//! ```
+//! use knuffle_lab::zoo::{Algorithm, NoObserver};
+//! let mut rng = knuffle::Seed::from_text("zoo").rng();
+//! let mut items = [0usize, 1, 2, 3];
+//! Algorithm::NaiveSwap.run(&mut items, &mut rng, &mut NoObserver);
+//! let mut sorted = items;
+//! sorted.sort();
+//! assert_eq!(sorted, [0, 1, 2, 3]);
+//! assert_eq!(Algorithm::from_name("naive-swap"), Some(Algorithm::NaiveSwap));
+//! ```
+
+use std::fmt;
+
+use rand_core::Rng;
+
+use crate::choices::{Choices, RngChoices};
+
+/// Watches an algorithm's steps; every method has an empty default so the
+/// lab's hot loop ([`NoObserver`]) compiles to nothing.
+///
+/// The working sequence is the slice being shuffled. Every change an
+/// algorithm makes to it is reported as [`swap`](Observer::swap)s, so an
+/// observer that replays the swaps on its own copy always holds the current
+/// values (moves and sorts are reported as a series of swaps).
+///
+/// # Example: a step table
+/// ```
+/// use knuffle_lab::zoo::{Algorithm, Observer};
+/// struct Table(Vec<String>);
+/// impl Observer for Table {
+///     fn draw(&mut self, bound: u64, value: u64) { self.0.push(format!("draw {value} of 0..{bound}")); }
+///     fn swap(&mut self, i: usize, j: usize) { self.0.push(format!("swap {i} {j}")); }
+/// }
+/// let mut rng = knuffle::Seed::from_text("table").rng();
+/// let mut table = Table(Vec::new());
+/// Algorithm::FisherYates.run(&mut [0usize, 1, 2, 3], &mut rng, &mut table);
+/// assert_eq!(table.0.len(), 6); // three draws, three swaps
+/// ```
+pub trait Observer {
+    /// A bounded draw: `value` uniform in `0..bound`. (Key-based algorithms
+    /// describe their keys with [`note`](Observer::note) instead.)
+    fn draw(&mut self, _bound: u64, _value: u64) {}
+    /// Positions `i` and `j` of the working sequence were swapped (`i` may
+    /// equal `j`).
+    fn swap(&mut self, _i: usize, _j: usize) {}
+    /// Anything else worth showing a student (e.g. "already used, redraw").
+    fn note(&mut self, _text: &str) {}
+    /// `true` when the observer ignores notes, so algorithms need not format
+    /// them. Only [`NoObserver`] should say so.
+    fn is_quiet(&self) -> bool {
+        false
+    }
+}
+
+/// The observer that watches nothing (the lab's hot loop).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoObserver;
+
+impl Observer for NoObserver {
+    #[inline(always)]
+    fn is_quiet(&self) -> bool {
+        true
+    }
+}
+
+/// How an algorithm's output is distributed over the orders of `n` items.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fairness {
+    /// Every one of the `n!` orders has probability exactly `1/n!`.
+    Uniform,
+    /// Uniform except when two random keys tie (ties keep the input order).
+    /// With wide keys a tie is so rare that no experiment can see it; the
+    /// description states the tie probability.
+    UniformUpToTies,
+    /// Uniform over the `(n-1)!` single-cycle permutations only (Sattolo):
+    /// right for its purpose, biased as a shuffle.
+    UniformOverCycles,
+    /// Some orders are more likely than others.
+    Biased,
+}
+
+impl Fairness {
+    /// Whether, as a shuffle of `n >= 3` items, no experiment of practical
+    /// size should find bias.
+    pub fn is_fair_shuffle(self) -> bool {
+        matches!(self, Fairness::Uniform | Fairness::UniformUpToTies)
+    }
+
+    /// A short label: "fair", "fair (up to key ties)", "cyclic only", "biased".
+    pub fn label(self) -> &'static str {
+        match self {
+            Fairness::Uniform => "fair",
+            Fairness::UniformUpToTies => "fair up to key ties",
+            Fairness::UniformOverCycles => "uniform over cycles only",
+            Fairness::Biased => "biased",
+        }
+    }
+}
+
+/// One algorithm of the zoo.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Algorithm {
+    /// Durstenfeld's Fisher–Yates (from the end).
+    FisherYates,
+    /// Inside-out Fisher–Yates (builds a shuffled copy).
+    InsideOut,
+    /// Sattolo's cyclic permutation.
+    Sattolo,
+    /// Swap every position with any position (seed 003, #2).
+    NaiveSwap,
+    /// Pick a random card until an unused one comes up (seed 003, #1).
+    PickUnused,
+    /// Sort by random 64-bit keys.
+    SortKeys,
+    /// Sort by random GUIDs (122 random bits; seed 003).
+    SortGuid,
+    /// Sort by random bytes read as a double (seed 003).
+    SortDoubles,
+    /// Merge sort with a coin-flip comparator.
+    SortComparator,
+    /// Sort by an 8-bit random key; ties keep the input order.
+    KeyCollisions,
+    /// Seed 000's string method: take from the shrinking remainder.
+    StringMethod,
+    /// Seed 001's deck method: X below Y, decrement Y, swap, skip self-swaps.
+    DeckMethod,
+    /// Seed 004's first BASIC loop (`S=RND(26)-1` for every A).
+    BasicNaive,
+    /// Seed 004's corrected BASIC loop (`J=I+INT(RND(N+1-I)-1)`).
+    BasicJj,
+    /// Seed 004's corrected loop with its `FOR` line ending one step early.
+    BasicJjShortLoop,
+    /// Seed 004's corrected loop with the range one too small.
+    BasicJjShortRange,
+}
+
+/// Every algorithm, in the order the lab prints them.
+pub const ALL: &[Algorithm] = &[
+    Algorithm::FisherYates,
+    Algorithm::InsideOut,
+    Algorithm::Sattolo,
+    Algorithm::NaiveSwap,
+    Algorithm::PickUnused,
+    Algorithm::SortKeys,
+    Algorithm::SortGuid,
+    Algorithm::SortDoubles,
+    Algorithm::SortComparator,
+    Algorithm::KeyCollisions,
+    Algorithm::StringMethod,
+    Algorithm::DeckMethod,
+    Algorithm::BasicNaive,
+    Algorithm::BasicJj,
+    Algorithm::BasicJjShortLoop,
+    Algorithm::BasicJjShortRange,
+];
+
+/// Key width of [`Algorithm::KeyCollisions`].
+pub const COLLISION_KEY_BITS: u32 = 8;
+
+impl Algorithm {
+    /// Every algorithm of the zoo.
+    pub fn all() -> &'static [Algorithm] {
+        ALL
+    }
+
+    /// The algorithm with this command-line name.
+    pub fn from_name(name: &str) -> Option<Algorithm> {
+        ALL.iter().copied().find(|a| a.name() == name)
+    }
+
+    /// The command-line name, e.g. `fisher-yates`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::FisherYates => "fisher-yates",
+            Algorithm::InsideOut => "inside-out",
+            Algorithm::Sattolo => "sattolo",
+            Algorithm::NaiveSwap => "naive-swap",
+            Algorithm::PickUnused => "pick-unused",
+            Algorithm::SortKeys => "sort-keys",
+            Algorithm::SortGuid => "sort-guid",
+            Algorithm::SortDoubles => "sort-doubles",
+            Algorithm::SortComparator => "sort-comparator",
+            Algorithm::KeyCollisions => "key-collisions",
+            Algorithm::StringMethod => "string-method",
+            Algorithm::DeckMethod => "deck-method",
+            Algorithm::BasicNaive => "basic-naive",
+            Algorithm::BasicJj => "basic-jj",
+            Algorithm::BasicJjShortLoop => "basic-jj-short-loop",
+            Algorithm::BasicJjShortRange => "basic-jj-short-range",
+        }
+    }
+
+    /// One line: what it does and why it is (un)fair.
+    pub fn description(self) -> &'static str {
+        match self {
+            Algorithm::FisherYates => {
+                "for i from n-1 down to 1, swap item i with a uniform item of 0..=i: n! equally likely paths, one per order"
+            }
+            Algorithm::InsideOut => {
+                "append item i to the copy, then swap it with a uniform position of 0..=i: the prefix stays uniformly shuffled"
+            }
+            Algorithm::Sattolo => {
+                "Fisher-Yates with the partner drawn from 0..i (never i itself): uniform over the (n-1)! single-cycle orders, so a biased shuffle"
+            }
+            Algorithm::NaiveSwap => {
+                "swap each position with any position 0..n-1: n^n equally likely paths cannot split evenly over n! orders"
+            }
+            Algorithm::PickUnused => {
+                "draw a card 1..n, draw again while it was already used: fair, but about n*H(n) draws instead of n-1"
+            }
+            Algorithm::SortKeys => {
+                "give each item a random 64-bit key and stable-sort: fair except that two equal keys keep input order (tie chance about n^2/2^65)"
+            }
+            Algorithm::SortGuid => {
+                "order by Guid.NewGuid: 122 random bits per key; fair except for ties (about n^2/2^123)"
+            }
+            Algorithm::SortDoubles => {
+                "order by 8 random bytes read as a double: fair except that all NaNs (2^-11 of keys) and +0/-0 compare equal and keep input order"
+            }
+            Algorithm::SortComparator => {
+                "merge sort whose comparator flips a coin (sort(() => Math.random() - 0.5)): paths are powers of 1/2, n! does not divide them"
+            }
+            Algorithm::KeyCollisions => {
+                "stable-sort by an 8-bit random key: equal keys (likely: birthday problem) keep input order, so the input order is too likely"
+            }
+            Algorithm::StringMethod => {
+                "take a uniform character of the shrinking remainder and append it to the output (Fisher's original method): fair"
+            }
+            Algorithm::DeckMethod => {
+                "X = random offset below Y, decrement Y, swap items X and Y, skip the swap when X = Y, repeat while Y > 1: Durstenfeld, fair"
+            }
+            Algorithm::BasicNaive => {
+                "FOR A=0 TO N-1: S=RND(N)-1: swap A$(S), A$(A) (RND(k) gives 1..k): the naive swap again, biased"
+            }
+            Algorithm::BasicJj => {
+                "FOR I=1 TO N-1: J=I+INT(RND(N+1-I)-1): swap A$(I), A$(J); with RND(k) in 1..k, J is uniform in I..N: fair"
+            }
+            Algorithm::BasicJjShortLoop => {
+                "the corrected loop ending at FOR I=1 TO N-2 (the seed's 'FOR A=0 TO 24' slip): the last two items are never exchanged by a final step; only n!/2 orders"
+            }
+            Algorithm::BasicJjShortRange => {
+                "the corrected loop with RND(N-I) for RND(N+1-I): J never reaches N, so the last item never moves"
+            }
+        }
+    }
+
+    /// Where the algorithm comes from.
+    pub fn source(self) -> &'static str {
+        match self {
+            Algorithm::FisherYates => {
+                "R. Durstenfeld, Algorithm 235, CACM 7(7), 1964; Knuth TAOCP 2, 3.4.2 Algorithm P; seed 002"
+            }
+            Algorithm::InsideOut => {
+                "Durstenfeld 1964; Knuth TAOCP 2, 3.4.2; seed 000's array routine"
+            }
+            Algorithm::Sattolo => "S. Sattolo, Information Processing Letters 22(6), 1986",
+            Algorithm::NaiveSwap => {
+                "seed 003, 'How not to shuffle #2'; J. Atwood, Coding Horror, 2007"
+            }
+            Algorithm::PickUnused => "seed 003, 'How not to shuffle #1'",
+            Algorithm::SortKeys => "folklore: sort_by_key(|_| rng.next_u64())",
+            Algorithm::SortGuid => "seed 003, 'Sorting with a GUID' (OrderBy(Guid.NewGuid))",
+            Algorithm::SortDoubles => "seed 003, 'Sorting with a load of random Doubles'",
+            Algorithm::SortComparator => {
+                "folklore: JavaScript's sort(() => Math.random() - 0.5); merge sort written here so it cannot panic"
+            }
+            Algorithm::KeyCollisions => "folklore: sort by a small random key (e.g. a random byte)",
+            Algorithm::StringMethod => {
+                "seed 000 (FisherYatesStrShuffle); R. A. Fisher and F. Yates, Statistical Tables, 1938"
+            }
+            Algorithm::DeckMethod => "seed 001 (52-card deck, X/Y/Z method)",
+            Algorithm::BasicNaive => "seed 004, shuffle.bas lines 100-150",
+            Algorithm::BasicJj => "seed 004, jjshuffle.bas lines 100-150 (after James Jones)",
+            Algorithm::BasicJjShortLoop => {
+                "derived from seed 004: jjshuffle.bas with the off-by-one its author made on line 40"
+            }
+            Algorithm::BasicJjShortRange => {
+                "derived from seed 004: jjshuffle.bas with RND's range miscounted by one"
+            }
+        }
+    }
+
+    /// How the output is distributed.
+    pub fn fairness(self) -> Fairness {
+        match self {
+            Algorithm::FisherYates
+            | Algorithm::InsideOut
+            | Algorithm::PickUnused
+            | Algorithm::StringMethod
+            | Algorithm::DeckMethod
+            | Algorithm::BasicJj => Fairness::Uniform,
+            Algorithm::SortKeys | Algorithm::SortGuid | Algorithm::SortDoubles => {
+                Fairness::UniformUpToTies
+            }
+            Algorithm::Sattolo => Fairness::UniformOverCycles,
+            Algorithm::NaiveSwap
+            | Algorithm::SortComparator
+            | Algorithm::KeyCollisions
+            | Algorithm::BasicNaive
+            | Algorithm::BasicJjShortLoop
+            | Algorithm::BasicJjShortRange => Fairness::Biased,
+        }
+    }
+
+    /// Why exact enumeration is impossible for this algorithm, if it is.
+    pub fn exact_unavailable(self) -> Option<&'static str> {
+        match self {
+            Algorithm::SortKeys => Some(
+                "sort-keys draws 64-bit keys: 2^(64n) paths cannot be enumerated. Its only departure from uniform is a key tie (probability below n^2/2^65); try key-collisions, whose 8-bit keys can be enumerated for n <= 3",
+            ),
+            Algorithm::SortGuid => Some(
+                "sort-guid draws 122-bit keys: 2^(122n) paths cannot be enumerated; it is uniform except for ties (probability below n^2/2^123)",
+            ),
+            Algorithm::SortDoubles => Some(
+                "sort-doubles draws 64-bit keys: 2^(64n) paths cannot be enumerated; it is uniform except for NaN/zero ties",
+            ),
+            _ => None,
+        }
+    }
+
+    /// Shuffles `items` with `rng`, reporting each step to `obs`.
+    ///
+    /// ```
+    /// use knuffle_lab::zoo::{Algorithm, NoObserver};
+    /// let mut a: Vec<usize> = (0..10).collect();
+    /// let mut b = a.clone();
+    /// Algorithm::FisherYates.run(&mut a, &mut knuffle::Seed::from_text("x").rng(), &mut NoObserver);
+    /// knuffle::shuffle(&mut b, &mut knuffle::Seed::from_text("x").rng());
+    /// assert_eq!(a, b); // word for word the library's shuffle
+    /// ```
+    #[inline]
+    pub fn run<T: Copy, R: Rng + ?Sized, O: Observer>(
+        self,
+        items: &mut [T],
+        rng: &mut R,
+        obs: &mut O,
+    ) {
+        self.run_with(items, &mut RngChoices(rng), obs);
+    }
+
+    /// Shuffles `items` with choices from any [`Choices`] source.
+    #[inline]
+    pub fn run_with<T: Copy, C: Choices, O: Observer>(
+        self,
+        items: &mut [T],
+        choices: &mut C,
+        obs: &mut O,
+    ) {
+        let n = items.len();
+        match self {
+            // Durstenfeld 1964: draws (for i = n-1..1) bound i+1, swap i with j.
+            Algorithm::FisherYates => {
+                if n < 2 {
+                    return;
+                }
+                choices.for_each_below(
+                    n - 1,
+                    |step| (n - step) as u64,
+                    |step, j| {
+                        let i = n - 1 - step;
+                        obs.draw((i + 1) as u64, j);
+                        swap(items, i, j as usize, obs);
+                    },
+                );
+            }
+            // Inside-out (Durstenfeld 1964): in place, the prefix 0..=i is the copy.
+            Algorithm::InsideOut => {
+                choices.for_each_below(
+                    n,
+                    |step| step as u64 + 1,
+                    |i, j| {
+                        obs.draw(i as u64 + 1, j);
+                        swap(items, i, j as usize, obs);
+                    },
+                );
+            }
+            // Sattolo 1986: partner from 0..i.
+            Algorithm::Sattolo => {
+                if n < 2 {
+                    return;
+                }
+                choices.for_each_below(
+                    n - 1,
+                    |step| (n - 1 - step) as u64,
+                    |step, j| {
+                        let i = n - 1 - step;
+                        obs.draw(i as u64, j);
+                        swap(items, i, j as usize, obs);
+                    },
+                );
+            }
+            // Seed 003 #2 and seed 004 shuffle.bas: swap i with any position.
+            Algorithm::NaiveSwap | Algorithm::BasicNaive => {
+                for i in 0..n {
+                    let j = choices.below(n as u64);
+                    obs.draw(n as u64, j);
+                    swap(items, i, j as usize, obs);
+                }
+            }
+            Algorithm::PickUnused => pick_unused(items, choices, obs),
+            Algorithm::SortKeys => sort_by_keys(items, choices, obs, 64, |k| k),
+            Algorithm::SortGuid => sort_by_keys(items, choices, obs, 122, |k| k),
+            Algorithm::SortDoubles => {
+                sort_by_keys(items, choices, obs, 64, |k| double_order(k as u64))
+            }
+            Algorithm::KeyCollisions => {
+                sort_by_keys(items, choices, obs, COLLISION_KEY_BITS, |k| k)
+            }
+            Algorithm::SortComparator => sort_with_coin(items, choices, obs),
+            Algorithm::StringMethod => string_method(items, choices, obs),
+            Algorithm::DeckMethod => deck_method(items, choices, obs),
+            Algorithm::BasicJj => basic_jj(items, choices, obs, n.saturating_sub(1), 0),
+            Algorithm::BasicJjShortLoop => {
+                basic_jj(items, choices, obs, n.saturating_sub(2), 0);
+            }
+            Algorithm::BasicJjShortRange => basic_jj(items, choices, obs, n.saturating_sub(1), 1),
+        }
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[inline(always)]
+fn swap<T, O: Observer>(items: &mut [T], i: usize, j: usize, obs: &mut O) {
+    items.swap(i, j);
+    obs.swap(i, j);
+}
+
+/// Seed 003 #1: card = rand.Next(1, n+1) until not already in the output.
+/// The draw is 0-based here (card k is item k); the output is built in
+/// place at the front, so the chosen item is swapped forward.
+fn pick_unused<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
+    let n = items.len();
+    if n > 64 {
+        // A bitset of 64 is the hot path; larger decks use a vector.
+        let mut used = vec![false; n];
+        let mut position: Vec<usize> = (0..n).collect();
+        let mut at: Vec<usize> = (0..n).collect(); // at[p] = original index at p
+        for out in 0..n {
+            let card = choices.below_until(
+                n as u64,
+                |c| !used[c as usize],
+                obs,
+                "already used: draw again",
+            ) as usize;
+            used[card] = true;
+            let p = position[card];
+            let displaced = at[out];
+            swap(items, out, p, obs);
+            at.swap(out, p);
+            position[card] = out;
+            position[displaced] = p;
+        }
+        return;
+    }
+    let mut used = 0u64;
+    let mut position = [0u8; 64];
+    let mut at = [0u8; 64];
+    for k in 0..n {
+        position[k] = k as u8;
+        at[k] = k as u8;
+    }
+    for out in 0..n {
+        let card = choices.below_until(
+            n as u64,
+            |c| used & (1u64 << c) == 0,
+            obs,
+            "already used: draw again",
+        ) as usize;
+        used |= 1u64 << card;
+        let p = position[card] as usize;
+        let displaced = at[out] as usize;
+        swap(items, out, p, obs);
+        at.swap(out, p);
+        position[card] = out as u8;
+        position[displaced] = p as u8;
+    }
+}
+
+/// The .NET `Double.CompareTo` order of 64 random bits read as a double, as
+/// a key: every NaN ties with every other NaN below all numbers, and
+/// `-0.0 == +0.0`.
+fn double_order(bits: u64) -> u128 {
+    let x = f64::from_bits(bits);
+    if x.is_nan() {
+        return 0;
+    }
+    let bits = if x == 0.0 { 0 } else { bits };
+    let ordered = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    };
+    u128::from(ordered) + 1
+}
+
+/// Calls `f` with a scratch slice of `len` default values, on the stack
+/// when small.
+#[inline]
+fn with_scratch<X: Copy + Default, F: FnOnce(&mut [X])>(len: usize, f: F) {
+    if len <= 32 {
+        let mut buffer = [X::default(); 32];
+        f(&mut buffer[..len]);
+    } else {
+        let mut buffer = vec![X::default(); len];
+        f(&mut buffer);
+    }
+}
+
+/// Stable sort by random keys of `bits` bits (mapped through `order`).
+fn sort_by_keys<T: Copy, C: Choices, O: Observer>(
+    items: &mut [T],
+    choices: &mut C,
+    obs: &mut O,
+    bits: u32,
+    order: fn(u128) -> u128,
+) {
+    let n = items.len();
+    with_scratch::<(u128, usize), _>(n, |keyed| {
+        for (index, slot) in keyed.iter_mut().enumerate() {
+            let key = choices.key(bits);
+            if !obs.is_quiet() {
+                let digits = bits.div_ceil(4) as usize;
+                obs.note(&format!(
+                    "key for position {index}: {key:0digits$x} ({bits} random bits)"
+                ));
+            }
+            *slot = (order(key), index);
+        }
+        // Stable: ties keep input order (the index breaks them).
+        keyed.sort_unstable();
+        with_scratch::<usize, _>(n, |target| {
+            for (slot, &(_, index)) in target.iter_mut().zip(keyed.iter()) {
+                *slot = index;
+            }
+            arrange(items, target, obs);
+        });
+    });
+}
+
+/// Rearranges `items` so that position `p` holds the item that was at
+/// `from[p]`, reporting the change as swaps (selection order).
+fn arrange<T: Copy, O: Observer>(items: &mut [T], from: &mut [usize], obs: &mut O) {
+    let n = items.len();
+    if obs.is_quiet() {
+        // Apply by cycles without reporting.
+        let mut done = 0u64;
+        let small = n <= 64;
+        if small {
+            for start in 0..n {
+                if done & (1 << start) != 0 {
+                    continue;
+                }
+                let first = items[start];
+                let mut p = start;
+                loop {
+                    done |= 1 << p;
+                    let q = from[p];
+                    if q == start {
+                        items[p] = first;
+                        break;
+                    }
+                    items[p] = items[q];
+                    p = q;
+                }
+            }
+            return;
+        }
+    }
+    // where_is[k] = current position of the item originally at k.
+    let mut where_is: Vec<usize> = (0..n).collect();
+    let mut at: Vec<usize> = (0..n).collect();
+    for p in 0..n {
+        let q = where_is[from[p]];
+        if q != p {
+            swap(items, p, q, obs);
+            let (a, b) = (at[p], at[q]);
+            at.swap(p, q);
+            where_is[a] = q;
+            where_is[b] = p;
+        }
+    }
+}
+
+/// Top-down merge sort of positions whose comparator is a coin flip (the
+/// JavaScript `sort(() => Math.random() - 0.5)` idiom). Hand-written: Rust's
+/// own sorts may panic on an inconsistent comparator.
+fn sort_with_coin<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
+    let n = items.len();
+    with_scratch::<usize, _>(n, |order| {
+        for (p, slot) in order.iter_mut().enumerate() {
+            *slot = p;
+        }
+        with_scratch::<usize, _>(n, |buffer| merge_sort(order, buffer, choices, obs));
+        arrange(items, order, obs);
+    });
+}
+
+fn merge_sort<C: Choices, O: Observer>(
+    order: &mut [usize],
+    buffer: &mut [usize],
+    choices: &mut C,
+    obs: &mut O,
+) {
+    let n = order.len();
+    if n < 2 {
+        return;
+    }
+    let mid = n / 2;
+    {
+        let (left, right) = order.split_at_mut(mid);
+        let (bl, br) = buffer.split_at_mut(mid);
+        merge_sort(left, bl, choices, obs);
+        merge_sort(right, br, choices, obs);
+    }
+    buffer[..n].copy_from_slice(order);
+    let (mut i, mut j, mut k) = (0, mid, 0);
+    while i < mid && j < n {
+        let coin = choices.below(2);
+        obs.draw(2, coin);
+        if !obs.is_quiet() {
+            let first = if coin == 0 { buffer[i] } else { buffer[j] };
+            obs.note(&format!(
+                "compare item from position {} with item from position {}: coin says {} first",
+                buffer[i], buffer[j], first
+            ));
+        }
+        if coin == 0 {
+            order[k] = buffer[i];
+            i += 1;
+        } else {
+            order[k] = buffer[j];
+            j += 1;
+        }
+        k += 1;
+    }
+    while i < mid {
+        order[k] = buffer[i];
+        i += 1;
+        k += 1;
+    }
+    while j < n {
+        order[k] = buffer[j];
+        j += 1;
+        k += 1;
+    }
+}
+
+/// Seed 000: pick a uniform position of the shrinking remainder, append that
+/// item to the output. In place: the output is the prefix, the remainder the
+/// suffix in its original order, so "take" is a rotation (reported as
+/// adjacent swaps). The seed scales `Rnd` (a float); here the draw is
+/// `knuffle::below`.
+fn string_method<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
+    let n = items.len();
+    for out in 0..n {
+        let remaining = (n - out) as u64;
+        let pick = choices.below(remaining) as usize;
+        obs.draw(remaining, pick as u64);
+        if !obs.is_quiet() {
+            obs.note(&format!(
+                "take character {} of the {} remaining and append it",
+                pick + 1,
+                remaining
+            ));
+        }
+        let mut p = out + pick;
+        while p > out {
+            swap(items, p - 1, p, obs);
+            p -= 1;
+        }
+    }
+}
+
+/// Seed 001: `X = Fix(Rnd * Y)`, `Y = Y - 1`, swap offsets X and Y (skipped
+/// when equal), while Y > 1. The seed scales a float; here X is drawn with
+/// `knuffle::below(Y)`.
+fn deck_method<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
+    let mut y = items.len();
+    while y > 1 {
+        let x = choices.below(y as u64) as usize;
+        obs.draw(y as u64, x as u64);
+        y -= 1;
+        if x == y {
+            if !obs.is_quiet() {
+                obs.note(&format!("X = Y = {y}: no swap"));
+            }
+        } else {
+            swap(items, x, y, obs);
+        }
+    }
+}
+
+/// Seed 004's jjshuffle.bas on a 1-based array A$(1..N) stored at
+/// `items[0..N]`: `FOR I=1 TO last: J=I+INT(RND(N+1-I-short)-1)`, with Color
+/// BASIC's `RND(k)` uniform in `1..k` (drawn here as `1 + below(k)`).
+fn basic_jj<T: Copy, C: Choices, O: Observer>(
+    items: &mut [T],
+    choices: &mut C,
+    obs: &mut O,
+    last: usize,
+    short: usize,
+) {
+    let n = items.len();
+    for i in 1..=last {
+        let k = n + 1 - i - short;
+        if k == 0 {
+            break;
+        }
+        let rnd = 1 + choices.below(k as u64);
+        obs.draw(k as u64, rnd - 1);
+        let j = i + (rnd as usize - 1);
+        swap(items, i - 1, j - 1, obs);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Replay(Vec<usize>, Vec<String>);
+    impl Observer for Replay {
+        fn swap(&mut self, i: usize, j: usize) {
+            self.0.swap(i, j);
+        }
+        fn note(&mut self, text: &str) {
+            self.1.push(text.to_string());
+        }
+    }
+
+    #[test]
+    fn every_algorithm_outputs_a_permutation_and_reports_it_through_swaps() {
+        let mut rng = knuffle::Seed::from_text("zoo test").rng();
+        for &algorithm in ALL {
+            for n in [0usize, 1, 2, 5, 33, 70] {
+                let mut items: Vec<usize> = (0..n).collect();
+                let mut replay = Replay(items.clone(), Vec::new());
+                algorithm.run(&mut items, &mut rng, &mut replay);
+                assert_eq!(items, replay.0, "{algorithm} n={n}");
+                let mut quiet: Vec<usize> = (0..n).collect();
+                let mut sorted = items.clone();
+                sorted.sort();
+                assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "{algorithm} n={n}");
+                algorithm.run(&mut quiet, &mut rng, &mut NoObserver);
+                quiet.sort();
+                assert_eq!(quiet, sorted);
+            }
+        }
+    }
+
+    #[test]
+    fn zoo_fisher_yates_family_matches_the_library_word_for_word() {
+        for n in [1usize, 2, 4, 13, 52, 300] {
+            let mut a: Vec<usize> = (0..n).collect();
+            let mut b = a.clone();
+            Algorithm::FisherYates.run(
+                &mut a,
+                &mut knuffle::Seed::from_text("s").rng(),
+                &mut NoObserver,
+            );
+            knuffle::shuffle(&mut b, &mut knuffle::Seed::from_text("s").rng());
+            assert_eq!(a, b);
+            let mut c: Vec<usize> = (0..n).collect();
+            let mut d = c.clone();
+            Algorithm::Sattolo.run(
+                &mut c,
+                &mut knuffle::Seed::from_text("t").rng(),
+                &mut NoObserver,
+            );
+            knuffle::sattolo(&mut d, &mut knuffle::Seed::from_text("t").rng());
+            assert_eq!(c, d);
+            let input: Vec<usize> = (0..n).collect();
+            let mut e = input.clone();
+            Algorithm::InsideOut.run(
+                &mut e,
+                &mut knuffle::Seed::from_text("u").rng(),
+                &mut NoObserver,
+            );
+            assert_eq!(
+                e,
+                knuffle::shuffled(&input, &mut knuffle::Seed::from_text("u").rng())
+            );
+        }
+    }
+
+    #[test]
+    fn short_range_never_moves_the_last_item_and_sattolo_moves_everything() {
+        let mut rng = knuffle::Seed::from_text("short").rng();
+        for _ in 0..200 {
+            let mut v: Vec<usize> = (0..6).collect();
+            Algorithm::BasicJjShortRange.run(&mut v, &mut rng, &mut NoObserver);
+            assert_eq!(v[5], 5);
+            let mut w: Vec<usize> = (0..6).collect();
+            Algorithm::Sattolo.run(&mut w, &mut rng, &mut NoObserver);
+            assert!(w.iter().enumerate().all(|(i, &x)| i != x));
+        }
+    }
+
+    #[test]
+    fn pick_unused_notes_its_redraws() {
+        let mut rng = knuffle::Seed::from_text("notes").rng();
+        let mut replay = Replay((0..8).collect(), Vec::new());
+        let mut items: Vec<usize> = (0..8).collect();
+        Algorithm::PickUnused.run(&mut items, &mut rng, &mut replay);
+        assert!(replay.1.iter().any(|t| t.contains("already used")));
+    }
+
+    #[test]
+    fn double_order_ties_nans_and_zeros_and_orders_the_rest() {
+        assert_eq!(
+            double_order(f64::NAN.to_bits()),
+            double_order(0x7FF8_0000_0000_0001)
+        );
+        assert_eq!(
+            double_order(0.0f64.to_bits()),
+            double_order((-0.0f64).to_bits())
+        );
+        assert!(double_order((-1.0f64).to_bits()) < double_order(0.5f64.to_bits()));
+        assert!(double_order((-2.0f64).to_bits()) < double_order((-1.0f64).to_bits()));
+        assert!(double_order(1.0f64.to_bits()) < double_order(f64::INFINITY.to_bits()));
+        assert!(double_order(f64::NAN.to_bits()) < double_order(f64::NEG_INFINITY.to_bits()));
+    }
+
+    #[test]
+    fn names_are_unique_and_round_trip() {
+        for &a in ALL {
+            assert_eq!(Algorithm::from_name(a.name()), Some(a));
+        }
+        assert_eq!(Algorithm::from_name("bogo"), None);
+    }
+}
