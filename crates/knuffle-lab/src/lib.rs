@@ -6,5 +6,14 @@
 //!
 //! * [`zoo`]: the algorithms, observable step by step ([`zoo::Observer`]).
 //! * [`choices`]: where an algorithm's random choices come from.
+pub mod analysis;
+pub mod audit;
+pub mod cards;
 pub mod choices;
+pub mod exact;
+pub mod perm;
+pub mod ratio;
+pub mod sample;
+pub mod stats;
+pub mod tally;
 pub mod zoo;
