@@ -15,7 +15,8 @@
 //! each in a small module: the Fisher–Yates family ([`shuffle`],
 //! [`partial_shuffle`], [`shuffled`], [`sattolo`], [`permutation`]),
 //! sampling ([`sample_indices`] by Floyd, [`Reservoir`] by Li's Algorithm L),
-//! [`text`] shuffling by grapheme cluster, and [`entropy`](entropy_bits_needed)
+//! [`text`] shuffling by grapheme cluster, [`cards`] (cards, decks, shoes,
+//! notation and fair deals), and [`entropy`](entropy_bits_needed)
 //! accounting. [`Knuffle`] offers the same as methods. The library does no
 //! I/O; the `knuffle` command line and the bias lab are separate crates.
 //!
@@ -41,10 +42,14 @@
 #![warn(missing_docs)]
 
 mod bounded;
+pub mod cards;
 mod entropy;
 mod ext;
 mod rng;
+#[cfg(feature = "parallel")]
+mod parallel;
 mod sample;
+mod scatter;
 mod shuffle;
 #[cfg(feature = "text")]
 pub mod text;
@@ -57,6 +62,14 @@ pub use ext::Knuffle;
 pub use rng::{DefaultRng, Seed};
 pub use sample::{Reservoir, sample_indices};
 pub use shuffle::{partial_shuffle, permutation, sattolo, shuffle, shuffled};
+
+#[cfg(feature = "parallel")]
+pub use parallel::par_shuffle;
+#[cfg(feature = "parallel")]
+#[doc(hidden)]
+pub use parallel::par_shuffle_with_config;
+#[doc(hidden)]
+pub use scatter::{ShuffleConfig, shuffle_with_config};
 
 /// `rand_core`, re-exported so users name the same traits knuffle does.
 pub use rand_core;
