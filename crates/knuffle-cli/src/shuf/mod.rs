@@ -1,0 +1,91 @@
+//! Default mode: a drop-in GNU `shuf`, much faster.
+//!
+//! Layout (one concept per file):
+//!
+//! | file | what it does |
+//! | --- | --- |
+//! | `options.rs` | the option table and a getopt_long-compatible parser (GNU's messages) |
+//! | `errors.rs` | [`ShufError`](errors::ShufError), GNU's quoting of names in messages |
+//! | `help.rs` | `--help`, `--version` |
+//! | `randomness.rs` | knuffle's generator or a GNU random source behind one interface |
+//! | `gnu_random.rs` | GNU's `randint`/`randperm` re-implemented for `--random-source` |
+//! | `input.rs` | opening inputs; reading them into memory (mmap for one regular file) |
+//! | `line_index.rs` | parallel `memchr` scan for line starts (`u32` offsets under 4 GiB) |
+//! | `stream.rs` | lines of a stream in constant memory (take or skip) |
+//! | `sample.rs` | `-n` on a stream: reservoir sampling (Algorithm L, or GNU's) |
+//! | `engine.rs` | permute-and-write and repeat-and-write, shared by every input kind |
+//! | `output.rs` | late-opened `-o FILE` (temp file + rename), parallel block rendering |
+//! | `numbers.rs` | fast decimal formatting for `-i` |
+//! | `modes.rs` | the three input kinds (files, `-e`, `-i`) wired to the engine |
+//!
+//! Flow: [`run`] parses the arguments into [`Options`](options::Options),
+//! then [`modes::execute`] reads the input, chooses (all randomness through
+//! [`Randomness`](randomness::Randomness)), opens the output last, writes.
+//! The in-memory file path is [`modes::shuffle_files_in_memory`]: inputs,
+//! options, randomness and output in, nothing else; an external (larger
+//! than memory) path can sit beside it with the same signature.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+mod engine;
+mod errors;
+mod gnu_random;
+mod help;
+mod input;
+mod line_index;
+mod modes;
+mod numbers;
+mod options;
+mod output;
+mod randomness;
+mod sample;
+mod stream;
+
+use options::{Command, Personality};
+
+/// Runs shuf mode with the full argument list (`args[0]` is the program
+/// name as invoked; the name `shuf` selects exact GNU behaviour).
+pub fn run(args: Vec<OsString>) -> ExitCode {
+    // GNU shuf dies of SIGPIPE when its reader goes away (`shuf big | head -1`):
+    // quietly, at once. Rust ignores SIGPIPE by default; restore the default.
+    // SAFETY: setting a signal disposition to SIG_DFL has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    let program = args
+        .first()
+        .map(|a| a.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "knuffle".into());
+    let personality = match Path::new(&program).file_name().and_then(|n| n.to_str()) {
+        Some("shuf") => Personality::Gnu,
+        _ => Personality::Knuffle,
+    };
+    let rest = args.get(1..).unwrap_or_default();
+    let result = options::parse(rest, personality).and_then(|command| match command {
+        Command::Help => print(&help::help(&program, personality)),
+        Command::Version => print(&help::version(personality)),
+        Command::Shuffle(options) => modes::execute(&options, &program),
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            let mut stderr = std::io::stderr().lock();
+            let _ = writeln!(stderr, "{program}: {}", error.message);
+            if error.try_help {
+                let _ = writeln!(stderr, "Try '{program} --help' for more information.");
+            }
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn print(text: &str) -> Result<(), errors::ShufError> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| errors::ShufError::write(&e))
+}

@@ -1,0 +1,627 @@
+//! Command-line options of shuf mode, parsed exactly like GNU `getopt_long`.
+//!
+//! Why not clap: GNU shuf's contract is getopt's behaviour and glibc's exact
+//! messages (`invalid option -- 'x'`, `option '--h' is ambiguous;
+//! possibilities: ...`, `option requires an argument -- 'n'`), option and
+//! operand permutation, `--` and `POSIXLY_CORRECT`, bundles such as `-rn3`,
+//! unambiguous long prefixes (`--rep`), and errors reported in argument
+//! order (the first bad option wins, `--help` wins over later errors). clap
+//! reproduces none of that byte for byte, so this small parser does.
+//!
+//! To add an option: add a row to [`LONG_OPTIONS`] (and to
+//! [`SHORT_OPTIONS`] if it has a short form), a field to [`Options`], and a
+//! match arm in [`apply`]. Rows marked `gnu: false` are knuffle extensions:
+//! they are unavailable under the name `shuf`, and a prefix only selects
+//! them when it matches no GNU option, so every GNU command line keeps its
+//! meaning (`--head` is still `--head-count`, not `--header`).
+
+use std::ffi::{OsStr, OsString};
+
+use super::errors::{ShufError, quote};
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub enum Command {
+    /// `--help`.
+    Help,
+    /// `--version`.
+    Version,
+    /// Shuffle with these options.
+    Shuffle(Options),
+}
+
+/// Where the input lines come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputSpec {
+    /// FILE operands (`-` is standard input); empty means standard input.
+    Files(Vec<OsString>),
+    /// `-e`: each operand is a line.
+    Echo(Vec<OsString>),
+    /// `-i LO-HI`: the numbers `lo..=hi`; `hi < lo` is the empty range.
+    Range { lo: u64, hi: u64 },
+}
+
+/// Parsed shuf-mode options (GNU's plus knuffle's extensions).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// The input lines.
+    pub input: InputSpec,
+    /// `-n`: at most this many lines; `u64::MAX` means no limit (as in GNU,
+    /// where `SIZE_MAX` is "unlimited").
+    pub head_count: u64,
+    /// `-o FILE`.
+    pub output: Option<OsString>,
+    /// `--random-source FILE`.
+    pub random_source: Option<OsString>,
+    /// `-r`.
+    pub repeat: bool,
+    /// The line delimiter: `\n`, or NUL with `-z`.
+    pub delimiter: u8,
+    /// `--seed TEXT` (knuffle).
+    pub seed: Option<String>,
+    /// `--header N` (knuffle): the first N lines stay in place at the top.
+    pub header: u64,
+}
+
+impl Options {
+    fn new() -> Self {
+        Options {
+            input: InputSpec::Files(Vec::new()),
+            head_count: u64::MAX,
+            output: None,
+            random_source: None,
+            repeat: false,
+            delimiter: b'\n',
+            seed: None,
+            header: 0,
+        }
+    }
+}
+
+/// Which option set is offered: GNU's exactly (the name `shuf`), or GNU's
+/// plus knuffle's extensions and several FILE operands (`knuffle`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Personality {
+    /// Invoked as `shuf`: GNU shuf exactly.
+    Gnu,
+    /// Invoked as `knuffle`.
+    Knuffle,
+}
+
+/// Identifies an option independently of how it was spelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Opt {
+    Echo,
+    InputRange,
+    HeadCount,
+    Output,
+    RandomSource,
+    Repeat,
+    ZeroTerminated,
+    Help,
+    Version,
+    Seed,
+    Header,
+}
+
+/// One long option: its name, whether it takes an argument, and whether GNU
+/// shuf has it.
+struct LongOption {
+    name: &'static str,
+    takes_value: bool,
+    gnu: bool,
+    opt: Opt,
+}
+
+/// The long options, in GNU's order (the order of "possibilities" in the
+/// ambiguity message).
+const LONG_OPTIONS: &[LongOption] = &[
+    LongOption {
+        name: "echo",
+        takes_value: false,
+        gnu: true,
+        opt: Opt::Echo,
+    },
+    LongOption {
+        name: "input-range",
+        takes_value: true,
+        gnu: true,
+        opt: Opt::InputRange,
+    },
+    LongOption {
+        name: "head-count",
+        takes_value: true,
+        gnu: true,
+        opt: Opt::HeadCount,
+    },
+    LongOption {
+        name: "output",
+        takes_value: true,
+        gnu: true,
+        opt: Opt::Output,
+    },
+    LongOption {
+        name: "random-source",
+        takes_value: true,
+        gnu: true,
+        opt: Opt::RandomSource,
+    },
+    LongOption {
+        name: "repeat",
+        takes_value: false,
+        gnu: true,
+        opt: Opt::Repeat,
+    },
+    LongOption {
+        name: "zero-terminated",
+        takes_value: false,
+        gnu: true,
+        opt: Opt::ZeroTerminated,
+    },
+    LongOption {
+        name: "help",
+        takes_value: false,
+        gnu: true,
+        opt: Opt::Help,
+    },
+    LongOption {
+        name: "version",
+        takes_value: false,
+        gnu: true,
+        opt: Opt::Version,
+    },
+    LongOption {
+        name: "seed",
+        takes_value: true,
+        gnu: false,
+        opt: Opt::Seed,
+    },
+    LongOption {
+        name: "header",
+        takes_value: true,
+        gnu: false,
+        opt: Opt::Header,
+    },
+];
+
+/// The short options (GNU's optstring `ei:n:o:rz`): letter, takes a value.
+const SHORT_OPTIONS: &[(u8, bool, Opt)] = &[
+    (b'e', false, Opt::Echo),
+    (b'i', true, Opt::InputRange),
+    (b'n', true, Opt::HeadCount),
+    (b'o', true, Opt::Output),
+    (b'r', false, Opt::Repeat),
+    (b'z', false, Opt::ZeroTerminated),
+];
+
+/// Parses the arguments after the program name.
+///
+/// Errors carry GNU's message (without the `program: ` prefix) and whether
+/// the "Try '... --help'" hint follows.
+pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, ShufError> {
+    let posixly_correct = std::env::var_os("POSIXLY_CORRECT").is_some();
+    let mut options = Options::new();
+    let mut state = ParseState::default();
+    let mut operands: Vec<OsString> = Vec::new();
+    let mut index = 0;
+    while index < args.len() {
+        let arg = args[index].as_encoded_bytes();
+        index += 1;
+        if arg == b"--" {
+            operands.extend(args[index..].iter().cloned());
+            break;
+        }
+        if arg.len() > 2 && arg.starts_with(b"--") {
+            let body = &arg[2..];
+            let (name, inline_value) = match body.iter().position(|&b| b == b'=') {
+                Some(eq) => (&body[..eq], Some(&body[eq + 1..])),
+                None => (body, None),
+            };
+            let found = find_long(name, personality)?;
+            let value = if found.takes_value {
+                match inline_value {
+                    Some(v) => Some(os(v)),
+                    None if index < args.len() => {
+                        index += 1;
+                        Some(args[index - 1].clone())
+                    }
+                    None => {
+                        return Err(ShufError::usage(format!(
+                            "option '--{}' requires an argument",
+                            found.name
+                        )));
+                    }
+                }
+            } else {
+                if inline_value.is_some() {
+                    return Err(ShufError::usage(format!(
+                        "option '--{}' doesn't allow an argument",
+                        found.name
+                    )));
+                }
+                None
+            };
+            if let Some(command) = apply(found.opt, value, &mut options, &mut state)? {
+                return Ok(command);
+            }
+        } else if arg.len() > 1 && arg[0] == b'-' {
+            let mut pos = 1;
+            while pos < arg.len() {
+                let letter = arg[pos];
+                pos += 1;
+                let Some(&(_, takes_value, opt)) =
+                    SHORT_OPTIONS.iter().find(|(l, _, _)| *l == letter)
+                else {
+                    return Err(ShufError::usage(format!(
+                        "invalid option -- '{}'",
+                        String::from_utf8_lossy(&[letter])
+                    )));
+                };
+                let value = if takes_value {
+                    if pos < arg.len() {
+                        let v = os(&arg[pos..]);
+                        pos = arg.len();
+                        Some(v)
+                    } else if index < args.len() {
+                        index += 1;
+                        Some(args[index - 1].clone())
+                    } else {
+                        return Err(ShufError::usage(format!(
+                            "option requires an argument -- '{}'",
+                            letter as char
+                        )));
+                    }
+                } else {
+                    None
+                };
+                if let Some(command) = apply(opt, value, &mut options, &mut state)? {
+                    return Ok(command);
+                }
+            }
+        } else {
+            operands.push(args[index - 1].clone());
+            if posixly_correct {
+                operands.extend(args[index..].iter().cloned());
+                break;
+            }
+        }
+    }
+    finish(options, state, operands, personality).map(Command::Shuffle)
+}
+
+/// Facts gathered while parsing that the final checks need.
+#[derive(Default)]
+struct ParseState {
+    echo: bool,
+    input_range: Option<(u64, u64)>,
+}
+
+fn os(bytes: &[u8]) -> OsString {
+    // SAFETY: `bytes` is a sub-slice of an `OsStr`'s encoded bytes, split
+    // only at ASCII characters ('=' or after a one-byte option letter)
+    // or taken whole, which `from_encoded_bytes_unchecked` allows.
+    unsafe { OsStr::from_encoded_bytes_unchecked(bytes) }.to_os_string()
+}
+
+/// Finds a long option by exact name or unambiguous prefix, as glibc does.
+fn find_long(name: &[u8], personality: Personality) -> Result<&'static LongOption, ShufError> {
+    let offered = |o: &&LongOption| o.gnu || personality == Personality::Knuffle;
+    if let Some(exact) = LONG_OPTIONS
+        .iter()
+        .filter(offered)
+        .find(|o| o.name.as_bytes() == name)
+    {
+        return Ok(exact);
+    }
+    let shown = String::from_utf8_lossy(name);
+    // GNU options first: an extension never makes a GNU prefix ambiguous.
+    for gnu in [true, false] {
+        let matches: Vec<&LongOption> = LONG_OPTIONS
+            .iter()
+            .filter(offered)
+            .filter(|o| o.gnu == gnu && o.name.as_bytes().starts_with(name))
+            .collect();
+        match matches.as_slice() {
+            [] => continue,
+            [one] => return Ok(one),
+            many => {
+                let possibilities: Vec<String> =
+                    many.iter().map(|o| format!("'--{}'", o.name)).collect();
+                return Err(ShufError::usage(format!(
+                    "option '--{shown}' is ambiguous; possibilities: {}",
+                    possibilities.join(" ")
+                )));
+            }
+        }
+    }
+    Err(ShufError::usage(format!("unrecognized option '--{shown}'")))
+}
+
+/// Applies one option; returns a command when the option ends parsing
+/// (`--help`, `--version`).
+fn apply(
+    opt: Opt,
+    value: Option<OsString>,
+    options: &mut Options,
+    state: &mut ParseState,
+) -> Result<Option<Command>, ShufError> {
+    let value = value.unwrap_or_default();
+    match opt {
+        Opt::Echo => state.echo = true,
+        Opt::InputRange => {
+            if state.input_range.is_some() {
+                return Err(ShufError::plain("multiple -i options specified"));
+            }
+            state.input_range = Some(parse_range(&value)?);
+        }
+        Opt::HeadCount => match parse_count(&value) {
+            CountParse::Value(count) => options.head_count = options.head_count.min(count),
+            // GNU ignores a count too large for size_t: "no limit" is right.
+            CountParse::Overflow => {}
+            CountParse::Invalid => {
+                return Err(ShufError::plain(format!(
+                    "invalid line count: {}",
+                    quote(&value)
+                )));
+            }
+        },
+        Opt::Output => {
+            if options.output.as_ref().is_some_and(|o| *o != value) {
+                return Err(ShufError::plain("multiple output files specified"));
+            }
+            options.output = Some(value);
+        }
+        Opt::RandomSource => {
+            if options.random_source.as_ref().is_some_and(|o| *o != value) {
+                return Err(ShufError::plain("multiple random sources specified"));
+            }
+            options.random_source = Some(value);
+        }
+        Opt::Repeat => options.repeat = true,
+        Opt::ZeroTerminated => options.delimiter = 0,
+        Opt::Help => return Ok(Some(Command::Help)),
+        Opt::Version => return Ok(Some(Command::Version)),
+        Opt::Seed => {
+            let text = value.into_string().map_err(|v| {
+                ShufError::plain(format!(
+                    "invalid seed: {} is not valid UTF-8 text",
+                    quote(&v)
+                ))
+            })?;
+            if options.seed.as_ref().is_some_and(|s| *s != text) {
+                return Err(ShufError::plain("multiple seeds specified"));
+            }
+            options.seed = Some(text);
+        }
+        Opt::Header => match parse_count(&value) {
+            CountParse::Value(n) => options.header = n,
+            CountParse::Overflow => options.header = u64::MAX,
+            CountParse::Invalid => {
+                return Err(ShufError::plain(format!(
+                    "invalid header line count: {}",
+                    quote(&value)
+                )));
+            }
+        },
+    }
+    Ok(None)
+}
+
+/// The checks GNU makes after option parsing, in GNU's order.
+fn finish(
+    mut options: Options,
+    state: ParseState,
+    operands: Vec<OsString>,
+    personality: Personality,
+) -> Result<Options, ShufError> {
+    if state.echo && state.input_range.is_some() {
+        return Err(ShufError::usage("cannot combine -e and -i options"));
+    }
+    let extra = match (state.input_range, state.echo) {
+        (Some(_), _) => operands.first(),
+        (None, false) if personality == Personality::Gnu => operands.get(1),
+        _ => None,
+    };
+    if let Some(extra) = extra {
+        return Err(ShufError::usage(format!("extra operand {}", quote(extra))));
+    }
+    if options.seed.is_some() && options.random_source.is_some() {
+        return Err(ShufError::usage(
+            "--seed and --random-source cannot be combined",
+        ));
+    }
+    options.input = match state.input_range {
+        Some((lo, hi)) => {
+            if options.header > 0 {
+                return Err(ShufError::usage("--header cannot be combined with -i"));
+            }
+            InputSpec::Range { lo, hi }
+        }
+        None if state.echo => InputSpec::Echo(operands),
+        None => InputSpec::Files(operands),
+    };
+    Ok(options)
+}
+
+/// The outcome of GNU's `xstrtoumax (s, NULL, 10, &v, "")`.
+#[derive(Debug, PartialEq, Eq)]
+pub enum CountParse {
+    /// A valid number.
+    Value(u64),
+    /// Digits only, but more than fits in 64 bits.
+    Overflow,
+    /// Anything else.
+    Invalid,
+}
+
+/// Parses a decimal count as GNU's `xstrtoumax` with no suffixes does:
+/// leading white space and one `+` are allowed, a `-` (after white space)
+/// is invalid, and nothing may follow the digits.
+pub fn parse_count(text: &OsStr) -> CountParse {
+    let bytes = text.as_encoded_bytes();
+    let mut pos = bytes.iter().take_while(|b| is_c_space(**b)).count();
+    if bytes.get(pos) == Some(&b'-') {
+        return CountParse::Invalid;
+    }
+    if bytes.get(pos) == Some(&b'+') {
+        pos += 1;
+    }
+    let digits = &bytes[pos..];
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return CountParse::Invalid;
+    }
+    let mut value: u64 = 0;
+    let mut overflow = false;
+    for &d in digits {
+        match value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(u64::from(d - b'0')))
+        {
+            Some(v) => value = v,
+            None => overflow = true,
+        }
+    }
+    if overflow {
+        CountParse::Overflow
+    } else {
+        CountParse::Value(value)
+    }
+}
+
+/// `isspace` in the C locale.
+fn is_c_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
+}
+
+/// Parses `-i LO-HI` with GNU's rules and messages: each part must be a
+/// valid count (the failing part is quoted), `LO-HI` with `HI = LO - 1` is
+/// the empty range, anything else with `HI < LO` (or a range of 2^64
+/// numbers) is invalid (the whole argument is quoted).
+fn parse_range(text: &OsStr) -> Result<(u64, u64), ShufError> {
+    let bytes = text.as_encoded_bytes();
+    let part = |b: &[u8]| -> Result<u64, ShufError> {
+        let piece = os(b);
+        match parse_count(&piece) {
+            CountParse::Value(v) => Ok(v),
+            CountParse::Overflow => Err(ShufError::plain(format!(
+                "invalid input range: {}: Value too large for defined data type",
+                quote(&piece)
+            ))),
+            CountParse::Invalid => Err(ShufError::plain(format!(
+                "invalid input range: {}",
+                quote(&piece)
+            ))),
+        }
+    };
+    let invalid = || ShufError::plain(format!("invalid input range: {}", quote(text)));
+    let Some(dash) = bytes.iter().position(|&b| b == b'-') else {
+        // GNU parses the whole argument as HI (so its errors come first),
+        // then rejects the missing dash.
+        part(bytes)?;
+        return Err(invalid());
+    };
+    let lo = part(&bytes[..dash])?;
+    let hi = part(&bytes[dash + 1..])?;
+    let count = hi.wrapping_sub(lo).wrapping_add(1);
+    // GNU: invalid when (lo <= hi) == (count == 0).
+    if (lo <= hi) == (count == 0) {
+        return Err(invalid());
+    }
+    Ok((lo, hi))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    fn shuffle(list: &[&str]) -> Options {
+        match parse(&args(list), Personality::Knuffle) {
+            Ok(Command::Shuffle(o)) => o,
+            other => panic!("{list:?}: {other:?}"),
+        }
+    }
+
+    fn error(list: &[&str]) -> String {
+        match parse(&args(list), Personality::Knuffle) {
+            Err(e) => e.message,
+            other => panic!("{list:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn bundles_values_and_permutation() {
+        let o = shuffle(&["a", "-rn3", "-z", "--head-count=5", "-n", "4", "b"]);
+        assert!(o.repeat);
+        assert_eq!(o.delimiter, 0);
+        assert_eq!(o.head_count, 3);
+        assert_eq!(o.input, InputSpec::Files(args(&["a", "b"])));
+        let o = shuffle(&["-e", "x", "--", "-n", "-"]);
+        assert_eq!(o.input, InputSpec::Echo(args(&["x", "-n", "-"])));
+    }
+
+    #[test]
+    fn long_prefixes_prefer_gnu_options() {
+        assert!(shuffle(&["--rep"]).repeat);
+        assert_eq!(shuffle(&["--head", "7"]).head_count, 7);
+        assert_eq!(shuffle(&["--header", "1"]).header, 1);
+        assert_eq!(shuffle(&["--se", "x"]).seed.as_deref(), Some("x"));
+        assert_eq!(
+            error(&["--h"]),
+            "option '--h' is ambiguous; possibilities: '--head-count' '--help'"
+        );
+        assert_eq!(error(&["--foo"]), "unrecognized option '--foo'");
+        assert_eq!(
+            error(&["--ec=1"]),
+            "option '--echo' doesn't allow an argument"
+        );
+        assert_eq!(
+            error(&["--head"]),
+            "option '--head-count' requires an argument"
+        );
+        assert_eq!(error(&["-n"]), "option requires an argument -- 'n'");
+        assert_eq!(error(&["-x"]), "invalid option -- 'x'");
+    }
+
+    #[test]
+    fn gnu_personality_has_no_extensions() {
+        let e = parse(&args(&["--seed", "1"]), Personality::Gnu).unwrap_err();
+        assert_eq!(e.message, "unrecognized option '--seed'");
+        let e = parse(&args(&["a", "b"]), Personality::Gnu).unwrap_err();
+        assert!(e.message.starts_with("extra operand"));
+    }
+
+    #[test]
+    fn counts_follow_xstrtoumax() {
+        assert_eq!(parse_count(OsStr::new(" +12")), CountParse::Value(12));
+        assert_eq!(parse_count(OsStr::new(" -1")), CountParse::Invalid);
+        assert_eq!(parse_count(OsStr::new("3k")), CountParse::Invalid);
+        assert_eq!(parse_count(OsStr::new("")), CountParse::Invalid);
+        assert_eq!(
+            parse_count(OsStr::new("99999999999999999999")),
+            CountParse::Overflow
+        );
+        assert_eq!(
+            shuffle(&["-n", "99999999999999999999"]).head_count,
+            u64::MAX
+        );
+    }
+
+    #[test]
+    fn ranges_follow_gnu() {
+        assert_eq!(
+            shuffle(&["-i", "3-2"]).input,
+            InputSpec::Range { lo: 3, hi: 2 }
+        );
+        assert!(error(&["-i", "5-3"]).contains("5-3"));
+        assert!(error(&["-i", "0-18446744073709551615"]).contains("0-18446744073709551615"));
+        assert!(error(&["-i", "1-"]).starts_with("invalid input range: "));
+        assert!(error(&["-i", "1"]).starts_with("invalid input range: "));
+        assert_eq!(error(&["-i1-2", "-i3-4"]), "multiple -i options specified");
+        assert!(error(&["-i", "1-2", "x"]).starts_with("extra operand"));
+        assert_eq!(error(&["-e", "-i1-2"]), "cannot combine -e and -i options");
+    }
+}

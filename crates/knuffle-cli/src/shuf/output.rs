@@ -1,0 +1,212 @@
+//! Output: where it goes (`-o FILE`, opened only after all input is read and
+//! the permutation is chosen) and how it is written (large blocks rendered
+//! in parallel while the previous ones are being written).
+//!
+//! `-o FILE` safety: GNU reopens FILE for writing after reading its input,
+//! so `shuf -o F F` works, but a run that fails while writing (disk full,
+//! random source exhausted under `-r`) leaves F truncated. knuffle writes a
+//! regular FILE to a temporary file in the same directory and renames it
+//! over FILE only when everything was written, with FILE's permissions, so
+//! a failing run leaves FILE untouched. Where a rename would change what
+//! FILE is (a device or FIFO, a file with other hard links, a file owned by
+//! someone else, a directory we cannot write to) or could never complete
+//! (`-r` without `-n`), FILE is opened and truncated in place, as GNU does.
+
+use std::ffi::OsStr;
+use std::fs::{self, File, OpenOptions, Permissions};
+use std::io::{self, Write};
+use std::mem::ManuallyDrop;
+use std::os::fd::FromRawFd;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+use rayon::prelude::*;
+
+use super::errors::ShufError;
+
+/// An opened output.
+pub struct Output {
+    sink: Sink,
+}
+
+enum Sink {
+    Stdout(ManuallyDrop<File>),
+    Direct(File),
+    Replace {
+        temp: tempfile::NamedTempFile,
+        dest: PathBuf,
+        name: Box<OsStr>,
+    },
+}
+
+/// Where `-o FILE` will be written, decided before anything is opened.
+pub struct OutputPlan<'a> {
+    path: Option<&'a OsStr>,
+    endless: bool,
+}
+
+impl<'a> OutputPlan<'a> {
+    /// Standard output, or `path`; `endless` when the run never finishes
+    /// (`-r` without `-n`).
+    pub fn new(path: Option<&'a OsStr>, endless: bool) -> Self {
+        OutputPlan { path, endless }
+    }
+
+    /// The (device, inode) of an existing output file that would be
+    /// truncated in place, so a mapped input that is the same file can be
+    /// copied into memory first.
+    pub fn truncated_file_id(&self) -> Option<(u64, u64)> {
+        let path = self.path?;
+        let meta = fs::metadata(path).ok()?;
+        Some((meta.dev(), meta.ino()))
+    }
+
+    /// Opens the output (GNU: `NAME: strerror` on failure).
+    pub fn open(&self) -> Result<Output, ShufError> {
+        let Some(name) = self.path else {
+            // SAFETY: fd 1 is standard output; ManuallyDrop never closes it.
+            let stdout = ManuallyDrop::new(unsafe { File::from_raw_fd(1) });
+            return Ok(Output {
+                sink: Sink::Stdout(stdout),
+            });
+        };
+        if !self.endless
+            && let Some(sink) = replacement(name)
+        {
+            return Ok(Output { sink });
+        }
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(name)
+            .map_err(|e| ShufError::file(name, &e))?;
+        Ok(Output {
+            sink: Sink::Direct(file),
+        })
+    }
+}
+
+/// A temporary file next to FILE when replacing FILE by rename is safe.
+fn replacement(name: &OsStr) -> Option<Sink> {
+    let path = Path::new(name);
+    let (dest, mode) = match fs::metadata(path) {
+        Ok(meta) => {
+            // SAFETY: geteuid has no preconditions.
+            let euid = unsafe { libc::geteuid() };
+            if !meta.is_file() || meta.nlink() != 1 || meta.uid() != euid {
+                return None;
+            }
+            (
+                fs::canonicalize(path).ok()?,
+                meta.permissions().mode() & 0o7777,
+            )
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            if fs::symlink_metadata(path).is_ok() {
+                return None; // a dangling symlink: let open() create its target
+            }
+            // SAFETY: umask is async-signal-safe; it is restored at once.
+            let mask = unsafe {
+                let old = libc::umask(0o022);
+                libc::umask(old);
+                old
+            };
+            (path.to_path_buf(), 0o666 & !(mask as u32))
+        }
+        Err(_) => return None,
+    };
+    let dir = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let temp = tempfile::Builder::new()
+        .prefix(".knuffle-")
+        .tempfile_in(&dir)
+        .ok()?;
+    temp.as_file()
+        .set_permissions(Permissions::from_mode(mode))
+        .ok()?;
+    Some(Sink::Replace {
+        temp,
+        dest,
+        name: name.into(),
+    })
+}
+
+impl Output {
+    /// The writer.
+    pub fn writer(&mut self) -> &mut File {
+        match &mut self.sink {
+            Sink::Stdout(f) => f,
+            Sink::Direct(file) => file,
+            Sink::Replace { temp, .. } => temp.as_file_mut(),
+        }
+    }
+
+    /// Completes the output: a temporary file replaces FILE.
+    pub fn finish(self) -> Result<(), ShufError> {
+        match self.sink {
+            Sink::Stdout(_) | Sink::Direct(_) => Ok(()),
+            Sink::Replace { temp, dest, name } => {
+                temp.persist(&dest)
+                    .map_err(|e| ShufError::file(&name, &e.error))?;
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Renders items `range` of the output into `buffer` (appending).
+pub type Render<'a> = dyn Fn(std::ops::Range<usize>, &mut Vec<u8>) + Sync + 'a;
+
+/// Items per rendering block.
+const BLOCK_ITEMS: usize = 16 * 1024;
+
+/// Writes `count` items: blocks are rendered on all cores while the
+/// previous round is being written by a writer thread.
+pub fn write_items(count: usize, render: &Render<'_>, out: &mut File) -> io::Result<()> {
+    if count <= 2 * BLOCK_ITEMS {
+        let mut buffer = Vec::new();
+        render(0..count, &mut buffer);
+        return out.write_all(&buffer);
+    }
+    let per_round = rayon::current_num_threads().max(1) * 2;
+    let blocks: Vec<std::ops::Range<usize>> = (0..count)
+        .step_by(BLOCK_ITEMS)
+        .map(|s| s..(s + BLOCK_ITEMS).min(count))
+        .collect();
+    std::thread::scope(|scope| {
+        let (to_writer, from_main) = mpsc::sync_channel::<Vec<Vec<u8>>>(1);
+        let (recycle, recycled) = mpsc::channel::<Vec<Vec<u8>>>();
+        let writer = scope.spawn(move || -> io::Result<()> {
+            for round in from_main {
+                for buffer in &round {
+                    out.write_all(buffer)?;
+                }
+                let _ = recycle.send(round);
+            }
+            Ok(())
+        });
+        for round in blocks.chunks(per_round) {
+            let mut buffers = recycled.try_recv().unwrap_or_default();
+            buffers.resize_with(round.len(), Vec::new);
+            buffers.truncate(round.len());
+            buffers
+                .par_iter_mut()
+                .zip(round.par_iter())
+                .for_each(|(buffer, range)| {
+                    buffer.clear();
+                    render(range.clone(), buffer);
+                });
+            if to_writer.send(buffers).is_err() {
+                break; // the writer failed; its error is returned below
+            }
+        }
+        drop(to_writer);
+        writer
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("writer thread panicked")))
+    })
+}
