@@ -1,9 +1,382 @@
-//! `knuffle deal` (being built).
+//! `knuffle deal`: deal hands (and a board) from a fair, replayable deck.
+//!
+//! The deck is `knuffle::cards::Deck` (52 cards, jokers, a shoe of several
+//! decks, or the items given as arguments); the deal is
+//! `Deck::deal`, a partial Fisher–Yates shuffle that randomises only the
+//! dealt cards (seed 001). `--shuffle` shuffles the whole deck instead
+//! (`Deck::shuffle`, Durstenfeld).
+
+pub(crate) mod emit;
+pub(crate) mod seeding;
 
 use std::ffi::OsString;
+use std::fmt::Write as _;
 use std::process::ExitCode;
 
-pub fn run(_args: &[OsString]) -> ExitCode {
-    eprintln!("knuffle deal: not available in this build yet");
-    ExitCode::from(2)
+use clap::{Parser, ValueEnum};
+use knuffle::cards::{Card, Deck};
+
+use emit::{USAGE, fail, json_string, json_string_array, write_stdout};
+use seeding::RunSeed;
+
+const ABOUT: &str =
+    "Deal cards fairly: hands, a board, or a whole shuffled deck, replayable from a seed";
+
+const LONG_ABOUT: &str = "\
+Deal cards fairly: hands, a board, or a whole shuffled deck, replayable from a seed.
+
+Only the dealt cards are randomised (a partial Fisher-Yates shuffle: one draw per
+dealt card); every selection and order of dealt cards is exactly equally likely.
+Cards go round-robin, one to each player per round, then to the board.
+
+Randomness: ChaCha20 with a 256-bit key. Without --seed, a fresh 256-bit seed comes
+from the operating system; either way the first output line is `seed: TEXT`, and
+`--seed TEXT` replays the deal exactly, on any platform.
+
+Entropy: every order of a 52-card deck needs log2(52!) = 225.58 bits. A 256-bit key
+reaches every order; a 64-bit seed (such as --seed 12345) cannot, and knuffle warns
+(or refuses, with --strict).";
+
+const EXAMPLES: &str = "\
+Examples:
+  knuffle deal --players 4 --cards 13                 bridge: four hands of 13
+  knuffle deal --players 6 --cards 2 --board 5        hold'em: hole cards, flop, turn, river
+  knuffle deal --cards 5                              one five-card hand
+  knuffle deal --shuffle --ascii                      the whole deck, shuffled: AS TH ...
+  knuffle deal --decks 6 --cards 2 --players 3        from a six-deck shoe
+  knuffle deal --jokers 2 --cards 7 --sort            jokers in the deck; hands sorted
+  knuffle deal --seed 'friday poker' --format json    replayable, for programs
+  knuffle deal --players 2 --cards 1 Ann Bob Cy Dee   a custom deck of any items
+
+Exit status: 0 success, 1 write error, 2 invalid arguments (an impossible deal, --strict).";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// One line per hand, then the board.
+    Text,
+    /// One JSON object.
+    Json,
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "knuffle deal",
+    bin_name = "knuffle deal",
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    after_help = EXAMPLES,
+    disable_version_flag = true
+)]
+struct Args {
+    /// Number of players (hands).
+    #[arg(short, long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    players: u64,
+
+    /// Cards dealt to each player.
+    #[arg(short, long, value_name = "N", default_value_t = 5)]
+    cards: u64,
+
+    /// Community cards after the hands (5 = flop, turn and river).
+    #[arg(short, long, value_name = "N", default_value_t = 0)]
+    board: u64,
+
+    /// Shuffle and print the whole deck instead of dealing hands.
+    #[arg(long, conflicts_with_all = ["players", "cards", "board", "sort"])]
+    shuffle: bool,
+
+    /// Standard decks in the shoe.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(1..=1000))]
+    decks: u64,
+
+    /// Jokers added to each deck.
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u64).range(0..=1000))]
+    jokers: u64,
+
+    /// Write cards in ASCII (AS TH JK) instead of A♠ 10♥ 🃏.
+    #[arg(long)]
+    ascii: bool,
+
+    /// Sort each hand (cards by suit ♠ ♥ ♦ ♣ then rank, high first; custom
+    /// items in the order given).
+    #[arg(long)]
+    sort: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
+    format: Format,
+
+    /// Seed text (any text); the same seed replays the same deal.
+    #[arg(long, value_name = "TEXT")]
+    seed: Option<String>,
+
+    /// Do not print the seed.
+    #[arg(short, long)]
+    quiet: bool,
+
+    /// Also describe the deck, the entropy it needs and the seed's, on standard error.
+    #[arg(short, long)]
+    verbose: bool,
+
+    /// Refuse a seed that cannot reach every order of the deck (instead of warning).
+    #[arg(long)]
+    strict: bool,
+
+    /// A custom deck: deal these items instead of playing cards.
+    #[arg(value_name = "ITEM", conflicts_with_all = ["decks", "jokers", "ascii"])]
+    items: Vec<String>,
+}
+
+/// What was dealt, as display labels.
+struct Dealt {
+    hands: Vec<Vec<String>>,
+    board: Vec<String>,
+    remaining: usize,
+}
+
+/// Runs `knuffle deal` with the arguments after `deal`.
+pub fn run(args: &[OsString]) -> ExitCode {
+    let args: Args = match emit::parse("knuffle deal", args) {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
+    let seed = RunSeed::choose(args.seed.clone());
+    let custom = !args.items.is_empty();
+    let deck_size = if custom {
+        args.items.len() as u64
+    } else {
+        args.decks * (52 + args.jokers)
+    };
+    let what = if custom {
+        format!("a deck of {deck_size} items")
+    } else {
+        format!("a deck of {deck_size} cards")
+    };
+    match seed.check_reach(deck_size, &what, args.strict) {
+        Ok(None) => {}
+        Ok(Some(warning)) => eprintln!("knuffle deal: warning: {warning}"),
+        Err(refusal) => return fail("deal", &refusal, USAGE),
+    }
+    let mut rng = seed.rng();
+
+    if args.shuffle {
+        let order: Vec<String> = if custom {
+            let mut deck = Deck::new((0..args.items.len()).collect::<Vec<usize>>());
+            deck.shuffle(&mut rng);
+            deck.iter().map(|&i| args.items[i].clone()).collect()
+        } else {
+            let mut deck = Deck::shoe(args.decks as usize, args.jokers as usize);
+            deck.shuffle(&mut rng);
+            deck.iter().map(|card| label(card, args.ascii)).collect()
+        };
+        if args.verbose {
+            describe(&args, &seed, deck_size, deck_size);
+        }
+        return write_stdout("deal", &render_shuffle(&args, &seed, &order));
+    }
+
+    let needed = u128::from(args.players) * u128::from(args.cards) + u128::from(args.board);
+    let dealt = if custom {
+        let deck = Deck::new((0..args.items.len()).collect::<Vec<usize>>());
+        deck.deal(
+            args.players as usize,
+            args.cards as usize,
+            args.board as usize,
+            &mut rng,
+        )
+        .map(|deal| {
+            let mut hands = deal.hands;
+            if args.sort {
+                hands.iter_mut().for_each(|hand| hand.sort_unstable());
+            }
+            let name = |i: &usize| args.items[*i].clone();
+            Dealt {
+                hands: hands.iter().map(|h| h.iter().map(name).collect()).collect(),
+                board: deal.board.iter().map(name).collect(),
+                remaining: deal.rest.len(),
+            }
+        })
+    } else {
+        let deck = Deck::shoe(args.decks as usize, args.jokers as usize);
+        deck.deal(
+            args.players as usize,
+            args.cards as usize,
+            args.board as usize,
+            &mut rng,
+        )
+        .map(|deal| {
+            let mut hands = deal.hands;
+            if args.sort {
+                hands
+                    .iter_mut()
+                    .for_each(|hand| hand.sort_unstable_by(|a, b| b.cmp(a)));
+            }
+            let name = |card: &Card| label(card, args.ascii);
+            Dealt {
+                hands: hands.iter().map(|h| h.iter().map(name).collect()).collect(),
+                board: deal.board.iter().map(name).collect(),
+                remaining: deal.rest.len(),
+            }
+        })
+    };
+    let dealt = match dealt {
+        Ok(dealt) => dealt,
+        Err(err) => {
+            let message = format!(
+                "{err} ({} player{} × {} card{} + {} board card{})",
+                args.players,
+                plural(args.players),
+                args.cards,
+                plural(args.cards),
+                args.board,
+                plural(args.board)
+            );
+            return fail("deal", &message, USAGE);
+        }
+    };
+    if args.verbose {
+        describe(&args, &seed, deck_size, needed as u64);
+    }
+    let output = match args.format {
+        Format::Text => render_text(&args, &seed, &dealt),
+        Format::Json => render_json(&args, &seed, deck_size, &dealt),
+    };
+    write_stdout("deal", &output)
+}
+
+fn plural(count: u64) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}
+
+fn label(card: &Card, ascii: bool) -> String {
+    if ascii {
+        card.to_ascii()
+    } else {
+        card.to_string()
+    }
+}
+
+/// `--verbose`: the deck, the entropy of every order and of this deal.
+fn describe(args: &Args, seed: &RunSeed, deck_size: u64, dealt: u64) {
+    let deck = if !args.items.is_empty() {
+        format!("{deck_size} items given on the command line")
+    } else {
+        format!(
+            "{deck_size} cards ({} deck{} of 52, {} joker{} each)",
+            args.decks,
+            plural(args.decks),
+            args.jokers,
+            plural(args.jokers)
+        )
+    };
+    eprintln!("knuffle deal: deck: {deck}");
+    eprintln!("knuffle deal: {}", seed.describe_reach(deck_size));
+    let deal_bits =
+        knuffle::entropy_bits_needed(deck_size) - knuffle::entropy_bits_needed(deck_size - dealt);
+    let noun = if args.items.is_empty() {
+        "card"
+    } else {
+        "item"
+    };
+    eprintln!(
+        "knuffle deal: this deal draws {dealt} {noun}{} in order: log2({deck_size}!/{}!) = {deal_bits:.2} bits, \
+         from ChaCha20 keyed with SHA-256 of the seed text",
+        plural(dealt),
+        deck_size - dealt
+    );
+}
+
+fn seed_line(args: &Args, seed: &RunSeed) -> String {
+    if args.quiet {
+        String::new()
+    } else {
+        format!("seed: {}\n", seed.quoted())
+    }
+}
+
+fn render_shuffle(args: &Args, seed: &RunSeed, order: &[String]) -> String {
+    match args.format {
+        Format::Text => format!("{}deck: {}\n", seed_line(args, seed), order.join(" ")),
+        Format::Json => {
+            let mut out = String::from("{\n");
+            if !args.quiet {
+                let _ = writeln!(out, "  \"seed\": {},", json_string(seed.text()));
+            }
+            let _ = writeln!(out, "  \"deck_size\": {},", order.len());
+            let _ = writeln!(
+                out,
+                "  \"entropy_bits_needed\": {:.2},",
+                knuffle::entropy_bits_needed(order.len() as u64)
+            );
+            let _ = writeln!(out, "  \"deck\": {}", json_string_array(order));
+            out.push_str("}\n");
+            out
+        }
+    }
+}
+
+/// Board labels: flop, turn and river for a board of 3 to 5 cards.
+fn board_rows(board: &[String]) -> Vec<(String, String)> {
+    if (3..=5).contains(&board.len()) {
+        let mut rows = vec![("flop".to_owned(), board[..3].join(" "))];
+        if let Some(turn) = board.get(3) {
+            rows.push(("turn".to_owned(), turn.clone()));
+        }
+        if let Some(river) = board.get(4) {
+            rows.push(("river".to_owned(), river.clone()));
+        }
+        rows
+    } else if board.is_empty() {
+        Vec::new()
+    } else {
+        vec![("board".to_owned(), board.join(" "))]
+    }
+}
+
+fn render_text(args: &Args, seed: &RunSeed, dealt: &Dealt) -> String {
+    let mut rows: Vec<(String, String)> = dealt
+        .hands
+        .iter()
+        .enumerate()
+        .map(|(i, hand)| (format!("player {}", i + 1), hand.join(" ")))
+        .collect();
+    rows.extend(board_rows(&dealt.board));
+    let width = rows.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+    let mut out = seed_line(args, seed);
+    for (name, cards) in rows {
+        let head = format!("{name}:");
+        let line = format!("{head:<w$} {cards}", w = width + 1);
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn render_json(args: &Args, seed: &RunSeed, deck_size: u64, dealt: &Dealt) -> String {
+    let mut out = String::from("{\n");
+    if !args.quiet {
+        let _ = writeln!(out, "  \"seed\": {},", json_string(seed.text()));
+    }
+    let _ = writeln!(out, "  \"deck_size\": {deck_size},");
+    let _ = writeln!(
+        out,
+        "  \"entropy_bits_needed\": {:.2},",
+        knuffle::entropy_bits_needed(deck_size)
+    );
+    if dealt.hands.is_empty() {
+        out.push_str("  \"hands\": [],\n");
+    } else {
+        out.push_str("  \"hands\": [\n");
+        for (i, hand) in dealt.hands.iter().enumerate() {
+            let comma = if i + 1 < dealt.hands.len() { "," } else { "" };
+            let _ = writeln!(out, "    {}{comma}", json_string_array(hand));
+        }
+        out.push_str("  ],\n");
+    }
+    let _ = writeln!(out, "  \"board\": {},", json_string_array(&dealt.board));
+    let _ = writeln!(out, "  \"remaining\": {}", dealt.remaining);
+    out.push_str("}\n");
+    out
 }

@@ -1,9 +1,643 @@
-//! `knuffle trace` (being built).
+//! `knuffle trace`: seed 001's step table for any algorithm of the zoo.
+//!
+//! The algorithm runs from `knuffle_lab::zoo` with an observer that records
+//! every draw, swap and note, and a generator wrapper that records every
+//! 64-bit word drawn. Each offset is then shown with the number it came
+//! from: `word × bound >> 64` (Lemire), where the word is either fresh from
+//! the generator or the low half left over by the previous draw (batched
+//! draws serve several small bounds from one word). The derivation is
+//! recomputed from the recorded words and checked against the value the
+//! algorithm actually drew; it is shown only when it matches.
 
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::convert::Infallible;
 use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
-pub fn run(_args: &[OsString]) -> ExitCode {
-    eprintln!("knuffle trace: not available in this build yet");
-    ExitCode::from(2)
+use clap::{Parser, ValueEnum};
+use knuffle::DefaultRng;
+use knuffle::cards::Deck;
+use knuffle::rand_core::{Rng, TryRng};
+use knuffle_lab::zoo::{Algorithm, Fairness, Observer};
+
+use crate::deal::emit::{USAGE, fail, write_stdout};
+use crate::deal::seeding::RunSeed;
+
+const ABOUT: &str =
+    "Show a shuffle step by step: each random number, the offset it becomes, each swap";
+
+const LONG_ABOUT: &str = "\
+Show a shuffle step by step (seed 001's table): for each step, the 64-bit random number
+drawn, the bound, the offset it becomes, the swap, and the values after the step with
+the swapped pair highlighted (colour on a terminal, [brackets] otherwise). A self-swap
+(an item swapped with itself) is shown as such: it changes nothing.
+
+Offsets are exactly unbiased: offset = (number × bound) >> 64, the high half of the
+128-bit product (Lemire's method); a number whose low half falls in the short biased
+zone is rejected and redrawn (shown as a note). 'word' is a fresh 64-bit word from the
+generator (ChaCha20 keyed with SHA-256 of the seed text); 'low' is the low half left by
+the previous multiplication: knuffle serves several small bounds from one word (batched
+draws, Brackett-Rozinsky & Lemire 2024). The trace draws exactly as the library does, so
+`--algorithm fisher-yates` ends in the same order as knuffle::shuffle with the same seed.
+
+--algorithm traces any algorithm of the bias lab's zoo, fair or biased, so you can watch
+where e.g. the naive swap goes wrong (`knuffle trace --list` describes them all).";
+
+const EXAMPLES: &str = "\
+Examples:
+  knuffle trace                                  Durstenfeld's shuffle of 0..7
+  knuffle trace --seed demo                      the same table every time
+  knuffle trace --algorithm naive-swap           the classic biased shuffle, step by step
+  knuffle trace --algorithm sattolo --size 5     Sattolo's cyclic permutation of 0..4
+  knuffle trace --deck --ascii                   a 52-card deck (AS TH ...)
+  knuffle trace red green blue yellow            your own items
+  knuffle trace --list                           every algorithm, with its fairness
+
+Exit status: 0 success, 1 write error, 2 invalid arguments.";
+
+/// The largest list `trace` draws (the table has one column per item).
+const MAX_ITEMS: usize = 1000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Color {
+    /// Colour when standard output is a terminal (and NO_COLOR is unset).
+    Auto,
+    /// Always ANSI colour.
+    Always,
+    /// Never colour: [brackets] mark the swapped pair.
+    Never,
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "knuffle trace",
+    bin_name = "knuffle trace",
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    after_help = EXAMPLES,
+    disable_version_flag = true
+)]
+struct Args {
+    /// The algorithm (see --list); `naive` is naive-swap, `durstenfeld` fisher-yates.
+    #[arg(short, long, value_name = "NAME", default_value = "fisher-yates",
+          value_parser = parse_algorithm)]
+    algorithm: Algorithm,
+
+    /// List the algorithms with their fairness and exit.
+    #[arg(long)]
+    list: bool,
+
+    /// Trace the numbers 0..N-1.
+    #[arg(short = 'n', long, value_name = "N", default_value_t = 8,
+          conflicts_with_all = ["deck", "items"],
+          value_parser = clap::value_parser!(u64).range(0..=MAX_ITEMS as u64))]
+    size: u64,
+
+    /// Trace a 52-card deck (2♣ … A♠).
+    #[arg(long, conflicts_with = "items")]
+    deck: bool,
+
+    /// With --deck: cards in ASCII (AS TH).
+    #[arg(long, requires = "deck")]
+    ascii: bool,
+
+    /// Seed text (any text); the same seed gives the same table.
+    #[arg(long, value_name = "TEXT")]
+    seed: Option<String>,
+
+    /// When to highlight with ANSI colour.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = Color::Auto)]
+    color: Color,
+
+    /// Refuse a seed that cannot reach every order of the items.
+    #[arg(long)]
+    strict: bool,
+
+    /// Items to shuffle (default: 0..7).
+    #[arg(value_name = "ITEM")]
+    items: Vec<String>,
+}
+
+fn parse_algorithm(name: &str) -> Result<Algorithm, String> {
+    let canonical = match name {
+        "naive" => "naive-swap",
+        "durstenfeld" | "knuth" | "fy" => "fisher-yates",
+        other => other,
+    };
+    Algorithm::from_name(canonical).ok_or_else(|| {
+        let names: Vec<&str> = Algorithm::all().iter().map(|a| a.name()).collect();
+        format!("unknown algorithm (expected one of: {})", names.join(", "))
+    })
+}
+
+/// Runs `knuffle trace` with the arguments after `trace`.
+pub fn run(args: &[OsString]) -> ExitCode {
+    let args: Args = match crate::deal::emit::parse("knuffle trace", args) {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
+    if args.list {
+        return write_stdout("trace", &list_algorithms());
+    }
+    let labels: Vec<String> = if args.deck {
+        Deck::standard()
+            .iter()
+            .map(|card| {
+                if args.ascii {
+                    card.to_ascii()
+                } else {
+                    card.to_string()
+                }
+            })
+            .collect()
+    } else if !args.items.is_empty() {
+        args.items.clone()
+    } else {
+        (0..args.size).map(|i| i.to_string()).collect()
+    };
+    if labels.len() > MAX_ITEMS {
+        let message = format!(
+            "{} items is too many to trace (at most {MAX_ITEMS}: the table has a column per item)",
+            labels.len()
+        );
+        return fail("trace", &message, USAGE);
+    }
+    let seed = RunSeed::choose(args.seed.clone());
+    let what = format!("{} items", labels.len());
+    match seed.check_reach(labels.len() as u64, &what, args.strict) {
+        Ok(None) => {}
+        Ok(Some(warning)) => eprintln!("knuffle trace: warning: {warning}"),
+        Err(refusal) => return fail("trace", &refusal, USAGE),
+    }
+    let color = match args.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => {
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::env::var("TERM").map_or(true, |term| term != "dumb")
+        }
+    };
+    let trace = record(args.algorithm, labels.len(), &mut seed.rng());
+    let table = render(args.algorithm, &seed, &labels, &trace, color);
+    write_stdout("trace", &table)
+}
+
+fn list_algorithms() -> String {
+    let width = Algorithm::all()
+        .iter()
+        .map(|a| a.name().len())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for algorithm in Algorithm::all() {
+        let _ = writeln!(
+            out,
+            "{:<width$}  {}: {}",
+            algorithm.name(),
+            algorithm.fairness().label(),
+            algorithm.description()
+        );
+    }
+    out
+}
+
+/// Where the number behind an offset came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    /// A fresh 64-bit word from the generator.
+    Word,
+    /// The low half left by the previous multiplication (same word).
+    Low,
+}
+
+/// One bounded draw: `value` in `0..bound`, and when the recorded words
+/// reproduce it, the number it came from.
+#[derive(Clone, Debug)]
+struct Draw {
+    bound: u64,
+    value: u64,
+    number: Option<(u64, Source)>,
+}
+
+/// One row of the table: a draw and the swaps it led to, or a swap alone,
+/// or notes alone.
+#[derive(Clone, Debug, Default)]
+struct Step {
+    draw: Option<Draw>,
+    swaps: Vec<(usize, usize)>,
+    notes: Vec<String>,
+    /// Positions (into the items) after the step; `None` for a note-only row.
+    after: Option<Vec<usize>>,
+}
+
+/// A recorded run: the steps and the final order (as indices of the items).
+struct Trace {
+    steps: Vec<Step>,
+    result: Vec<usize>,
+    words: usize,
+}
+
+/// What the generator handed out since the last event: `Some(word)` for a
+/// 64-bit word, `None` for anything else (which disables derivations).
+type WordLog = RefCell<Vec<Option<u64>>>;
+
+/// The generator, with every output written to a log.
+struct Recording<'a> {
+    inner: DefaultRng,
+    log: &'a WordLog,
+    count: &'a RefCell<usize>,
+}
+
+impl TryRng for Recording<'_> {
+    type Error = Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        self.log.borrow_mut().push(None);
+        *self.count.borrow_mut() += 1;
+        Ok(self.inner.next_u32())
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        let word = self.inner.next_u64();
+        self.log.borrow_mut().push(Some(word));
+        *self.count.borrow_mut() += 1;
+        Ok(word)
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        self.log.borrow_mut().push(None);
+        *self.count.borrow_mut() += 1;
+        self.inner.fill_bytes(dst);
+        Ok(())
+    }
+}
+
+/// The observer that turns a run into [`Step`]s.
+struct Recorder<'a> {
+    log: &'a WordLog,
+    current: Vec<usize>,
+    steps: Vec<Step>,
+    /// The low half left by the last derived multiplication.
+    low: Option<u64>,
+}
+
+impl Recorder<'_> {
+    /// Explains `value` from the words drawn since the last event.
+    fn derive(&mut self, bound: u64, value: u64) -> (Option<(u64, Source)>, Vec<String>) {
+        let pending: Vec<Option<u64>> = self.log.borrow_mut().drain(..).collect();
+        let mut notes = Vec::new();
+        let (number, source) = match pending.split_last() {
+            Some((&Some(word), rejected)) => {
+                for earlier in rejected {
+                    notes.push(match earlier {
+                        Some(w) => format!(
+                            "rejected 0x{w:016x}: its low half fell in the biased zone, so a new word was drawn"
+                        ),
+                        None => "the generator was also used for other output".to_owned(),
+                    });
+                }
+                (word, Source::Word)
+            }
+            Some((None, _)) => {
+                self.low = None;
+                return (None, notes);
+            }
+            None => match self.low {
+                Some(low) => (low, Source::Low),
+                None => return (None, notes),
+            },
+        };
+        let wide = u128::from(number) * u128::from(bound);
+        if (wide >> 64) as u64 == value {
+            self.low = Some(wide as u64);
+            (Some((number, source)), notes)
+        } else {
+            self.low = None;
+            (None, notes)
+        }
+    }
+}
+
+impl Observer for Recorder<'_> {
+    fn draw(&mut self, bound: u64, value: u64) {
+        let (number, notes) = self.derive(bound, value);
+        self.steps.push(Step {
+            draw: Some(Draw {
+                bound,
+                value,
+                number,
+            }),
+            swaps: Vec::new(),
+            notes,
+            after: Some(self.current.clone()),
+        });
+    }
+
+    fn swap(&mut self, i: usize, j: usize) {
+        self.current.swap(i, j);
+        match self.steps.last_mut() {
+            Some(step) if step.draw.is_some() => {
+                step.swaps.push((i, j));
+                step.after = Some(self.current.clone());
+            }
+            _ => self.steps.push(Step {
+                draw: None,
+                swaps: vec![(i, j)],
+                notes: Vec::new(),
+                after: Some(self.current.clone()),
+            }),
+        }
+    }
+
+    fn note(&mut self, text: &str) {
+        // Words drawn for something other than a bounded draw (a sort key)
+        // are described by the note itself.
+        let unexplained = self.log.borrow_mut().drain(..).count() > 0;
+        if unexplained {
+            self.low = None;
+        }
+        match self.steps.last_mut() {
+            Some(step) if step.draw.is_some() && !unexplained => step.notes.push(text.to_owned()),
+            _ => self.steps.push(Step {
+                notes: vec![text.to_owned()],
+                ..Step::default()
+            }),
+        }
+    }
+}
+
+/// Runs `algorithm` on `n` items, recording every step.
+fn record(algorithm: Algorithm, n: usize, rng: &mut DefaultRng) -> Trace {
+    let log = WordLog::default();
+    let count = RefCell::new(0);
+    let mut recording = Recording {
+        inner: rng.clone(),
+        log: &log,
+        count: &count,
+    };
+    let mut recorder = Recorder {
+        log: &log,
+        current: (0..n).collect(),
+        steps: Vec::new(),
+        low: None,
+    };
+    let mut items: Vec<usize> = (0..n).collect();
+    algorithm.run(&mut items, &mut recording, &mut recorder);
+    debug_assert_eq!(items, recorder.current, "the observer saw every change");
+    let words = *count.borrow();
+    Trace {
+        steps: recorder.steps,
+        result: items,
+        words,
+    }
+}
+
+/// A value cell: `[v]` or ` v ` (brackets), or the value in reverse video.
+fn cell(label: &str, width: usize, highlight: bool, color: bool) -> String {
+    let pad = width.saturating_sub(label.chars().count());
+    let padded = format!("{}{label}", " ".repeat(pad));
+    match (highlight, color) {
+        (false, _) => format!(" {padded} "),
+        (true, false) => format!("[{padded}]"),
+        (true, true) => format!(" \x1b[1;7m{padded}\x1b[0m "),
+    }
+}
+
+fn values_line(
+    labels: &[String],
+    order: &[usize],
+    marked: &BTreeSet<usize>,
+    width: usize,
+    color: bool,
+) -> String {
+    order
+        .iter()
+        .enumerate()
+        .map(|(position, &item)| cell(&labels[item], width, marked.contains(&position), color))
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+fn swap_text(swaps: &[(usize, usize)]) -> String {
+    match swaps {
+        [] => "no swap".to_owned(),
+        [(i, j)] if i == j => format!("{i} ↔ {j} (self-swap: no change)"),
+        [(i, j)] => format!("{i} ↔ {j}"),
+        [(a, b), (c, d)] => format!("{a} ↔ {b}, {c} ↔ {d}"),
+        more => format!("{} swaps", more.len()),
+    }
+}
+
+fn fairness_text(algorithm: Algorithm, n: usize) -> String {
+    match algorithm.fairness() {
+        Fairness::Uniform => format!(
+            "fair: every one of the {n}! orders is exactly equally likely (given a perfect generator)"
+        ),
+        Fairness::UniformUpToTies => {
+            "fair except for ties between random keys (see the description)".to_owned()
+        }
+        Fairness::UniformOverCycles => format!(
+            "not a fair shuffle: only the ({n}-1)! single-cycle orders can occur, each equally likely"
+        ),
+        Fairness::Biased => format!(
+            "BIASED: some of the {n}! orders are more likely than others (`knuffle lab` measures how much)"
+        ),
+    }
+}
+
+fn render(
+    algorithm: Algorithm,
+    seed: &RunSeed,
+    labels: &[String],
+    trace: &Trace,
+    color: bool,
+) -> String {
+    let n = labels.len();
+    let width = labels
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "knuffle trace: {} on {n} item{}, seed: {}",
+        algorithm.name(),
+        if n == 1 { "" } else { "s" },
+        seed.quoted()
+    );
+    let _ = writeln!(out, "  {}", algorithm.description());
+    let _ = writeln!(out, "  source: {}", algorithm.source());
+    let _ = writeln!(out, "  {}", fairness_text(algorithm, n));
+    let _ = writeln!(
+        out,
+        "  offset = (number × bound) >> 64; number: 'word' = fresh 64-bit word, 'low' = low half left by the previous draw"
+    );
+    out.push('\n');
+
+    // Columns: step, number, bound, offset, swap, values.
+    let mut rows: Vec<[String; 5]> = Vec::new();
+    let mut values: Vec<Option<String>> = Vec::new();
+    let mut notes: Vec<Vec<String>> = Vec::new();
+    rows.push([
+        "step".into(),
+        "random number".into(),
+        "× bound".into(),
+        "= offset".into(),
+        "swap".into(),
+    ]);
+    values.push(Some("values after the step".into()));
+    notes.push(Vec::new());
+    let none = BTreeSet::new();
+    rows.push([
+        "start".into(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+    ]);
+    values.push(Some(values_line(
+        labels,
+        &(0..n).collect::<Vec<_>>(),
+        &none,
+        width,
+        color,
+    )));
+    notes.push(Vec::new());
+    let mut number = 0;
+    let (mut self_swaps, mut swaps, mut draws) = (0, 0, 0);
+    for step in &trace.steps {
+        let Some(after) = &step.after else {
+            rows.push(Default::default());
+            values.push(None);
+            notes.push(step.notes.clone());
+            continue;
+        };
+        number += 1;
+        let (random, bound, offset) = match &step.draw {
+            Some(draw) => {
+                draws += 1;
+                let random = match draw.number {
+                    Some((word, Source::Word)) => format!("0x{word:016x} word"),
+                    Some((low, Source::Low)) => format!("0x{low:016x} low"),
+                    None => "(not shown)".to_owned(),
+                };
+                (
+                    random,
+                    format!("× {}", draw.bound),
+                    format!("= {}", draw.value),
+                )
+            }
+            None => (String::new(), String::new(), String::new()),
+        };
+        swaps += step.swaps.len();
+        self_swaps += step.swaps.iter().filter(|(i, j)| i == j).count();
+        let marked: BTreeSet<usize> = step.swaps.iter().flat_map(|&(i, j)| [i, j]).collect();
+        rows.push([
+            number.to_string(),
+            random,
+            bound,
+            offset,
+            swap_text(&step.swaps),
+        ]);
+        values.push(Some(values_line(labels, after, &marked, width, color)));
+        notes.push(step.notes.clone());
+    }
+    let widths: Vec<usize> = (0..5)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    for ((row, value), row_notes) in rows.iter().zip(&values).zip(&notes) {
+        if let Some(value) = value {
+            let mut line = String::new();
+            for (c, text) in row.iter().enumerate() {
+                let pad = widths[c] - text.chars().count();
+                if c == 0 {
+                    let _ = write!(line, "{}{text}  ", " ".repeat(pad));
+                } else {
+                    let _ = write!(line, "{text}{}  ", " ".repeat(pad));
+                }
+            }
+            line.push_str(value);
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        for note in row_notes {
+            let _ = writeln!(out, "{}  · {note}", " ".repeat(widths[0]));
+        }
+    }
+    out.push('\n');
+    let result: Vec<&str> = trace.result.iter().map(|&i| labels[i].as_str()).collect();
+    let _ = writeln!(out, "result: {}", result.join(" "));
+    let _ = writeln!(
+        out,
+        "{draws} draw{} from {} random word{}, {swaps} swap{}{}",
+        if draws == 1 { "" } else { "s" },
+        trace.words,
+        if trace.words == 1 { "" } else { "s" },
+        if swaps == 1 { "" } else { "s" },
+        match self_swaps {
+            0 => String::new(),
+            1 => " (1 self-swap)".to_owned(),
+            k => format!(" ({k} self-swaps)"),
+        }
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fisher_yates_trace_ends_in_the_library_shuffle_and_explains_every_offset() {
+        for n in [2usize, 8, 52] {
+            let mut rng = knuffle::Seed::from_text("trace test").rng();
+            let trace = record(Algorithm::FisherYates, n, &mut rng);
+            let mut expected: Vec<usize> = (0..n).collect();
+            knuffle::shuffle(
+                &mut expected,
+                &mut knuffle::Seed::from_text("trace test").rng(),
+            );
+            assert_eq!(trace.result, expected);
+            assert_eq!(trace.steps.len(), n - 1);
+            assert!(
+                trace
+                    .steps
+                    .iter()
+                    .all(|s| s.draw.as_ref().is_some_and(|d| d.number.is_some()))
+            );
+        }
+    }
+
+    #[test]
+    fn naive_swap_draws_one_word_per_step() {
+        let mut rng = knuffle::Seed::from_text("naive").rng();
+        let trace = record(Algorithm::NaiveSwap, 6, &mut rng);
+        assert_eq!(trace.steps.len(), 6);
+        for step in &trace.steps {
+            let draw = step.draw.as_ref().unwrap();
+            assert_eq!(draw.bound, 6);
+            assert!(matches!(draw.number, Some((_, Source::Word))));
+        }
+    }
+
+    #[test]
+    fn every_zoo_algorithm_can_be_traced() {
+        for &algorithm in Algorithm::all() {
+            let mut rng = knuffle::Seed::from_text("all").rng();
+            let trace = record(algorithm, 5, &mut rng);
+            let mut sorted = trace.result.clone();
+            sorted.sort();
+            assert_eq!(sorted, vec![0, 1, 2, 3, 4], "{algorithm}");
+            let labels: Vec<String> = (0..5).map(|i| i.to_string()).collect();
+            let seed = RunSeed::choose(Some("all".into()));
+            let table = render(algorithm, &seed, &labels, &trace, false);
+            assert!(table.contains("result: "), "{algorithm}");
+        }
+    }
 }

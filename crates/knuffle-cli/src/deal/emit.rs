@@ -1,0 +1,82 @@
+//! Writing results for `deal`, `chars` and `trace`: the whole output at
+//! once to standard output, JSON strings, and the exit codes they share.
+//!
+//! Exit status: 0 success; 1 a read or write failed (or the input is not
+//! UTF-8); 2 the arguments are invalid (clap's own status for usage errors,
+//! also an impossible deal or a `--strict` refusal).
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+/// Exit status for a failed read or write.
+pub const IO_FAILURE: u8 = 1;
+/// Exit status for invalid arguments (as clap uses for usage errors).
+pub const USAGE: u8 = 2;
+
+/// Parses `args` (the arguments after the subcommand) with clap; on
+/// `--help`/`--version` prints and returns `Err(success)`, on a usage error
+/// prints clap's message and returns `Err(2)`.
+pub fn parse<P: clap::Parser>(name: &str, args: &[std::ffi::OsString]) -> Result<P, ExitCode> {
+    let argv = std::iter::once(std::ffi::OsString::from(name)).chain(args.iter().cloned());
+    P::try_parse_from(argv).map_err(|err| {
+        let _ = err.print();
+        ExitCode::from(err.exit_code().clamp(0, 255) as u8)
+    })
+}
+
+/// Prints `knuffle SUB: MESSAGE` on standard error and returns `status`.
+pub fn fail(command: &str, message: &str, status: u8) -> ExitCode {
+    eprintln!("knuffle {command}: {message}");
+    ExitCode::from(status)
+}
+
+/// Writes `text` to standard output and flushes. A closed pipe (`| head`)
+/// ends the run quietly with success; any other write error is reported
+/// and gives status 1.
+pub fn write_stdout(command: &str, text: &str) -> ExitCode {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(err) => fail(command, &format!("write error: {err}"), IO_FAILURE),
+    }
+}
+
+/// `text` as a JSON string literal (RFC 8259): quotes, backslashes and
+/// control characters escaped, everything else as UTF-8.
+pub fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A JSON array of strings on one line: `["a", "b"]`.
+pub fn json_string_array<S: AsRef<str>>(items: &[S]) -> String {
+    let inner: Vec<String> = items.iter().map(|s| json_string(s.as_ref())).collect();
+    format!("[{}]", inner.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_strings_escape_what_rfc_8259_requires() {
+        assert_eq!(json_string("A♠"), "\"A♠\"");
+        assert_eq!(json_string("a\"b\\c\nd\u{1}"), "\"a\\\"b\\\\c\\nd\\u0001\"");
+        assert_eq!(json_string_array(&["x", "y"]), "[\"x\", \"y\"]");
+        assert_eq!(json_string_array::<&str>(&[]), "[]");
+    }
+}
