@@ -266,7 +266,7 @@ mod tests {
                 .collect();
             assert!(mixed.starts_with("  ") && mixed.ends_with(' '), "{mixed:?}");
             assert_eq!(mixed.len(), "  one\ttwo  three four ".len());
-            assert_eq!(spaces.len(), 6, "{mixed:?}");
+            assert_eq!(spaces.len(), 7, "{mixed:?}");
             let mut words: Vec<&str> = mixed.split_whitespace().collect();
             words.sort();
             assert_eq!(words, ["four", "one", "three", "two"]);

@@ -397,9 +397,14 @@ fn record(algorithm: Algorithm, n: usize, rng: &mut DefaultRng) -> Trace {
 }
 
 /// A value cell: `[v]` or ` v ` (brackets), or the value in reverse video.
+/// Numbers are right-aligned, other labels left-aligned.
 fn cell(label: &str, width: usize, highlight: bool, color: bool) -> String {
-    let pad = width.saturating_sub(label.chars().count());
-    let padded = format!("{}{label}", " ".repeat(pad));
+    let pad = " ".repeat(width.saturating_sub(label.chars().count()));
+    let padded = if label.bytes().all(|b| b.is_ascii_digit()) {
+        format!("{pad}{label}")
+    } else {
+        format!("{label}{pad}")
+    };
     match (highlight, color) {
         (false, _) => format!(" {padded} "),
         (true, false) => format!("[{padded}]"),

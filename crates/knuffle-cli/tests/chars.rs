@@ -1,0 +1,207 @@
+//! `knuffle chars` through the real binary: golden outputs under fixed
+//! seeds, standard input line by line, graphemes kept whole, short strings.
+//!
+//! Regenerate the golden files after an intended change with
+//! `KNUFFLE_BLESS=1 cargo test -p knuffle-cli --test chars`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn knuffle_with_input(args: &[&str], input: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_knuffle"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the knuffle binary runs");
+    let mut stdin = child.stdin.take().unwrap();
+    if let Some(bytes) = input {
+        stdin.write_all(bytes).unwrap();
+    }
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn knuffle(args: &[&str]) -> Output {
+    knuffle_with_input(args, None)
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("UTF-8 errors")
+}
+
+fn golden(name: &str, args: &[&str], input: Option<&[u8]>) {
+    let output = knuffle_with_input(args, input);
+    assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    let actual = stdout(&output);
+    if std::env::var_os("KNUFFLE_BLESS").is_some() {
+        std::fs::write(&path, &actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with KNUFFLE_BLESS=1)", path.display()));
+    assert_eq!(actual, expected, "knuffle {args:?} differs from {name}");
+}
+
+fn sorted_graphemes(text: &str) -> Vec<String> {
+    use unicode_segmentation::UnicodeSegmentation;
+    let mut clusters: Vec<String> = text.graphemes(true).map(str::to_owned).collect();
+    clusters.sort();
+    clusters
+}
+
+const ALPHABET: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+#[test]
+fn golden_outputs_under_fixed_seeds() {
+    golden(
+        "chars-seed000.txt",
+        &["chars", "--seed", "golden", ALPHABET],
+        None,
+    );
+    golden(
+        "chars-count.txt",
+        &["chars", "--count", "3", "--seed", "golden", ALPHABET],
+        None,
+    );
+    golden(
+        "chars-words.txt",
+        &[
+            "chars",
+            "--words",
+            "--seed",
+            "golden",
+            "the quick  brown\tfox jumps",
+        ],
+        None,
+    );
+    golden(
+        "chars-stdin.txt",
+        &["chars", "--seed", "golden"],
+        Some("hello\r\nworld\n\nCrème brûlée".as_bytes()),
+    );
+}
+
+#[test]
+fn the_output_is_the_library_shuffle_for_the_same_seed() {
+    let output = knuffle(&["chars", "--seed", "lib", ALPHABET]);
+    let mut rng = knuffle::Seed::from_text("lib").rng();
+    let expected = knuffle::text::shuffle_graphemes(ALPHABET, &mut rng);
+    assert_eq!(stdout(&output), format!("{expected}\n"));
+}
+
+#[test]
+fn count_prints_distinct_shuffles_of_the_same_characters() {
+    let output = knuffle(&["chars", "--count", "5", ALPHABET]);
+    let text = stdout(&output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 5);
+    for line in &lines {
+        assert_eq!(sorted_graphemes(line), sorted_graphemes(ALPHABET));
+    }
+    let distinct: std::collections::BTreeSet<&&str> = lines.iter().collect();
+    assert_eq!(distinct.len(), 5, "36! orders: five draws do not repeat");
+}
+
+#[test]
+fn grapheme_clusters_stay_whole() {
+    let input = "e\u{301}🇳🇱🇩🇪👨‍👩‍👧ab";
+    for _ in 0..10 {
+        let output = knuffle(&["chars", input]);
+        let text = stdout(&output);
+        let line = text.strip_suffix('\n').unwrap();
+        assert!(line.contains("e\u{301}") && line.contains("🇳🇱") && line.contains("🇩🇪"));
+        assert!(line.contains("👨‍👩‍👧"));
+        assert_eq!(sorted_graphemes(line), sorted_graphemes(input));
+    }
+}
+
+#[test]
+fn code_points_mode_shuffles_chars() {
+    let output = knuffle(&["chars", "--chars", "--seed", "cp", "e\u{301}x"]);
+    let mut got: Vec<char> = stdout(&output).trim_end().chars().collect();
+    got.sort();
+    let mut want: Vec<char> = "e\u{301}x".chars().collect();
+    want.sort();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn standard_input_keeps_every_line_and_its_ending() {
+    let input = b"abc\r\n\nxyz 123\nlast line without newline";
+    let output = knuffle_with_input(&["chars", "--seed", "lines"], Some(input));
+    assert!(output.status.success());
+    let text = stdout(&output);
+    let original = String::from_utf8(input.to_vec()).unwrap();
+    let got: Vec<&str> = text.split('\n').collect();
+    let want: Vec<&str> = original.split('\n').collect();
+    assert_eq!(got.len(), want.len());
+    assert!(got[0].ends_with('\r'), "CRLF kept: {got:?}");
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(sorted_graphemes(g), sorted_graphemes(w));
+    }
+    assert!(!text.ends_with('\n'), "no newline added to the last line");
+}
+
+#[test]
+fn short_strings_come_back_unchanged_and_verbose_says_so() {
+    let quiet = knuffle(&["chars", "x", ""]);
+    assert!(quiet.status.success());
+    assert_eq!(stdout(&quiet), "x\n\n");
+    assert!(quiet.stderr.is_empty());
+    let verbose = knuffle(&["chars", "--verbose", "--seed", "s", "x"]);
+    assert_eq!(stdout(&verbose), "x\n");
+    let notes = stderr(&verbose);
+    assert!(notes.contains("seed: s"), "{notes}");
+    assert!(
+        notes.contains("argument 1 has 1 character: printed unchanged"),
+        "{notes}"
+    );
+}
+
+#[test]
+fn words_mode_moves_words_and_keeps_whitespace() {
+    let output = knuffle(&["chars", "--words", "  alpha beta\tgamma  "]);
+    let line = stdout(&output);
+    let line = line.strip_suffix('\n').unwrap();
+    assert!(line.starts_with("  ") && line.ends_with("  "));
+    assert_eq!(line.matches('\t').count(), 1);
+    let mut words: Vec<&str> = line.split_whitespace().collect();
+    words.sort();
+    assert_eq!(words, ["alpha", "beta", "gamma"]);
+}
+
+#[test]
+fn input_that_is_not_utf8_is_an_error_and_prints_nothing() {
+    let output = knuffle_with_input(&["chars"], Some(b"fine\nbad \xff line\n"));
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+    assert!(stderr(&output).contains("line 2 of standard input is not valid UTF-8"));
+}
+
+#[test]
+fn a_64_bit_seed_on_36_characters_is_flagged() {
+    let output = knuffle(&["chars", "--seed", "42", ALPHABET]);
+    assert!(output.status.success());
+    assert!(stderr(&output).contains("log2(36!)"), "{}", stderr(&output));
+    let short = knuffle(&["chars", "--seed", "42", "--strict", "ABCDEFGHIJ"]);
+    assert!(short.status.success(), "10! < 2^64: every order reachable");
+    let strict = knuffle(&["chars", "--seed", "42", "--strict", ALPHABET]);
+    assert_eq!(strict.status.code(), Some(2));
+    assert!(strict.stdout.is_empty());
+}
+
+#[test]
+fn help_has_examples() {
+    let help = stdout(&knuffle(&["chars", "--help"]));
+    assert!(help.contains("Usage: knuffle chars"));
+    assert!(help.contains("knuffle chars --count 5"));
+}
