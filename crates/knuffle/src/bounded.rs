@@ -25,7 +25,7 @@ pub(crate) const BATCH_LIMIT: u64 = 1 << 56;
 
 /// At most this many bounds share one word (each bound is at least 2, and
 /// bounds of 1 are capped too so the digit buffer stays fixed-size).
-const MAX_BATCH: usize = 56;
+pub(crate) const MAX_BATCH: usize = 56;
 
 /// A uniformly distributed integer in `0..bound`, exactly unbiased.
 ///
@@ -98,7 +98,6 @@ where
                 _ => break,
             }
         }
-        let threshold = product.wrapping_neg() % product;
         loop {
             let mut low = rng.next_u64();
             for (digit, &bound) in digits[..len].iter_mut().zip(&bounds[..len]) {
@@ -106,7 +105,9 @@ where
                 *digit = (wide >> 64) as u64;
                 low = wide as u64;
             }
-            if low >= threshold {
+            // Nearly divisionless: the exact threshold `2^64 mod product`
+            // is below `product`, so it is only computed when `low` is.
+            if low >= product || low >= product.wrapping_neg() % product {
                 break;
             }
         }

@@ -7,7 +7,7 @@
 
 use rand_core::Rng;
 
-use crate::bounded::for_each_bounded;
+use crate::bounded::{BATCH_LIMIT, MAX_BATCH, below, for_each_bounded};
 
 /// Shuffles `slice` in place; every one of the `n!` orders is equally likely.
 ///
@@ -28,17 +28,84 @@ use crate::bounded::for_each_bounded;
 /// sorted.sort();
 /// assert_eq!(sorted, (0..52).collect::<Vec<_>>());
 /// ```
+///
+/// # Large slices
+/// Slices larger than the cache (about 1 MiB) are shuffled by an in-place
+/// scatter into random buckets (Sandelius 1962, Sanders 1998), equally
+/// exactly uniform and several times faster there; its extra memory grows
+/// with the number of buckets, not with the slice. The caller's generator
+/// then only supplies a 256-bit key. The permutation depends on the
+/// generator state, the length, and the element size class (the size
+/// rounded up to a power of two, at least 8 bytes). See
+/// [`par_shuffle`](crate::par_shuffle) for the same permutation on several
+/// threads.
 pub fn shuffle<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
-    let n = slice.len();
-    if n < 2 {
-        return;
-    }
-    for_each_bounded(
+    crate::scatter::shuffle_with_config(
+        slice,
         rng,
-        n - 1,
-        |step| (n - step) as u64,
-        |step, j| slice.swap(n - 1 - step, j as usize),
+        &crate::scatter::ShuffleConfig::for_type::<T>(),
     );
+}
+
+/// Durstenfeld's loop itself, with batched bounded draws: the small-slice
+/// branch of [`shuffle`] and the base case of the scatter.
+#[inline]
+pub(crate) fn durstenfeld<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
+    // The draws are exactly those of `for_each_bounded` with the bounds
+    // `n, n-1, ..., 2` (same batches, same words, same rejections), but each
+    // batch swaps as it extracts its digits, and a rejected batch (less than
+    // one in 2^8) is undone in reverse order before it is redrawn.
+    let Some(mut i) = slice.len().checked_sub(1) else {
+        return;
+    };
+    while i > 0 {
+        let first = i as u64 + 1;
+        if first > BATCH_LIMIT {
+            slice.swap(i, below(rng, first) as usize);
+            i -= 1;
+            continue;
+        }
+        let mut product = first;
+        let mut len = 1;
+        while len < MAX_BATCH && len < i {
+            match product.checked_mul((i - len) as u64 + 1) {
+                Some(p) if p <= BATCH_LIMIT => {
+                    product = p;
+                    len += 1;
+                }
+                _ => break,
+            }
+        }
+        loop {
+            let word = rng.next_u64();
+            let mut low = word;
+            for pos in (i + 1 - len..=i).rev() {
+                let wide = u128::from(low) * u128::from(pos as u64 + 1);
+                slice.swap(pos, (wide >> 64) as usize);
+                low = wide as u64;
+            }
+            if low >= product || low >= product.wrapping_neg() % product {
+                break;
+            }
+            undo_batch(slice, i, len, word);
+        }
+        i -= len;
+    }
+}
+
+/// Reverses the swaps of one rejected Durstenfeld batch.
+#[cold]
+fn undo_batch<T>(slice: &mut [T], top: usize, len: usize, word: u64) {
+    let mut partners = [0usize; MAX_BATCH];
+    let mut low = word;
+    for (partner, pos) in partners.iter_mut().zip((top + 1 - len..=top).rev()) {
+        let wide = u128::from(low) * u128::from(pos as u64 + 1);
+        *partner = (wide >> 64) as usize;
+        low = wide as u64;
+    }
+    for step in (0..len).rev() {
+        slice.swap(top - step, partners[step]);
+    }
 }
 
 /// Deals `k` elements: afterwards the **front** `k` elements of `slice` are a

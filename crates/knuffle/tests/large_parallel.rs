@@ -1,0 +1,96 @@
+//! `par_shuffle` gives exactly the permutation of `shuffle` for the same
+//! generator state, whatever the number of threads, and leaves the
+//! generator in the same state.
+#![cfg(feature = "parallel")]
+
+use knuffle::rand_core::Rng;
+use knuffle::{
+    Seed, ShuffleConfig, par_shuffle, par_shuffle_with_config, shuffle, shuffle_with_config,
+};
+
+fn in_pool<T: Send>(threads: usize, job: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a rayon pool")
+        .install(job)
+}
+
+#[test]
+fn par_shuffle_equals_shuffle_at_default_thresholds() {
+    let direct = ShuffleConfig::for_type::<u64>().direct_len;
+    // Around the direct/scatter switch, one level, two levels.
+    for n in [0, 1, 52, direct - 1, direct, direct + 1, 1 << 20, 3_000_017] {
+        let seed = Seed::from_text(&format!("par-eq-{n}"));
+        let mut expected: Vec<u64> = (0..n as u64).collect();
+        let mut rng = seed.rng();
+        shuffle(&mut expected, &mut rng);
+        let after = rng.next_u64();
+        for threads in [1, 2, 3, 8] {
+            let mut got: Vec<u64> = (0..n as u64).collect();
+            let mut rng = seed.rng();
+            in_pool(threads, || par_shuffle(&mut got, &mut rng));
+            assert!(
+                got == expected,
+                "n={n} threads={threads}: par_shuffle differs from shuffle"
+            );
+            assert_eq!(
+                rng.next_u64(),
+                after,
+                "n={n} threads={threads}: generator state differs"
+            );
+        }
+    }
+}
+
+#[test]
+fn par_shuffle_equals_shuffle_with_deep_recursion() {
+    let configs = [
+        ShuffleConfig {
+            direct_len: 0,
+            base_len: 1,
+            max_bits: 1,
+        },
+        ShuffleConfig {
+            direct_len: 10,
+            base_len: 7,
+            max_bits: 3,
+        },
+        ShuffleConfig {
+            direct_len: 100,
+            base_len: 64,
+            max_bits: 16,
+        },
+    ];
+    for config in configs {
+        for n in [2, 11, 101, 1000, 65_537] {
+            let seed = Seed::from_text(&format!("par-eq-deep-{n}"));
+            let mut expected: Vec<u32> = (0..n as u32).collect();
+            shuffle_with_config(&mut expected, &mut seed.rng(), &config);
+            for threads in [1, 2, 3, 8] {
+                let mut got: Vec<u32> = (0..n as u32).collect();
+                let mut rng = seed.rng();
+                in_pool(threads, || {
+                    par_shuffle_with_config(&mut got, &mut rng, &config)
+                });
+                assert!(got == expected, "{config:?} n={n} threads={threads}");
+            }
+        }
+    }
+}
+
+#[test]
+fn large_elements_and_non_copy_types() {
+    let n = 200_000; // 32-byte strings: well past the direct threshold
+    let original: Vec<String> = (0..n).map(|i| format!("item-{i:08}")).collect();
+    let mut a = original.clone();
+    let mut b = original.clone();
+    shuffle(&mut a, &mut Seed::from_text("strings").rng());
+    in_pool(2, || {
+        par_shuffle(&mut b, &mut Seed::from_text("strings").rng())
+    });
+    assert_eq!(a, b);
+    assert_ne!(a, original);
+    a.sort();
+    assert_eq!(a, original);
+}

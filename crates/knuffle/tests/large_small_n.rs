@@ -1,0 +1,160 @@
+//! The large-array (scatter) code path, forced onto tiny inputs with small
+//! thresholds so that every branch runs (scatter, recursion, base case), and
+//! checked with a full-permutation chi-square test for n <= 7, sequential
+//! and parallel. A scatter with the classic mistake (bucket sizes fixed in
+//! advance instead of multinomial) must fail the same test.
+
+mod common;
+
+use common::*;
+use knuffle::rand_core::Rng;
+use knuffle::{Seed, ShuffleConfig, below, par_shuffle_with_config, shuffle_with_config};
+
+/// Binary scatter all the way down: every node splits in two, recursion
+/// until single elements.
+const BINARY: ShuffleConfig = ShuffleConfig {
+    direct_len: 0,
+    base_len: 1,
+    max_bits: 1,
+};
+/// Four buckets per level, Durstenfeld on buckets of at most 2.
+const QUAD_BASE2: ShuffleConfig = ShuffleConfig {
+    direct_len: 1,
+    base_len: 2,
+    max_bits: 2,
+};
+/// One wide level: up to 2^16 buckets, so most buckets are empty or single.
+const WIDE: ShuffleConfig = ShuffleConfig {
+    direct_len: 2,
+    base_len: 1,
+    max_bits: 16,
+};
+
+fn trials_for(cells: usize, per_cell: usize) -> usize {
+    (cells * per_cell).max(20_000)
+}
+
+fn check_uniform(name: &str, n: usize, per_cell: usize, mut shuffler: impl FnMut(&mut Vec<usize>)) {
+    let counts = order_counts(n, trials_for(factorial(n), per_cell), &mut shuffler);
+    let (x2, p) = chi_square_uniform(&counts);
+    assert!(p > PASS_P, "{name} n={n}: X2={x2:.1} p={p:.2e}");
+    assert!(
+        counts.iter().all(|&c| c > 0),
+        "{name} n={n}: every order must occur"
+    );
+}
+
+#[test]
+fn scatter_path_is_uniform_for_n_2_to_7() {
+    for (name, config) in [("binary", BINARY), ("quad", QUAD_BASE2), ("wide", WIDE)] {
+        let top = if name == "binary" { 7 } else { 6 };
+        for n in 2..=top {
+            let mut rng = Seed::from_text(&format!("large-chi2-{name}-{n}")).rng();
+            let per_cell = if n == 7 { 60 } else { 150 };
+            check_uniform(name, n, per_cell, |p| {
+                shuffle_with_config(p, &mut rng, &config)
+            });
+        }
+    }
+}
+
+#[test]
+fn parallel_scatter_path_is_uniform_for_n_3_to_5() {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        for (name, config) in [("binary", BINARY), ("quad", QUAD_BASE2)] {
+            for n in 3..=5 {
+                let mut rng = Seed::from_text(&format!("large-par-chi2-{name}-{n}")).rng();
+                check_uniform(name, n, 200, |p| {
+                    par_shuffle_with_config(p, &mut rng, &config)
+                });
+            }
+        }
+    });
+}
+
+/// The mistake the exact multinomial avoids: bucket sizes fixed in advance
+/// (here half and half), each element thrown into a random bucket until
+/// that bucket is full, the rest going to the other one. Then each half is
+/// shuffled correctly. The bucket contents are no longer an iid sample.
+fn fixed_size_scatter<R: Rng>(v: &mut Vec<usize>, rng: &mut R) {
+    let n = v.len();
+    let capacity = [n.div_ceil(2), n / 2];
+    let mut buckets: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
+    for &x in v.iter() {
+        let mut b = below(rng, 2) as usize;
+        if buckets[b].len() == capacity[b] {
+            b = 1 - b;
+        }
+        buckets[b].push(x);
+    }
+    for bucket in &mut buckets {
+        knuffle::shuffle(bucket, rng);
+    }
+    v.clear();
+    v.extend(buckets.iter().flatten());
+}
+
+#[test]
+fn the_chi_square_catches_fixed_bucket_sizes() {
+    for n in 4..=6 {
+        let mut rng = Seed::from_text(&format!("large-chi2-broken-{n}")).rng();
+        let counts = order_counts(n, trials_for(factorial(n), 150), |p| {
+            fixed_size_scatter(p, &mut rng)
+        });
+        let (x2, p) = chi_square_uniform(&counts);
+        assert!(
+            p < FAIL_P,
+            "the broken scatter passed at n={n}: X2={x2:.1} p={p:.2e}"
+        );
+    }
+}
+
+#[test]
+fn scatter_path_output_is_a_permutation_for_many_shapes() {
+    // Sizes around the thresholds of each configuration, odd sizes, and
+    // element types of different size classes.
+    for config in [
+        BINARY,
+        QUAD_BASE2,
+        WIDE,
+        ShuffleConfig {
+            direct_len: 0,
+            base_len: 5,
+            max_bits: 3,
+        },
+    ] {
+        let mut rng = Seed::from_text("large-shapes").rng();
+        for n in [0, 1, 2, 3, 5, 8, 13, 100, 129, 1000, 4097] {
+            let mut v: Vec<u32> = (0..n as u32).collect();
+            shuffle_with_config(&mut v, &mut rng, &config);
+            let mut sorted = v.clone();
+            sorted.sort_unstable();
+            assert_eq!(
+                sorted,
+                (0..n as u32).collect::<Vec<_>>(),
+                "{config:?} n={n}"
+            );
+            let mut w: Vec<(u8, String)> = (0..n).map(|i| (i as u8, i.to_string())).collect();
+            shuffle_with_config(&mut w, &mut rng, &config);
+            let mut names: Vec<usize> = w.iter().map(|(_, s)| s.parse().unwrap()).collect();
+            names.sort_unstable();
+            assert_eq!(names, (0..n).collect::<Vec<_>>());
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "base_len must be at least 1")]
+fn a_zero_base_len_is_refused() {
+    let mut rng = Seed::from_text("bad-config").rng();
+    let config = ShuffleConfig {
+        direct_len: 0,
+        base_len: 0,
+        max_bits: 2,
+    };
+    shuffle_with_config(&mut [1, 2, 3], &mut rng, &config);
+}
