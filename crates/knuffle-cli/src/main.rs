@@ -11,6 +11,7 @@ use std::process::ExitCode;
 mod audit;
 mod chars;
 mod deal;
+mod external;
 mod lab;
 mod shuf;
 mod trace;

@@ -1,0 +1,335 @@
+//! Pass 2: shuffle each bucket in memory and write it out, in bucket order.
+//!
+//! Two threads: a loader reads bucket `i + 1` from its file, indexes its
+//! records and shuffles the index while the calling thread writes bucket
+//! `i`. A rendezvous channel keeps at most two buckets in memory, which is
+//! what the plan's pass-2 budget allows for.
+//!
+//! A bucket that does not fit the budget is scattered again into
+//! sub-buckets (one more level of the same method, see the module
+//! documentation of [`super`]), which also takes care of records longer
+//! than the budget: a bucket holding a single record is copied through a
+//! bounded buffer, as it is.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::mem::size_of;
+use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
+use std::thread;
+
+use rand_core::Rng;
+
+use super::error::ExternalError;
+use super::plan::Plan;
+use super::scan::for_each_delimiter;
+use super::scatter::{Bucket, Scatter};
+use super::sink::Sink;
+use super::temp::TempSpace;
+
+/// Record spans `(start, end)` into a bucket's bytes: `u32` offsets for
+/// buckets under 4 GiB (half the index memory), `u64` above.
+enum Spans {
+    Narrow(Vec<(u32, u32)>),
+    Wide(Vec<(u64, u64)>),
+}
+
+/// What the loader hands to the writing thread.
+enum Batch {
+    /// A bucket's bytes and its records' spans, in shuffled order.
+    Records { data: Vec<u8>, spans: Spans },
+    /// A record too long for memory starts; its bytes follow as pieces.
+    LongRecord,
+    /// The next bytes of a long record.
+    Piece(Vec<u8>),
+}
+
+/// Writes the buckets out, each uniformly shuffled, in order; returns the
+/// deepest scatter level used.
+pub fn gather<R: Rng + Send + ?Sized>(
+    buckets: Vec<Bucket>,
+    plan: &Plan,
+    temp: &TempSpace,
+    delimiter: u8,
+    sink: &mut Sink<'_>,
+    rng: &mut R,
+) -> Result<usize, ExternalError> {
+    let (to_writer, batches) = sync_channel::<Batch>(0);
+    let (ack, acks) = channel::<Returned>();
+    thread::scope(|scope| {
+        let loader = scope.spawn(move || {
+            let mut loader = Loader {
+                plan,
+                temp,
+                delimiter,
+                to_writer,
+                acks,
+                unacknowledged: 0,
+                spare_data: Vec::new(),
+                spare_spans: Vec::new(),
+                depth: 1,
+            };
+            match loader.load(buckets, 1, rng) {
+                Ok(()) | Err(Stop::Cancelled) => Ok(loader.depth),
+                Err(Stop::Failed(error)) => Err(error),
+            }
+        });
+        let written = write_batches(&batches, sink, &ack);
+        // Hang up first, so a loader waiting to send sees it and stops.
+        drop(batches);
+        let loaded = loader
+            .join()
+            .unwrap_or_else(|_| Err(temp.error(io::Error::other("bucket loader thread panicked"))));
+        written?;
+        loaded
+    })
+}
+
+/// The writing side: records in the order received.
+fn write_batches(
+    batches: &Receiver<Batch>,
+    sink: &mut Sink<'_>,
+    ack: &std::sync::mpsc::Sender<Returned>,
+) -> Result<(), ExternalError> {
+    let mut in_long_record = false;
+    for batch in batches {
+        let mut returned = Returned::default();
+        match batch {
+            Batch::Records { data, spans } => {
+                in_long_record = false;
+                match spans {
+                    Spans::Narrow(spans) => {
+                        for &(start, end) in &spans {
+                            sink.record(&data[start as usize..end as usize])?;
+                        }
+                        returned.spans = spans;
+                    }
+                    Spans::Wide(spans) => {
+                        for (start, end) in spans {
+                            sink.record(&data[start as usize..end as usize])?;
+                        }
+                    }
+                }
+                returned.data = data;
+            }
+            Batch::LongRecord => in_long_record = sink.start_record(),
+            Batch::Piece(bytes) => {
+                if in_long_record {
+                    sink.bytes(&bytes)?;
+                }
+            }
+        }
+        let _ = ack.send(returned);
+        if sink.is_done() && !in_long_record {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Buffers the writing side is done with, back to the loader for reuse
+/// (and the acknowledgement that it holds no bucket any more).
+#[derive(Default)]
+struct Returned {
+    data: Vec<u8>,
+    spans: Vec<(u32, u32)>,
+}
+
+/// Why the loader stopped early.
+enum Stop {
+    /// The writing side hung up (it is done, or it failed).
+    Cancelled,
+    /// A temporary file could not be read or written.
+    Failed(ExternalError),
+}
+
+impl From<ExternalError> for Stop {
+    fn from(error: ExternalError) -> Stop {
+        Stop::Failed(error)
+    }
+}
+
+/// The loading side.
+struct Loader<'a> {
+    plan: &'a Plan,
+    temp: &'a TempSpace,
+    delimiter: u8,
+    to_writer: SyncSender<Batch>,
+    acks: Receiver<Returned>,
+    unacknowledged: usize,
+    /// A bucket buffer back from the writing side (at most one is kept:
+    /// with the one being written, two buckets' worth of memory).
+    spare_data: Vec<u8>,
+    spare_spans: Vec<(u32, u32)>,
+    depth: usize,
+}
+
+impl Loader<'_> {
+    fn load<R: Rng + ?Sized>(
+        &mut self,
+        buckets: Vec<Bucket>,
+        level: usize,
+        rng: &mut R,
+    ) -> Result<(), Stop> {
+        self.depth = self.depth.max(level);
+        for bucket in buckets {
+            let Some(mut file) = bucket.file else {
+                continue;
+            };
+            if fits(bucket.bytes, bucket.records, self.plan.bucket_budget) {
+                let data = self.read_bucket(&mut file, bucket.bytes)?;
+                drop(file);
+                let spans = self.shuffled_spans(&data, bucket.records, rng);
+                self.send(Batch::Records { data, spans })?;
+            } else if bucket.records == 1 {
+                self.send(Batch::LongRecord)?;
+                self.stream(&mut file)?;
+            } else {
+                // The sub-scatter needs the whole budget: wait until the
+                // writing side holds no bucket.
+                self.wait_until_idle()?;
+                let sub = self.scatter_again(&mut file, rng)?;
+                drop(file);
+                self.load(sub, level + 1, rng)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn send(&mut self, batch: Batch) -> Result<(), Stop> {
+        self.to_writer.send(batch).map_err(|_| Stop::Cancelled)?;
+        self.unacknowledged += 1;
+        while let Ok(returned) = self.acks.try_recv() {
+            self.take_back(returned);
+        }
+        Ok(())
+    }
+
+    fn take_back(&mut self, returned: Returned) {
+        self.unacknowledged -= 1;
+        if returned.data.capacity() > self.spare_data.capacity() {
+            self.spare_data = returned.data;
+        }
+        if returned.spans.capacity() > self.spare_spans.capacity() {
+            self.spare_spans = returned.spans;
+        }
+    }
+
+    /// Waits until the writing side holds no bucket, and frees the spare
+    /// buffers: what follows needs the whole budget.
+    fn wait_until_idle(&mut self) -> Result<(), Stop> {
+        while self.unacknowledged > 0 {
+            let returned = self.acks.recv().map_err(|_| Stop::Cancelled)?;
+            self.take_back(returned);
+        }
+        self.spare_data = Vec::new();
+        self.spare_spans = Vec::new();
+        Ok(())
+    }
+
+    fn read_bucket(&mut self, file: &mut File, bytes: u64) -> Result<Vec<u8>, ExternalError> {
+        let mut data = std::mem::take(&mut self.spare_data);
+        data.clear();
+        data.try_reserve_exact(bytes as usize)
+            .map_err(|_| self.temp.error(io::Error::from(io::ErrorKind::OutOfMemory)))?;
+        file.seek(SeekFrom::Start(0))
+            .and_then(|_| file.take(bytes).read_to_end(&mut data))
+            .map_err(|e| self.temp.error(e))?;
+        if data.len() as u64 != bytes {
+            return Err(self.temp.error(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "a temporary file is shorter than what was written to it",
+            )));
+        }
+        Ok(data)
+    }
+
+    /// Indexes the records of `data` and shuffles the index (Durstenfeld,
+    /// through `knuffle::shuffle`).
+    fn shuffled_spans<R: Rng + ?Sized>(&mut self, data: &[u8], records: u64, rng: &mut R) -> Spans {
+        if data.len() <= u32::MAX as usize {
+            let mut spans = std::mem::take(&mut self.spare_spans);
+            spans.clear();
+            spans.reserve_exact(records as usize);
+            let mut start = 0u32;
+            for_each_delimiter(data, self.delimiter, |end| {
+                let end = end as u32 + 1;
+                spans.push((start, end));
+                start = end;
+            });
+            debug_assert_eq!(spans.len() as u64, records);
+            knuffle::shuffle(&mut spans, rng);
+            Spans::Narrow(spans)
+        } else {
+            let mut spans = Vec::with_capacity(records as usize);
+            let mut start = 0u64;
+            for_each_delimiter(data, self.delimiter, |end| {
+                let end = end as u64 + 1;
+                spans.push((start, end));
+                start = end;
+            });
+            knuffle::shuffle(&mut spans, rng);
+            Spans::Wide(spans)
+        }
+    }
+
+    /// Sends a one-record bucket's bytes in bounded pieces.
+    fn stream(&mut self, file: &mut File) -> Result<(), Stop> {
+        file.seek(SeekFrom::Start(0))
+            .map_err(|e| self.temp.error(e))?;
+        loop {
+            let mut piece = vec![0u8; self.plan.io_buffer];
+            let read = read_some(file, &mut piece).map_err(|e| self.temp.error(e))?;
+            if read == 0 {
+                return Ok(());
+            }
+            piece.truncate(read);
+            self.send(Batch::Piece(piece))?;
+        }
+    }
+
+    /// Scatters a bucket's records into sub-buckets, reading the bucket
+    /// with a bounded buffer.
+    fn scatter_again<R: Rng + ?Sized>(
+        &mut self,
+        file: &mut File,
+        rng: &mut R,
+    ) -> Result<Vec<Bucket>, ExternalError> {
+        file.seek(SeekFrom::Start(0))
+            .map_err(|e| self.temp.error(e))?;
+        let temp = self.temp;
+        let io_buffer = self.plan.io_buffer;
+        Scatter::run(self.plan, temp, self.delimiter, |scatter| {
+            let mut buffer = vec![0u8; io_buffer];
+            loop {
+                let read = read_some(file, &mut buffer).map_err(|e| temp.error(e))?;
+                if read == 0 {
+                    return Ok(());
+                }
+                scatter.feed(&buffer[..read], rng)?;
+            }
+        })
+    }
+}
+
+/// Whether a bucket fits the pass-2 budget: its bytes plus its index.
+fn fits(bytes: u64, records: u64, budget: u64) -> bool {
+    let span = if bytes <= u64::from(u32::MAX) {
+        size_of::<(u32, u32)>()
+    } else {
+        size_of::<(u64, u64)>()
+    };
+    records
+        .checked_mul(span as u64)
+        .and_then(|index| index.checked_add(bytes))
+        .is_some_and(|total| total <= budget)
+}
+
+/// A `read` that retries when interrupted by a signal.
+pub fn read_some(reader: &mut dyn Read, buffer: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match reader.read(buffer) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
+    }
+}

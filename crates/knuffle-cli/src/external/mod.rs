@@ -1,0 +1,241 @@
+//! External mode: shuffle inputs larger than memory, in bounded memory.
+//!
+//! # The method: scatter, then shuffle each bucket
+//!
+//! **Pass 1 (scatter).** The input is read with bounded buffers; every
+//! record gets an independent, uniformly random label among `B` buckets
+//! (`B = 2^k`, a label is `k` fresh random bits, see [`labels`]) and is
+//! appended to that bucket's temporary file. **Pass 2 (gather).** Each
+//! bucket in turn is read into memory, its records are put in uniformly
+//! random order with `knuffle::shuffle` (Durstenfeld), and written out;
+//! bucket 0 first, then bucket 1, and so on.
+//!
+//! **Why every order is exactly equally likely** (Rao 1961, Sandelius 1962;
+//! the same argument as Sanders 1998 and Penschuck 2023 for in-memory
+//! bucket shuffles). Take `n` records and any fixed output order `π`. Pass
+//! 2 writes the buckets in order, so the output is `π` exactly when (a) the
+//! labels are non-decreasing along `π`, i.e. the first `c_0` records of `π`
+//! went to bucket 0, the next `c_1` to bucket 1, ..., for some bucket sizes
+//! `c_0 + ... + c_{B-1} = n`, and (b) each bucket's shuffle put its records
+//! in `π`'s order. For given sizes `c`, (a) has probability `B^-n` (the
+//! labels are independent and uniform: exactly one labelling of `n`
+//! records), and given (a), (b) has probability `1/(c_0! ... c_{B-1}!)`
+//! (the shuffles are uniform and independent). So
+//! `P(π) = Σ_c B^-n / (c_0! ... c_{B-1}!) = B^-n · B^n / n! = 1/n!`,
+//! by the multinomial theorem (`Σ_c n!/(c_0!...c_{B-1}!) = B^n`). The sum
+//! does not depend on `π`: every one of the `n!` orders has probability
+//! exactly `1/n!`. Records arrive in pass 1 in input order, so the order
+//! inside a bucket file is not random; pass 2's full shuffle makes that
+//! irrelevant.
+//!
+//! **Buckets too big for memory.** A bucket whose bytes plus index exceed
+//! the pass-2 budget is scattered again into `B` sub-buckets by the same
+//! method; by the same argument (applied to that bucket) its records still
+//! come out in uniform order. A bucket holding a single record is copied
+//! out through a bounded buffer, which is how a record longer than the
+//! memory limit passes through: nothing is lost or duplicated, and memory
+//! stays bounded whatever the record lengths.
+//!
+//! # Bounds
+//!
+//! Memory: the [`plan`] splits the limit between the read buffer, the
+//! output buffer, `B` bucket write buffers (pass 1) and the bucket being
+//! shuffled (pass 2); inputs are read with `read(2)` into bounded buffers,
+//! never memory-mapped (mapped pages count as resident). File descriptors:
+//! at most `B <= 256` bucket files per scatter level, created on first use.
+//! Temporary files are nameless from the start (see [`temp`]).
+//!
+//! # Reproducibility
+//!
+//! The output is a function of the generator's stream, the memory limit
+//! (it fixes `B` and the pass-2 budget, see [`plan`]) and the input bytes:
+//! the same seed and the same `--memory` give the same order, whether the
+//! input came from a file or a pipe. A different limit gives a different
+//! (equally uniform) order, and so does in-memory mode.
+
+mod error;
+mod gather;
+mod input;
+mod labels;
+mod memory;
+mod plan;
+mod progress;
+mod scan;
+mod scatter;
+mod sink;
+mod temp;
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use rand_core::Rng;
+
+pub use error::{ExternalError, describe};
+pub use input::Input;
+pub use memory::{MIN_LIMIT, default_limit, format_size, parse_size};
+pub use plan::Plan;
+pub use scan::for_each_delimiter;
+pub use temp::temp_dir;
+
+use gather::gather;
+use input::Feeder;
+use progress::Progress;
+use scatter::Scatter;
+use sink::Sink;
+use temp::TempSpace;
+
+/// The settings of an external shuffle.
+#[derive(Clone, Debug)]
+pub struct ExternalConfig {
+    /// The memory limit in bytes (at least [`MIN_LIMIT`] is used).
+    pub memory: u64,
+    /// Where the temporary bucket files go.
+    pub temp_dir: PathBuf,
+    /// The record delimiter: `b'\n'`, or `0` for `-z`.
+    pub delimiter: u8,
+    /// This many records at the start of the first input are written
+    /// first, as they are (`--header N`).
+    pub header: u64,
+    /// Write at most this many records (`-n`).
+    pub count: Option<u64>,
+    /// Show a progress bar on stderr when it is a terminal and the run is
+    /// long.
+    pub progress: bool,
+    /// The total input size when known (for the progress bar's ETA).
+    pub total_bytes: Option<u64>,
+}
+
+/// What an external shuffle did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Records written (header lines not counted).
+    pub records: u64,
+    /// Buckets per scatter level.
+    pub buckets: usize,
+    /// Scatter levels used (1, or more when some bucket was scattered again).
+    pub depth: usize,
+}
+
+/// Shuffles the records of `inputs` (concatenated; each input's last
+/// record ends with a delimiter in the output even when the input did not)
+/// and writes them to `out`, using about `config.memory` bytes of memory
+/// and temporary files in `config.temp_dir`.
+///
+/// # Example
+/// ```ignore
+/// let input = Input::reader(Box::new(&b"a\nb\nc\n"[..]));
+/// let config = ExternalConfig { memory: 1 << 20, temp_dir: "/tmp".into(), delimiter: b'\n',
+///     header: 0, count: None, progress: false, total_bytes: None };
+/// let mut out = Vec::new();
+/// shuffle_external(vec![input], &config, &mut Seed::from_text("1").rng(), &mut out)?;
+/// ```
+pub fn shuffle_external<R: Rng + Send + ?Sized>(
+    inputs: Vec<Input>,
+    config: &ExternalConfig,
+    rng: &mut R,
+    out: &mut dyn Write,
+) -> Result<Stats, ExternalError> {
+    let plan = Plan::for_limit(config.memory);
+    let temp = TempSpace::new(config.temp_dir.clone())?;
+    let progress = Progress::new(config.progress, config.total_bytes);
+    let mut sink = Sink::new(out, plan.io_buffer, config.count, &progress);
+
+    let buckets = Scatter::run(&plan, &temp, config.delimiter, |scatter| {
+        let mut feeder = Feeder {
+            scatter,
+            sink: &mut sink,
+            progress: &progress,
+            delimiter: config.delimiter,
+            header_left: config.header,
+            in_header: false,
+            io_buffer: plan.io_buffer,
+        };
+        feeder.feed_all(inputs, rng)
+    })?;
+    let depth = gather(buckets, &plan, &temp, config.delimiter, &mut sink, rng)?;
+    sink.finish()?;
+    progress.finish();
+    Ok(Stats {
+        records: sink.records(),
+        buckets: plan.buckets,
+        depth,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shuffle(
+        input: &[u8],
+        memory: u64,
+        delimiter: u8,
+        header: u64,
+        seed: &str,
+    ) -> (Vec<u8>, Stats) {
+        let config = ExternalConfig {
+            memory,
+            temp_dir: std::env::temp_dir(),
+            delimiter,
+            header,
+            count: None,
+            progress: false,
+            total_bytes: None,
+        };
+        let mut out = Vec::new();
+        let input = Input::reader(Box::new(std::io::Cursor::new(input.to_vec())));
+        let stats = shuffle_external(
+            vec![input],
+            &config,
+            &mut knuffle::Seed::from_text(seed).rng(),
+            &mut out,
+        )
+        .unwrap();
+        (out, stats)
+    }
+
+    fn sorted_records(bytes: &[u8], delimiter: u8) -> Vec<&[u8]> {
+        let mut records: Vec<&[u8]> = bytes.split_inclusive(|&b| b == delimiter).collect();
+        records.sort();
+        records
+    }
+
+    #[test]
+    fn output_is_a_permutation_and_reproducible() {
+        let input: Vec<u8> = (0..100_000)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect();
+        let (out, stats) = shuffle(&input, 1 << 20, b'\n', 0, "p");
+        assert_eq!(stats.records, 100_000);
+        assert_ne!(out, input);
+        assert_eq!(sorted_records(&out, b'\n'), sorted_records(&input, b'\n'));
+        assert_eq!(shuffle(&input, 1 << 20, b'\n', 0, "p").0, out);
+        assert_ne!(shuffle(&input, 1 << 20, b'\n', 0, "q").0, out);
+    }
+
+    #[test]
+    fn long_records_and_missing_final_delimiter() {
+        let mut input = Vec::new();
+        for i in 0..40u8 {
+            input.extend(std::iter::repeat_n(
+                b'a' + i % 26,
+                100_000 * (i as usize % 5),
+            ));
+            input.push(0);
+        }
+        input.extend_from_slice(b"\xff\xfe last");
+        let (out, stats) = shuffle(&input, 1 << 20, 0, 0, "long");
+        assert!(stats.depth >= 2, "{stats:?}");
+        let mut expected = input.clone();
+        expected.push(0);
+        assert_eq!(sorted_records(&out, 0), sorted_records(&expected, 0));
+    }
+
+    #[test]
+    fn header_records_come_first() {
+        let input = b"h1\nh2\na\nb\nc\nd\n";
+        let (out, _) = shuffle(input, 1 << 20, b'\n', 2, "h");
+        assert!(out.starts_with(b"h1\nh2\n"));
+        assert_eq!(sorted_records(&out, b'\n'), sorted_records(input, b'\n'));
+    }
+}

@@ -1,0 +1,86 @@
+//! How a memory limit is split between the buffers of the two passes.
+//!
+//! Everything here is a function of the limit alone, so the shuffle's
+//! output depends only on the seed, the memory limit and the input, never
+//! on whether the input came from a file or a pipe, or on its size.
+
+use super::memory::MIN_LIMIT;
+
+/// The most bucket files open at one level of the scatter.
+pub const MAX_BUCKETS: usize = 256;
+
+/// Bucket write buffers beyond one per bucket: full ones waiting for the
+/// writer thread while parsing goes on.
+pub const SPARE_BUFFERS: usize = 8;
+
+/// The smallest write buffer per bucket worth having (smaller buffers mean
+/// more, smaller writes).
+const MIN_WRITE_BUFFER: u64 = 16 << 10;
+
+/// The buffer sizes for a memory limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The memory limit in bytes.
+    pub limit: u64,
+    /// Size of the input read buffer (pass 1) and of the output buffer.
+    pub io_buffer: usize,
+    /// Number of buckets per scatter level: a power of two.
+    pub buckets: usize,
+    /// Write buffer per bucket.
+    pub write_buffer: usize,
+    /// The most a bucket may take in pass 2 (its bytes plus its record
+    /// index); two buckets are in memory at once (one loading, one being
+    /// written). A bigger bucket is scattered again.
+    pub bucket_budget: u64,
+}
+
+impl Plan {
+    /// The plan for `limit` bytes (raised to [`MIN_LIMIT`]).
+    pub fn for_limit(limit: u64) -> Plan {
+        let limit = limit.max(MIN_LIMIT);
+        let io_buffer = (limit / 16).clamp(16 << 10, 4 << 20);
+        // Pass 1: one read buffer, one output buffer (the header), the
+        // bucket write buffers. Pass 2: two buckets and the output buffer.
+        let rest = limit - 2 * io_buffer;
+        let by_memory = (rest / MIN_WRITE_BUFFER).max(2);
+        let buckets = (prev_power_of_two(by_memory) as usize).min(MAX_BUCKETS);
+        let write_buffer = (rest / (buckets + SPARE_BUFFERS) as u64) as usize;
+        Plan {
+            limit,
+            io_buffer: io_buffer as usize,
+            buckets,
+            write_buffer,
+            bucket_budget: rest / 2,
+        }
+    }
+
+    /// Bits per bucket label (`buckets == 1 << label_bits`).
+    pub fn label_bits(&self) -> u32 {
+        self.buckets.trailing_zeros()
+    }
+}
+
+fn prev_power_of_two(x: u64) -> u64 {
+    1 << (63 - x.leading_zeros())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_fit_the_limit() {
+        for limit in [0, 1 << 20, 3 << 20, 8 << 20, 100 << 20, 4 << 30, 1 << 40] {
+            let plan = Plan::for_limit(limit);
+            let limit = plan.limit;
+            assert!(plan.buckets.is_power_of_two() && plan.buckets >= 2);
+            assert!(plan.buckets <= MAX_BUCKETS);
+            let pass1 = 2 * plan.io_buffer as u64
+                + ((plan.buckets + SPARE_BUFFERS) * plan.write_buffer) as u64;
+            let pass2 = 2 * plan.bucket_budget + plan.io_buffer as u64;
+            assert!(pass1 <= limit && pass2 <= limit, "{plan:?}");
+            assert!(plan.write_buffer as u64 >= MIN_WRITE_BUFFER / 2);
+        }
+        assert_eq!(Plan::for_limit(100 << 20).buckets, 256);
+    }
+}

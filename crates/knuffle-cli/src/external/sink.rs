@@ -1,0 +1,116 @@
+//! The output side: buffered writes, the `-n` count, bytes-written progress.
+
+use std::io::Write;
+
+use super::error::ExternalError;
+use super::progress::Progress;
+
+/// Buffered output of whole records, stopping after `-n` records.
+pub struct Sink<'o> {
+    out: &'o mut dyn Write,
+    buffer: Vec<u8>,
+    capacity: usize,
+    remaining: u64,
+    records: u64,
+    progress: &'o Progress,
+}
+
+impl<'o> Sink<'o> {
+    /// Output to `out` through a buffer of `capacity` bytes; at most
+    /// `limit` records (`None`: all).
+    pub fn new(
+        out: &'o mut dyn Write,
+        capacity: usize,
+        limit: Option<u64>,
+        progress: &'o Progress,
+    ) -> Sink<'o> {
+        Sink {
+            out,
+            buffer: Vec::new(),
+            capacity,
+            remaining: limit.unwrap_or(u64::MAX),
+            records: 0,
+            progress,
+        }
+    }
+
+    /// True once `-n` records have been written.
+    #[inline]
+    pub fn is_done(&self) -> bool {
+        self.remaining == 0
+    }
+
+    /// Records written so far (header lines not counted).
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// Writes one whole record (delimiter included), unless done.
+    #[inline]
+    pub fn record(&mut self, record: &[u8]) -> Result<(), ExternalError> {
+        if self.remaining == 0 {
+            return Ok(());
+        }
+        self.remaining -= 1;
+        self.records += 1;
+        self.bytes(record)
+    }
+
+    /// Counts the start of a record whose bytes follow through
+    /// [`Sink::bytes`]; false when done (the record must not be written).
+    pub fn start_record(&mut self) -> bool {
+        if self.remaining == 0 {
+            return false;
+        }
+        self.remaining -= 1;
+        self.records += 1;
+        true
+    }
+
+    /// Writes bytes as they are (header lines, parts of a long record).
+    #[inline]
+    pub fn bytes(&mut self, bytes: &[u8]) -> Result<(), ExternalError> {
+        if self.buffer.len() + bytes.len() <= self.buffer.capacity() {
+            self.buffer.extend_from_slice(bytes);
+            return Ok(());
+        }
+        self.bytes_slow(bytes)
+    }
+
+    #[cold]
+    fn bytes_slow(&mut self, bytes: &[u8]) -> Result<(), ExternalError> {
+        if self.buffer.capacity() < self.capacity {
+            self.buffer.reserve_exact(self.capacity - self.buffer.len());
+        }
+        if self.buffer.len() + bytes.len() > self.capacity {
+            self.flush_buffer()?;
+        }
+        if bytes.len() >= self.capacity {
+            self.write(bytes)
+        } else {
+            self.buffer.extend_from_slice(bytes);
+            Ok(())
+        }
+    }
+
+    fn flush_buffer(&mut self) -> Result<(), ExternalError> {
+        let buffer = std::mem::take(&mut self.buffer);
+        let result = self.write(&buffer);
+        self.buffer = buffer;
+        self.buffer.clear();
+        result
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<(), ExternalError> {
+        self.out.write_all(bytes).map_err(ExternalError::Output)?;
+        self.progress.wrote(bytes.len() as u64);
+        Ok(())
+    }
+
+    /// Writes what is buffered and flushes the output.
+    pub fn finish(&mut self) -> Result<(), ExternalError> {
+        self.flush_buffer()?;
+        self.buffer = Vec::new();
+        self.out.flush().map_err(ExternalError::Output)
+    }
+}
