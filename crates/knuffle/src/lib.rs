@@ -46,7 +46,10 @@ pub mod cards;
 mod entropy;
 mod ext;
 mod rng;
+#[cfg(feature = "parallel")]
+mod parallel;
 mod sample;
+mod scatter;
 mod shuffle;
 #[cfg(feature = "text")]
 pub mod text;
@@ -59,6 +62,14 @@ pub use ext::Knuffle;
 pub use rng::{DefaultRng, Seed};
 pub use sample::{Reservoir, sample_indices};
 pub use shuffle::{partial_shuffle, permutation, sattolo, shuffle, shuffled};
+
+#[cfg(feature = "parallel")]
+pub use parallel::par_shuffle;
+#[cfg(feature = "parallel")]
+#[doc(hidden)]
+pub use parallel::par_shuffle_with_config;
+#[doc(hidden)]
+pub use scatter::{ShuffleConfig, shuffle_with_config};
 
 /// `rand_core`, re-exported so users name the same traits knuffle does.
 pub use rand_core;
