@@ -7,21 +7,13 @@ use std::path::PathBuf;
 /// A failure of the external shuffle, by where it happened.
 #[derive(Debug)]
 pub enum ExternalError {
-    /// Reading input number `index` (0-based, in the order given) failed.
-    Input { index: usize, error: io::Error },
+    /// Reading an input failed.
+    Input { error: io::Error },
     /// Creating, writing or reading a temporary file in `dir` failed
     /// (for example: no space left on the device).
     Temp { dir: PathBuf, error: io::Error },
     /// Writing the output failed (a closed pipe is `BrokenPipe`).
     Output(io::Error),
-}
-
-impl ExternalError {
-    /// True when the output was closed early (a reader like `head` left):
-    /// not worth a message.
-    pub fn is_broken_pipe(&self) -> bool {
-        matches!(self, ExternalError::Output(e) if e.kind() == io::ErrorKind::BrokenPipe)
-    }
 }
 
 impl fmt::Display for ExternalError {

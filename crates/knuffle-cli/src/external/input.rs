@@ -55,7 +55,7 @@ impl Feeder<'_, '_> {
         rng: &mut R,
     ) -> Result<(), ExternalError> {
         let mut buffer = vec![0u8; self.io_buffer];
-        for (index, mut input) in inputs.into_iter().enumerate() {
+        for mut input in inputs {
             let mut done = 0;
             while done < input.prefix.len() {
                 let end = (done + RELEASE_STEP).min(input.prefix.len());
@@ -66,7 +66,7 @@ impl Feeder<'_, '_> {
             input.prefix = Vec::new();
             loop {
                 let read = read_some(&mut input.rest, &mut buffer)
-                    .map_err(|error| ExternalError::Input { index, error })?;
+                    .map_err(|error| ExternalError::Input { error })?;
                 if read == 0 {
                     break;
                 }

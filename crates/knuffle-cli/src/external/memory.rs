@@ -56,22 +56,6 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("memory size too large: '{text}'"))
 }
 
-/// Formats a byte count for messages: `1.5 GiB`, `100 MiB`, `512 B`.
-pub fn format_size(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 || value.fract() == 0.0 {
-        format!("{value:.0} {}", UNITS[unit])
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
-}
-
 /// The default memory limit: three quarters of the memory available now
 /// (`MemAvailable` in `/proc/meminfo`, or the room left under the cgroup's
 /// `memory.max` when that is smaller), at least [`MIN_LIMIT`]; 1 GiB when
@@ -141,12 +125,5 @@ mod tests {
             meminfo_field("MemAvailable:   2048 kB\n", "MemAvailable:"),
             Some(2 << 20)
         );
-    }
-
-    #[test]
-    fn sizes_format_readably() {
-        assert_eq!(format_size(512), "512 B");
-        assert_eq!(format_size(100 << 20), "100 MiB");
-        assert_eq!(format_size(3 << 29), "1.5 GiB");
     }
 }

@@ -70,11 +70,11 @@ use std::path::PathBuf;
 
 use rand_core::Rng;
 
-pub use error::{ExternalError, describe};
+pub use error::ExternalError;
 pub use input::Input;
-pub use memory::{MIN_LIMIT, default_limit, format_size, parse_size};
+pub use memory::{MIN_LIMIT, default_limit, parse_size};
 pub use plan::Plan;
-pub use scan::for_each_delimiter;
+pub use scan::count_delimiters;
 pub use temp::temp_dir;
 
 use gather::gather;

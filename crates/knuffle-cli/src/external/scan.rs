@@ -25,6 +25,23 @@ pub fn for_each_delimiter(data: &[u8], delimiter: u8, mut found: impl FnMut(usiz
     }
 }
 
+/// The number of bytes of `data` equal to `delimiter` (a population count
+/// of each block's mask).
+pub fn count_delimiters(data: &[u8], delimiter: u8) -> u64 {
+    let mut blocks = data.chunks_exact(64);
+    let mut count = 0u64;
+    for block in &mut blocks {
+        count +=
+            u64::from(block_mask(block.try_into().expect("64-byte block"), delimiter).count_ones());
+    }
+    count
+        + blocks
+            .remainder()
+            .iter()
+            .filter(|&&b| b == delimiter)
+            .count() as u64
+}
+
 /// Bit `j` is set when `block[j] == delimiter`: four 16-byte SSE2 compares
 /// and byte masks (SSE2 is part of every x86-64 CPU).
 #[cfg(target_arch = "x86_64")]
@@ -77,6 +94,7 @@ mod tests {
                 for_each_delimiter(part, delimiter, |i| got.push(i));
                 let want: Vec<usize> = memchr::memchr_iter(delimiter, part).collect();
                 assert_eq!(got, want);
+                assert_eq!(count_delimiters(part, delimiter), want.len() as u64);
             }
         }
     }

@@ -40,11 +40,6 @@ impl TempSpace {
         Ok(space)
     }
 
-    /// The directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// A new, already unlinked, read-write file.
     pub fn file(&self) -> Result<File, ExternalError> {
         tempfile::tempfile_in(&self.dir).map_err(|e| self.error(e))

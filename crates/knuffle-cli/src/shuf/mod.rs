@@ -32,6 +32,7 @@ use std::process::ExitCode;
 
 mod engine;
 mod errors;
+mod external_mode;
 mod gnu_random;
 mod help;
 mod input;

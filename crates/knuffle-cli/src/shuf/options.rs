@@ -61,6 +61,12 @@ pub struct Options {
     pub seed: Option<String>,
     /// `--header N` (knuffle): the first N lines stay in place at the top.
     pub header: u64,
+    /// `--memory SIZE` (knuffle): the memory limit; larger inputs are
+    /// shuffled externally.
+    pub memory: Option<u64>,
+    /// `-T/--temporary-directory DIR` (knuffle): where external mode's
+    /// temporary files go.
+    pub temp_dir: Option<OsString>,
 }
 
 impl Options {
@@ -74,6 +80,8 @@ impl Options {
             delimiter: b'\n',
             seed: None,
             header: 0,
+            memory: None,
+            temp_dir: None,
         }
     }
 }
@@ -102,6 +110,8 @@ enum Opt {
     Version,
     Seed,
     Header,
+    Memory,
+    TempDir,
 }
 
 /// One long option: its name, whether it takes an argument, and whether GNU
@@ -182,6 +192,18 @@ const LONG_OPTIONS: &[LongOption] = &[
         gnu: false,
         opt: Opt::Header,
     },
+    LongOption {
+        name: "memory",
+        takes_value: true,
+        gnu: false,
+        opt: Opt::Memory,
+    },
+    LongOption {
+        name: "temporary-directory",
+        takes_value: true,
+        gnu: false,
+        opt: Opt::TempDir,
+    },
 ];
 
 /// The short options (GNU's optstring `ei:n:o:rz`): letter, takes a value.
@@ -192,6 +214,7 @@ const SHORT_OPTIONS: &[(u8, bool, Opt)] = &[
     (b'o', true, Opt::Output),
     (b'r', false, Opt::Repeat),
     (b'z', false, Opt::ZeroTerminated),
+    (b'T', true, Opt::TempDir), // knuffle only
 ];
 
 /// Parses the arguments after the program name.
@@ -249,8 +272,10 @@ pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, Shu
             while pos < arg.len() {
                 let letter = arg[pos];
                 pos += 1;
-                let Some(&(_, takes_value, opt)) =
-                    SHORT_OPTIONS.iter().find(|(l, _, _)| *l == letter)
+                let offered = |o: &Opt| personality == Personality::Knuffle || *o != Opt::TempDir;
+                let Some(&(_, takes_value, opt)) = SHORT_OPTIONS
+                    .iter()
+                    .find(|(l, _, o)| *l == letter && offered(o))
                 else {
                     return Err(ShufError::usage(format!(
                         "invalid option -- '{}'",
@@ -393,6 +418,8 @@ fn apply(
             }
             options.seed = Some(text);
         }
+        Opt::Memory => options.memory = Some(super::external_mode::parse_memory(&value)?),
+        Opt::TempDir => options.temp_dir = Some(value),
         Opt::Header => match parse_count(&value) {
             CountParse::Value(n) => options.header = n,
             CountParse::Overflow => options.header = u64::MAX,
