@@ -41,7 +41,8 @@ zone is rejected and redrawn (shown as a note). 'word' is a fresh 64-bit word fr
 generator (ChaCha20 keyed with SHA-256 of the seed text); 'low' is the low half left by
 the previous multiplication: knuffle serves several small bounds from one word (batched
 draws, Brackett-Rozinsky & Lemire 2024). The trace draws exactly as the library does, so
-`--algorithm fisher-yates` ends in the same order as knuffle::shuffle with the same seed.
+`--algorithm fisher-yates` ends in the same order as knuffle::shuffle with the same seed,
+and as `knuffle -e ITEM... --seed TEXT`.
 
 --algorithm traces any algorithm of the bias lab's zoo, fair or biased, so you can watch
 where e.g. the naive swap goes wrong (`knuffle trace --list` describes them all).";
@@ -617,6 +618,41 @@ mod tests {
                     .all(|s| s.draw.as_ref().is_some_and(|d| d.number.is_some()))
             );
         }
+    }
+
+    #[test]
+    fn rejected_words_become_notes_and_the_accepted_word_explains_the_offset() {
+        let log = WordLog::default();
+        let mut recorder = Recorder {
+            log: &log,
+            current: vec![0, 1, 2],
+            steps: Vec::new(),
+            low: None,
+        };
+        let accepted = 0x9e37_79b9_7f4a_7c15u64;
+        let value = ((u128::from(accepted) * 3) >> 64) as u64;
+        log.borrow_mut().extend([Some(1), Some(accepted)]);
+        recorder.draw(3, value);
+        let step = &recorder.steps[0];
+        assert_eq!(
+            step.draw.as_ref().unwrap().number,
+            Some((accepted, Source::Word))
+        );
+        assert_eq!(step.notes.len(), 1);
+        assert!(step.notes[0].starts_with("rejected 0x0000000000000001"));
+        // The next draw without a new word continues from the low half.
+        let low = (u128::from(accepted) * 3) as u64;
+        let next = ((u128::from(low) * 2) >> 64) as u64;
+        recorder.draw(2, next);
+        assert_eq!(
+            recorder.steps[1].draw.as_ref().unwrap().number,
+            Some((low, Source::Low))
+        );
+        // A value the words cannot explain is shown without a derivation.
+        log.borrow_mut().push(Some(u64::MAX));
+        recorder.draw(5, 0); // (2^64 - 1) × 5 >> 64 is 4, not 0
+        assert_eq!(recorder.steps[2].draw.as_ref().unwrap().number, None);
+        assert_eq!(recorder.low, None);
     }
 
     #[test]

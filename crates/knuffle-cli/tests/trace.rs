@@ -150,6 +150,25 @@ fn fisher_yates_ends_in_the_order_knuffle_shuffle_gives() {
 }
 
 #[test]
+fn fisher_yates_ends_in_the_order_shuf_mode_gives_for_the_same_seed() {
+    let items = [
+        "ace", "bee", "cat", "dog", "elk", "fox", "gnu", "hen", "ibis",
+    ];
+    let mut args = vec!["trace", "--seed", "shuf"];
+    args.extend(items);
+    let table = stdout(&knuffle(&args));
+    let result = table
+        .lines()
+        .find_map(|l| l.strip_prefix("result: "))
+        .unwrap();
+    let mut shuf_args = vec!["-e"];
+    shuf_args.extend(items);
+    shuf_args.extend(["--seed", "shuf"]);
+    let shuf = stdout(&knuffle(&shuf_args));
+    assert_eq!(result, shuf.lines().collect::<Vec<_>>().join(" "));
+}
+
+#[test]
 fn fisher_yates_swaps_position_i_with_the_offset_from_the_end() {
     let table = stdout(&knuffle(&["trace", "--seed", "steps", "--size", "8"]));
     let rows = rows(&table);
