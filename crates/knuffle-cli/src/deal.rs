@@ -11,6 +11,7 @@ pub(crate) mod seeding;
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
@@ -56,6 +57,16 @@ enum Format {
     Text,
     /// One JSON object.
     Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ColorWhen {
+    /// When standard output is a terminal (and NO_COLOR is unset).
+    Auto,
+    /// Always (ANSI escapes).
+    Always,
+    /// Never.
+    Never,
 }
 
 #[derive(Parser, Debug)]
@@ -107,6 +118,10 @@ struct Args {
     /// Output format.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
     format: Format,
+
+    /// When to print red suits in red (text output only).
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    color: ColorWhen,
 
     /// Seed text (any text); the same seed replays the same deal.
     #[arg(long, value_name = "TEXT")]
@@ -160,6 +175,27 @@ pub fn run(args: &[OsString]) -> ExitCode {
         Err(refusal) => return fail("deal", &refusal, USAGE),
     }
     let mut rng = seed.rng();
+    let color = args.format == Format::Text
+        && match args.color {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => {
+                std::io::stdout().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::env::var("TERM").map_or(true, |term| term != "dumb")
+            }
+        };
+    let label = |card: &Card| {
+        let text = if args.ascii {
+            card.to_ascii()
+        } else {
+            card.to_string()
+        };
+        match card.suit() {
+            Some(suit) if color && suit.is_red() => format!("\x1b[31m{text}\x1b[0m"),
+            _ => text,
+        }
+    };
 
     if args.shuffle {
         let order: Vec<String> = if custom {
@@ -169,7 +205,7 @@ pub fn run(args: &[OsString]) -> ExitCode {
         } else {
             let mut deck = Deck::shoe(args.decks as usize, args.jokers as usize);
             deck.shuffle(&mut rng);
-            deck.iter().map(|card| label(card, args.ascii)).collect()
+            deck.iter().map(label).collect()
         };
         if args.verbose {
             describe(&args, &seed, deck_size, deck_size);
@@ -213,7 +249,7 @@ pub fn run(args: &[OsString]) -> ExitCode {
                     .iter_mut()
                     .for_each(|hand| hand.sort_unstable_by(|a, b| b.cmp(a)));
             }
-            let name = |card: &Card| label(card, args.ascii);
+            let name = label;
             Dealt {
                 hands: hands.iter().map(|h| h.iter().map(name).collect()).collect(),
                 board: deal.board.iter().map(name).collect(),
@@ -248,14 +284,6 @@ pub fn run(args: &[OsString]) -> ExitCode {
 
 fn plural(count: u64) -> &'static str {
     if count == 1 { "" } else { "s" }
-}
-
-fn label(card: &Card, ascii: bool) -> String {
-    if ascii {
-        card.to_ascii()
-    } else {
-        card.to_string()
-    }
 }
 
 /// `--verbose`: the deck, the entropy of every order and of this deal.

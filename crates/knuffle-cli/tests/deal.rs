@@ -304,3 +304,26 @@ fn cards_parse_in_both_notations_from_the_output() {
     sorted.sort();
     assert_eq!(sorted, Deck::standard().into_vec());
 }
+
+#[test]
+fn red_suits_are_red_only_when_asked_and_never_in_json() {
+    let plain = stdout(&knuffle(&["deal", "--shuffle", "--seed", "c"]));
+    assert!(!plain.contains('\x1b'), "no colour when not a terminal");
+    let colored = stdout(&knuffle(&[
+        "deal",
+        "--shuffle",
+        "--seed",
+        "c",
+        "--color",
+        "always",
+    ]));
+    assert_eq!(colored.matches("\x1b[31m").count(), 26, "the 26 red cards");
+    for red in colored.split("\x1b[31m").skip(1) {
+        let card = red.split("\x1b[0m").next().unwrap();
+        assert!(card.ends_with('♥') || card.ends_with('♦'), "{card}");
+    }
+    let json = stdout(&knuffle(&[
+        "deal", "--seed", "c", "--color", "always", "--format", "json",
+    ]));
+    assert!(!json.contains('\x1b'));
+}
