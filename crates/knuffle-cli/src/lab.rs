@@ -1,9 +1,291 @@
-//! `knuffle lab` (being built).
+//! `knuffle lab`: the bias lab on the command line.
 
 use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub fn run(_args: &[OsString]) -> ExitCode {
-    eprintln!("knuffle lab: not available in this build yet");
-    ExitCode::from(2)
+use clap::Parser;
+use indicatif::{ProgressBar, ProgressStyle};
+use knuffle_lab::exact::{self, ExactDistribution};
+use knuffle_lab::experiment::{self, DEFAULT_N, DEFAULT_SEED, DEFAULT_TRIALS, LabRun};
+use knuffle_lab::stats::DEFAULT_ALPHA;
+use knuffle_lab::zoo::{ALL, Algorithm};
+
+const EXAMPLES: &str = "\
+Examples:
+  knuffle lab                               every algorithm, n = 4, 10M shuffles each (seed 003's experiment)
+  knuffle lab --list                        the zoo: names, descriptions, sources
+  knuffle lab -a naive-swap --exact -n 3    exact probabilities: 4/27 and 5/27
+  knuffle lab -a fisher-yates,naive-swap -n 10 --trials 1000000
+  knuffle lab --report lab-report           also write lab-report/index.html with SVG and PNG charts
+  knuffle lab --seed 'my seed'              another reproducible run";
+
+/// Shuffle small decks many times with every algorithm of the zoo and test
+/// whether each is biased (seed 003's experiment, with statistics).
+#[derive(Parser, Debug)]
+#[command(name = "knuffle lab", after_help = EXAMPLES)]
+struct Args {
+    /// Algorithms to run (comma-separated or repeated; default: all). See --list.
+    #[arg(short, long = "algorithm", value_name = "NAME", value_delimiter = ',')]
+    algorithms: Vec<String>,
+
+    /// Items per shuffle.
+    #[arg(short, default_value_t = DEFAULT_N, value_parser = clap::value_parser!(usize))]
+    n: usize,
+
+    /// Shuffles per algorithm.
+    #[arg(short, long, default_value_t = DEFAULT_TRIALS)]
+    trials: u64,
+
+    /// Seed text: the same seed gives the same counts on any machine and thread count.
+    #[arg(short, long, default_value = DEFAULT_SEED)]
+    seed: String,
+
+    /// Family-wise significance level of the verdicts (Holm-corrected).
+    #[arg(long, default_value_t = DEFAULT_ALPHA)]
+    alpha: f64,
+
+    /// Enumerate every path of random choices (small n) and print exact probabilities instead of sampling.
+    #[arg(long)]
+    exact: bool,
+
+    /// Most paths to enumerate in --exact mode.
+    #[arg(long, default_value_t = exact::DEFAULT_PATH_LIMIT, value_name = "PATHS")]
+    path_limit: u64,
+
+    /// Write an HTML report with SVG and PNG charts into DIR.
+    #[arg(long, value_name = "DIR")]
+    report: Option<PathBuf>,
+
+    /// List the algorithms of the zoo and exit.
+    #[arg(long)]
+    list: bool,
+}
+
+/// Runs `knuffle lab` with the arguments after the subcommand name.
+pub fn run(args: &[OsString]) -> ExitCode {
+    let argv = std::iter::once(OsString::from("knuffle lab")).chain(args.iter().cloned());
+    let args = match Args::try_parse_from(argv) {
+        Ok(args) => args,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match lab(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("knuffle lab: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn selected(args: &Args) -> Result<Vec<Algorithm>, String> {
+    if args.algorithms.is_empty() || args.algorithms.iter().any(|a| a == "all") {
+        return Ok(ALL.to_vec());
+    }
+    args.algorithms
+        .iter()
+        .map(|name| {
+            Algorithm::from_name(name).ok_or_else(|| {
+                let names: Vec<&str> = ALL.iter().map(|a| a.name()).collect();
+                format!("unknown algorithm {name:?}; known: {}", names.join(", "))
+            })
+        })
+        .collect()
+}
+
+fn lab(args: &Args) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    let write_err = |e: std::io::Error| format!("cannot write the output: {e}");
+    if args.list {
+        for a in ALL {
+            writeln!(
+                out,
+                "{:<21} {}\n{:<21} {}\n{:<21} source: {}\n",
+                a.name(),
+                a.fairness().label(),
+                "",
+                a.description(),
+                "",
+                a.source()
+            )
+            .map_err(write_err)?;
+        }
+        return Ok(());
+    }
+    let algorithms = selected(args)?;
+    if args.n < 2 {
+        return Err(format!("-n must be at least 2 (got {})", args.n));
+    }
+    if !(args.alpha > 0.0 && args.alpha < 1.0) {
+        return Err(format!(
+            "--alpha must be between 0 and 1 (got {})",
+            args.alpha
+        ));
+    }
+    if args.exact {
+        if args.report.is_some() {
+            return Err("--report works with sampling, not with --exact".into());
+        }
+        return exact_mode(args, &algorithms, &mut out).map_err(write_err_str);
+    }
+    if args.trials == 0 {
+        return Err("--trials must be at least 1".into());
+    }
+    if args.n > 100_000 {
+        return Err(format!(
+            "-n {} is too large for the lab (at most 100000)",
+            args.n
+        ));
+    }
+    if let Some(dir) = &args.report {
+        knuffle_lab::report::prepare_dir(dir).map_err(|e| e.to_string())?;
+    }
+    let total = args.trials.saturating_mul(algorithms.len() as u64);
+    let bar = if std::io::stderr().is_terminal() {
+        let bar = ProgressBar::new(total);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {percent:>3}% {msg} (eta {eta})")
+                .expect("a valid template"),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut runs: Vec<LabRun> = Vec::new();
+    for &algorithm in &algorithms {
+        bar.set_message(algorithm.name());
+        let run = experiment::run(
+            algorithm,
+            args.n,
+            args.trials,
+            &args.seed,
+            args.alpha,
+            &|done| bar.inc(done),
+        );
+        runs.push(run);
+    }
+    bar.finish_and_clear();
+    write!(out, "{}", experiment::table(&runs)).map_err(write_err)?;
+    if algorithms.len() == 1 {
+        writeln!(out).map_err(write_err)?;
+        write!(out, "{}", runs[0].analysis.to_text()).map_err(write_err)?;
+    }
+    if let Some(dir) = &args.report {
+        let index = knuffle_lab::report::write_report(dir, &runs).map_err(|e| e.to_string())?;
+        writeln!(out, "report: {}", index.display()).map_err(write_err)?;
+    }
+    Ok(())
+}
+
+fn write_err_str(e: std::io::Error) -> String {
+    format!("cannot write the output: {e}")
+}
+
+fn order_text(n: usize, rank: usize) -> String {
+    let order = knuffle_lab::perm::unrank(n, rank as u64);
+    if n <= 9 {
+        order.iter().map(|x| (x + 1).to_string()).collect()
+    } else {
+        order
+            .iter()
+            .map(|x| (x + 1).to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+fn exact_mode(args: &Args, algorithms: &[Algorithm], out: &mut impl Write) -> std::io::Result<()> {
+    let detailed = algorithms.len() == 1;
+    let mut failures = Vec::new();
+    if !detailed {
+        writeln!(
+            out,
+            "exact distributions for n = {} (every path of random choices enumerated)",
+            args.n
+        )?;
+        writeln!(
+            out,
+            "{:<21} {:>10} {:>9} {:>24} {:>24}  {}",
+            "algorithm", "paths", "orders", "least likely", "most likely", "uniform?"
+        )?;
+    }
+    for &algorithm in algorithms {
+        match exact::enumerate(algorithm, args.n, args.path_limit) {
+            Ok(d) if detailed => print_detailed(&d, out)?,
+            Ok(d) => {
+                let (lo, hi) = d.extremes();
+                let den = d.common_denominator();
+                let show =
+                    |r: knuffle_lab::ratio::Ratio| match den.and_then(|den| r.numer_over(den)) {
+                        Some(num) => format!("{num}/{}", den.unwrap_or(1)),
+                        None => r.to_string(),
+                    };
+                writeln!(
+                    out,
+                    "{:<21} {:>10} {:>9} {:>24} {:>24}  {}",
+                    algorithm.name(),
+                    d.paths,
+                    format!("{}/{}", d.reachable(), d.probabilities.len()),
+                    show(lo),
+                    show(hi),
+                    if d.is_uniform() { "yes" } else { "NO" }
+                )?;
+            }
+            Err(e) => failures.push(format!("{}: {e}", algorithm.name())),
+        }
+    }
+    for f in &failures {
+        writeln!(out, "{f}")?;
+    }
+    Ok(())
+}
+
+fn print_detailed(d: &ExactDistribution, out: &mut impl Write) -> std::io::Result<()> {
+    let den = d.common_denominator();
+    writeln!(
+        out,
+        "{}: exact probabilities of the {} orders of n = {} ({} paths of random choices)",
+        d.algorithm.name(),
+        d.probabilities.len(),
+        d.n,
+        d.paths
+    )?;
+    writeln!(out, "{:<12} {:>22} {:>12}", "order", "probability", "x n!")?;
+    let n_fact = d.probabilities.len() as f64;
+    for (rank, p) in d.probabilities.iter().enumerate() {
+        let over = match den.and_then(|den| p.numer_over(den).map(|num| (num, den))) {
+            Some((num, den)) if p.denom() != den => format!("{num}/{den} (= {p})"),
+            _ => p.to_string(),
+        };
+        writeln!(
+            out,
+            "{:<12} {:>22} {:>12.4}",
+            order_text(d.n, rank),
+            over,
+            p.to_f64() * n_fact
+        )?;
+    }
+    let (lo, hi) = d.extremes();
+    let show = |r: knuffle_lab::ratio::Ratio| match den.and_then(|den| r.numer_over(den)) {
+        Some(num) if r.denom() != den.unwrap_or(0) => format!("{num}/{} (= {r})", den.unwrap_or(1)),
+        _ => r.to_string(),
+    };
+    writeln!(out, "least likely: {}; most likely: {}", show(lo), show(hi))?;
+    writeln!(
+        out,
+        "{}: {} of {} orders reachable; {}",
+        d.algorithm.name(),
+        d.reachable(),
+        d.probabilities.len(),
+        if d.is_uniform() {
+            "exactly uniform".to_string()
+        } else {
+            format!("NOT uniform (uniform would be 1/{})", d.probabilities.len())
+        }
+    )?;
+    Ok(())
 }

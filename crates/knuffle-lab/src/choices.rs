@@ -83,8 +83,6 @@ impl<R: Rng + ?Sized> Choices for RngChoices<'_, R> {
         B: Fn(usize) -> u64,
         F: FnMut(usize, u64),
     {
-        let mut bounds = [0u64; MAX_BATCH];
-        let mut digits = [0u64; MAX_BATCH];
         let mut step = 0;
         while step < count {
             let first = bound_at(step);
@@ -95,33 +93,30 @@ impl<R: Rng + ?Sized> Choices for RngChoices<'_, R> {
             }
             let mut product = first;
             let mut len = 1;
-            bounds[0] = first;
             while len < MAX_BATCH && step + len < count {
-                let next = bound_at(step + len);
-                match product.checked_mul(next) {
+                match product.checked_mul(bound_at(step + len)) {
                     Some(p) if p <= BATCH_LIMIT => {
                         product = p;
-                        bounds[len] = next;
                         len += 1;
                     }
                     _ => break,
                 }
             }
-            // 2^64 mod product, computed on the bound, never on random bits.
-            let threshold = product.wrapping_neg() % product;
-            loop {
-                let mut low = self.0.next_u64();
-                for (digit, &bound) in digits[..len].iter_mut().zip(&bounds[..len]) {
-                    let wide = u128::from(low) * u128::from(bound);
-                    *digit = (wide >> 64) as u64;
-                    low = wide as u64;
-                }
-                if low >= threshold {
-                    break;
+            // The low half left after multiplying by every bound in turn is
+            // x * product mod 2^64, so the rejection test needs no digits.
+            // Reject below 2^64 mod product (computed on the bound, never on
+            // random bits, and only when the low half is below product).
+            let mut low = self.0.next_u64();
+            if low.wrapping_mul(product) < product {
+                let threshold = product.wrapping_neg() % product;
+                while low.wrapping_mul(product) < threshold {
+                    low = self.0.next_u64();
                 }
             }
-            for (offset, &digit) in digits[..len].iter().enumerate() {
-                emit(step + offset, digit);
+            for offset in 0..len {
+                let wide = u128::from(low) * u128::from(bound_at(step + offset));
+                emit(step + offset, (wide >> 64) as u64);
+                low = wide as u64;
             }
             step += len;
         }

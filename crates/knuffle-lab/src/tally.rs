@@ -131,6 +131,18 @@ impl Tally {
         self.adjacent[perm::adjacent_pairs_kept(p)] += 1;
     }
 
+    /// Counts `count` copies of the full shuffle `p` (see [`Tally::add`]).
+    pub fn add_many(&mut self, p: &[usize], count: u64) {
+        if let Some(orders) = &mut self.orders {
+            self.trials += count;
+            orders[perm::rank(p) as usize] += count;
+        } else {
+            for _ in 0..count {
+                self.add(p);
+            }
+        }
+    }
+
     /// Counts one deal: `hand[position]` = item dealt there (`k` distinct
     /// items of `0..n`).
     pub fn add_deal(&mut self, hand: &[usize]) {

@@ -340,7 +340,7 @@ impl Algorithm {
     /// knuffle::shuffle(&mut b, &mut knuffle::Seed::from_text("x").rng());
     /// assert_eq!(a, b); // word for word the library's shuffle
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn run<T: Copy, R: Rng + ?Sized, O: Observer>(
         self,
         items: &mut [T],
@@ -351,7 +351,7 @@ impl Algorithm {
     }
 
     /// Shuffles `items` with choices from any [`Choices`] source.
-    #[inline]
+    #[inline(always)]
     pub fn run_with<T: Copy, C: Choices, O: Observer>(
         self,
         items: &mut [T],
@@ -445,6 +445,7 @@ fn swap<T, O: Observer>(items: &mut [T], i: usize, j: usize, obs: &mut O) {
 /// Seed 003 #1: card = rand.Next(1, n+1) until not already in the output.
 /// The draw is 0-based here (card k is item k); the output is built in
 /// place at the front, so the chosen item is swapped forward.
+#[inline(never)] // keeps its scratch buffers out of the other algorithms' frames
 fn pick_unused<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
     let n = items.len();
     if n > 64 {
@@ -524,6 +525,7 @@ fn with_scratch<X: Copy + Default, F: FnOnce(&mut [X])>(len: usize, f: F) {
 }
 
 /// Stable sort by random keys of `bits` bits (mapped through `order`).
+#[inline(never)] // keeps its scratch buffers out of the other algorithms' frames
 fn sort_by_keys<T: Copy, C: Choices, O: Observer>(
     items: &mut [T],
     choices: &mut C,
@@ -601,6 +603,7 @@ fn arrange<T: Copy, O: Observer>(items: &mut [T], from: &mut [usize], obs: &mut 
 /// Top-down merge sort of positions whose comparator is a coin flip (the
 /// JavaScript `sort(() => Math.random() - 0.5)` idiom). Hand-written: Rust's
 /// own sorts may panic on an inconsistent comparator.
+#[inline(never)] // keeps its scratch buffers out of the other algorithms' frames
 fn sort_with_coin<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
     let n = items.len();
     with_scratch::<usize, _>(n, |order| {
@@ -667,6 +670,7 @@ fn merge_sort<C: Choices, O: Observer>(
 /// suffix in its original order, so "take" is a rotation (reported as
 /// adjacent swaps). The seed scales `Rnd` (a float); here the draw is
 /// `knuffle::below`.
+#[inline(never)] // keeps its scratch buffers out of the other algorithms' frames
 fn string_method<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
     let n = items.len();
     for out in 0..n {

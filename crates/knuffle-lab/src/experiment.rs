@@ -1,0 +1,145 @@
+//! Seed 003's experiment, done properly: shuffle `n` items many times with
+//! each algorithm, count the orders, test, and tabulate.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use crate::analysis::{self, Analysis, format_p};
+use crate::sample;
+use crate::tally::Tally;
+use crate::zoo::{Algorithm, Fairness};
+
+/// The default seed text of `knuffle lab` (results are reproducible).
+pub const DEFAULT_SEED: &str = "knuffle-lab";
+/// Shuffles per algorithm by default (seed 003's ten million).
+pub const DEFAULT_TRIALS: u64 = 10_000_000;
+/// Items per shuffle by default (seed 003's four cards).
+pub const DEFAULT_N: usize = 4;
+
+/// One algorithm's run.
+#[derive(Clone, Debug)]
+pub struct LabRun {
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// Seed text.
+    pub seed: String,
+    /// Wall time of the sampling (both cores).
+    pub elapsed: Duration,
+    /// The counts.
+    pub tally: Tally,
+    /// Tests and verdict.
+    pub analysis: Analysis,
+}
+
+impl LabRun {
+    /// Whether the verdict is what the algorithm's [`Fairness`] predicts
+    /// (fair ones pass, biased and cyclic-only ones are flagged), for
+    /// `n >= 3`.
+    pub fn as_expected(&self) -> bool {
+        self.analysis.biased() != self.algorithm.fairness().is_fair_shuffle()
+    }
+
+    /// Shuffles per second.
+    pub fn rate(&self) -> f64 {
+        self.tally.trials() as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+/// Samples and analyses one algorithm.
+///
+/// ```
+/// use knuffle_lab::{experiment::run, zoo::Algorithm};
+/// let naive = run(Algorithm::NaiveSwap, 4, 200_000, "doc", 0.001, &|_| {});
+/// assert!(naive.analysis.biased() && naive.as_expected());
+/// ```
+pub fn run(
+    algorithm: Algorithm,
+    n: usize,
+    trials: u64,
+    seed: &str,
+    alpha: f64,
+    progress: &(dyn Fn(u64) + Sync),
+) -> LabRun {
+    let start = Instant::now();
+    let tally = sample::sample(algorithm, n, trials, seed, progress);
+    let elapsed = start.elapsed();
+    let analysis = analysis::analyze(&tally, alpha);
+    LabRun {
+        algorithm,
+        seed: seed.to_string(),
+        elapsed,
+        tally,
+        analysis,
+    }
+}
+
+/// The lab's table: algorithm, time, orders seen, s.d. of the counts,
+/// chi-square and p-value of the full-permutation test (or the position
+/// test when n! is too large), Holm-corrected verdict.
+pub fn table(runs: &[LabRun]) -> String {
+    let mut s = String::new();
+    let Some(first) = runs.first() else {
+        return s;
+    };
+    let a = &first.analysis;
+    let _ = writeln!(
+        s,
+        "n = {}, {} shuffles per algorithm, seed {:?}; verdict at family-wise alpha = {} (Holm over the {} tests of each algorithm)",
+        a.n,
+        a.trials,
+        first.seed,
+        a.alpha,
+        a.tests.len()
+    );
+    let _ = writeln!(
+        s,
+        "{:<21} {:>8} {:>8} {:>10} {:>13} {:>9} {:>9}  {:<7} {}",
+        "algorithm",
+        "time",
+        "orders",
+        "s.d.",
+        "chi-square",
+        "p-value",
+        "Holm p",
+        "verdict",
+        "expected"
+    );
+    for run in runs {
+        let a = &run.analysis;
+        let main = a
+            .order_test()
+            .or_else(|| a.tests.iter().find(|t| t.name.contains("positions")));
+        let (x2, p) = main.map_or(("-".into(), "-".into()), |t| {
+            (format!("{:.1}", t.statistic), format_p(t.p_value))
+        });
+        let orders = a.orders_seen.map_or("-".into(), |o| o.to_string());
+        let sd = a.order_count_sd.map_or("-".into(), |d| format!("{d:.0}"));
+        let verdict = if a.biased() { "BIASED" } else { "fair" };
+        let expected = match run.algorithm.fairness() {
+            Fairness::Uniform => "fair",
+            Fairness::UniformUpToTies => "fair (ties unseeable)",
+            Fairness::UniformOverCycles => "biased (cycles only)",
+            Fairness::Biased => "biased",
+        };
+        let mark = if run.as_expected() {
+            ""
+        } else {
+            "  <-- UNEXPECTED"
+        };
+        let _ = writeln!(
+            s,
+            "{:<21} {:>7.2}s {:>8} {:>10} {:>13} {:>9} {:>9}  {:<7} {}{}",
+            run.algorithm.name(),
+            run.elapsed.as_secs_f64(),
+            orders,
+            sd,
+            x2,
+            p,
+            format_p(a.min_adjusted_p()),
+            verdict,
+            expected,
+            mark
+        );
+    }
+    s
+}

@@ -1,0 +1,506 @@
+//! The lab's report: a self-contained HTML page (no scripts, no network)
+//! with, per algorithm, a histogram of the order counts against the
+//! expected line and a position heat map, each as SVG and PNG.
+//!
+//! PNG text is drawn with DejaVu Sans, shipped in this crate (`fonts/`,
+//! Bitstream Vera licence), so no system font library is needed.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::analysis::format_p;
+use crate::experiment::{LabRun, table};
+use crate::perm;
+
+static FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
+static REGISTER: Once = Once::new();
+
+/// The histogram is drawn when `n!` is at most this.
+pub const MAX_HISTOGRAM_ORDERS: usize = 720;
+
+const HIST_SIZE: (u32, u32) = (900, 380);
+const HEAT_SIZE: (u32, u32) = (560, 500);
+
+fn register_font() {
+    REGISTER.call_once(|| {
+        // The bytes are a valid TrueType font shipped with the crate.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+}
+
+/// Creates `dir` (and parents) if needed and checks it is a writable
+/// directory, before any long computation.
+pub fn prepare_dir(dir: &Path) -> io::Result<()> {
+    fs::create_dir_all(dir)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot create {}: {e}", dir.display())))?;
+    let probe = dir.join(".knuffle-write-test");
+    fs::write(&probe, b"").map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("cannot write into {}: {e}", dir.display()),
+        )
+    })?;
+    fs::remove_file(&probe)
+}
+
+fn other<E: std::fmt::Display>(e: E) -> io::Error {
+    io::Error::other(e.to_string())
+}
+
+/// Writes `index.html` plus `<algorithm>-histogram.{svg,png}` and
+/// `<algorithm>-positions.{svg,png}` into `dir`; returns the page's path.
+/// Files are written to temporary names and renamed, so a failed run never
+/// leaves a half-written file under a final name.
+pub fn write_report(dir: &Path, runs: &[LabRun]) -> io::Result<PathBuf> {
+    prepare_dir(dir)?;
+    register_font();
+    let mut sections = String::new();
+    for run in runs {
+        let name = run.algorithm.name();
+        let mut images = String::new();
+        if let Some(counts) = run
+            .tally
+            .order_counts()
+            .filter(|c| c.len() <= MAX_HISTOGRAM_ORDERS)
+        {
+            let svg = format!("{name}-histogram.svg");
+            let png = format!("{name}-histogram.png");
+            render_both(dir, &svg, &png, HIST_SIZE, &Picture::Histogram(run, counts))?;
+            let _ = write!(
+                images,
+                r#"<figure><img src="{svg}" alt="{name}: count of each order against the expected count" width="{w}" height="{h}"><figcaption>Count of each order (bars) against the expected count m/n! (red line). Orange bars are more than 4 standard deviations away. <a href="{png}">PNG</a></figcaption></figure>"#,
+                w = HIST_SIZE.0,
+                h = HIST_SIZE.1
+            );
+        }
+        let svg = format!("{name}-positions.svg");
+        let png = format!("{name}-positions.png");
+        render_both(dir, &svg, &png, HEAT_SIZE, &Picture::Heat(run))?;
+        let _ = write!(
+            images,
+            r#"<figure><img src="{svg}" alt="{name}: position heat map, original position (from) against final position (to)" width="{w}" height="{h}"><figcaption>Where items end: row = original position (from), column = final position (to); red = more often than uniform, blue = less, white = as expected. <a href="{png}">PNG</a></figcaption></figure>"#,
+            w = HEAT_SIZE.0,
+            h = HEAT_SIZE.1
+        );
+        let a = &run.analysis;
+        let mut rows = String::new();
+        for t in &a.tests {
+            let _ = write!(
+                rows,
+                "<tr><td>{}</td><td>{}</td><td class=num>{:.2}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td></tr>",
+                html(&t.name),
+                html(&t.about),
+                t.statistic,
+                t.dof,
+                format_p(t.p_value),
+                format_p(t.adjusted_p)
+            );
+        }
+        let verdict = if a.biased() { "biased" } else { "fair" };
+        let power: String = a
+            .power
+            .iter()
+            .map(|p| format!("<li>{}</li>", html(p)))
+            .collect();
+        let _ = write!(
+            sections,
+            r#"<section id="{name}"><h2>{name} <span class="verdict {verdict}">{verdict_text}</span></h2>
+<p>{desc}<br><small>Source: {source}. Expected: {expected}. Sampling took {secs:.2} s ({rate:.0} shuffles/s).</small></p>
+<div class=figs>{images}</div>
+<table><tr><th>test</th><th>what</th><th>statistic</th><th>dof</th><th>p-value</th><th>Holm p</th></tr>{rows}</table>
+<ul class=power>{power}</ul></section>
+"#,
+            verdict_text = if a.biased() {
+                "BIASED"
+            } else {
+                "no bias found"
+            },
+            desc = html(run.algorithm.description()),
+            source = html(run.algorithm.source()),
+            expected = run.algorithm.fairness().label(),
+            secs = run.elapsed.as_secs_f64(),
+            rate = run.rate(),
+        );
+    }
+    let summary = html(&table(runs));
+    let page = format!(
+        r#"<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>knuffle bias lab report</title>
+<style>
+body {{ font-family: "DejaVu Sans", sans-serif; margin: 2em; color: #222; max-width: 1500px; }}
+pre {{ background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 12px; }}
+section {{ border-top: 1px solid #ccc; margin-top: 2em; }}
+.figs {{ display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }}
+figure {{ margin: 0; }} figcaption {{ font-size: 12px; max-width: 560px; color: #555; }}
+table {{ border-collapse: collapse; font-size: 13px; margin-top: 1em; }}
+td, th {{ border: 1px solid #ddd; padding: 3px 8px; text-align: left; }} td.num {{ text-align: right; }}
+.verdict {{ font-size: 60%; padding: 2px 8px; border-radius: 4px; color: white; vertical-align: middle; }}
+.verdict.biased {{ background: #c0392b; }} .verdict.fair {{ background: #27ae60; }}
+.power {{ font-size: 13px; color: #444; }}
+</style></head><body>
+<h1>knuffle bias lab</h1>
+<p>Each algorithm shuffled the identity order many times; the tests compare the counts with a uniform shuffle. A verdict is "biased" when a test stays significant after Holm's correction.</p>
+<pre>{summary}</pre>
+{sections}
+</body></html>
+"#
+    );
+    let index = dir.join("index.html");
+    write_atomically(&index, page.as_bytes())?;
+    Ok(index)
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = path.with_extension("tmp-knuffle");
+    fs::write(&tmp, bytes)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot write {}: {e}", tmp.display())))?;
+    fs::rename(&tmp, path)
+}
+
+fn html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A picture of one run.
+enum Picture<'a> {
+    Histogram(&'a LabRun, &'a [u64]),
+    Heat(&'a LabRun),
+}
+
+fn draw<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    picture: &Picture<'_>,
+) -> Result<(), String> {
+    match picture {
+        Picture::Histogram(run, counts) => histogram(area, run, counts),
+        Picture::Heat(run) => heat_map(area, run),
+    }
+}
+
+/// Draws the same picture as SVG and PNG.
+fn render_both(
+    dir: &Path,
+    svg: &str,
+    png: &str,
+    size: (u32, u32),
+    picture: &Picture<'_>,
+) -> io::Result<()> {
+    let mut text = String::new();
+    {
+        let area = SVGBackend::with_string(&mut text, size).into_drawing_area();
+        draw(&area, picture).map_err(other)?;
+        area.present().map_err(other)?;
+    }
+    write_atomically(&dir.join(svg), text.as_bytes())?;
+    let tmp = dir.join(format!("{png}.tmp-knuffle.png"));
+    {
+        let area = BitMapBackend::new(&tmp, size).into_drawing_area();
+        draw(&area, picture).map_err(other)?;
+        area.present().map_err(other)?;
+    }
+    fs::rename(&tmp, dir.join(png))
+}
+
+fn order_label(n: usize, rank: usize) -> String {
+    perm::unrank(n, rank as u64)
+        .iter()
+        .map(|x| (x + 1).to_string())
+        .collect::<Vec<_>>()
+        .join(if n <= 9 { "" } else { " " })
+}
+
+fn thousands(x: u64) -> String {
+    let digits = x.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+fn histogram<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    run: &LabRun,
+    counts: &[u64],
+) -> Result<(), String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    area.fill(&WHITE).map_err(e)?;
+    let n = run.tally.n();
+    let m = run.tally.trials() as f64;
+    let cells = counts.len();
+    let p = 1.0 / cells as f64;
+    let expected = m * p;
+    let sd = (m * p * (1.0 - p)).sqrt();
+    let top = counts
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(0)
+        .max(expected as u64) as f64
+        * 1.15;
+    let title = format!(
+        "{}: count of each order (n = {n}, {} shuffles)",
+        run.algorithm.name(),
+        thousands(run.tally.trials())
+    );
+    let labels = cells <= 24;
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(45)
+        .y_label_area_size(80)
+        .build_cartesian_2d((0..cells as i32).into_segmented(), 0f64..top)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(if labels { cells } else { 12 })
+        .x_label_formatter(&|x| match x {
+            SegmentValue::CenterOf(r) if labels && (*r as usize) < cells => {
+                order_label(n, *r as usize)
+            }
+            SegmentValue::CenterOf(r) if (*r as usize) < cells => r.to_string(),
+            _ => String::new(),
+        })
+        .x_label_style(("sans-serif", 11))
+        .y_label_formatter(&|y| thousands(*y as u64))
+        .x_desc(if labels {
+            "order: the final arrangement of items 1..n"
+        } else {
+            "order (Lehmer rank)"
+        })
+        .y_desc("count")
+        .draw()
+        .map_err(e)?;
+    chart
+        .draw_series(counts.iter().enumerate().map(|(i, &c)| {
+            let off = ((c as f64) - expected).abs() > 4.0 * sd;
+            let colour = if off {
+                RGBColor(230, 126, 34)
+            } else {
+                RGBColor(70, 130, 180)
+            };
+            let mut bar = Rectangle::new(
+                [
+                    (SegmentValue::Exact(i as i32), 0.0),
+                    (SegmentValue::Exact(i as i32 + 1), c as f64),
+                ],
+                colour.filled(),
+            );
+            bar.set_margin(0, 0, 3, 3);
+            bar
+        }))
+        .map_err(e)?;
+    chart
+        .draw_series(LineSeries::new(
+            [
+                (SegmentValue::Exact(0), expected),
+                (SegmentValue::Exact(cells as i32), expected),
+            ],
+            RED.stroke_width(2),
+        ))
+        .map_err(e)?
+        .label(format!(
+            "expected m/n! = {}",
+            thousands(expected.round() as u64)
+        ))
+        .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], RED.stroke_width(2)));
+    chart
+        .draw_series(std::iter::once(Rectangle::new(
+            [(SegmentValue::Exact(0), 0.0), (SegmentValue::Exact(0), 0.0)],
+            RGBColor(230, 126, 34).filled(),
+        )))
+        .map_err(e)?
+        .label("more than 4 s.d. from expected")
+        .legend(|(x, y)| {
+            Rectangle::new(
+                [(x, y - 5), (x + 20, y + 5)],
+                RGBColor(230, 126, 34).filled(),
+            )
+        });
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 12))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(e)?;
+    Ok(())
+}
+
+/// Blue (below expected) - white - red (above), `t` in `-1..=1`.
+fn diverging(t: f64) -> RGBColor {
+    let t = t.clamp(-1.0, 1.0);
+    let (r, g, b) = if t >= 0.0 {
+        (178.0, 24.0, 43.0)
+    } else {
+        (33.0, 102.0, 172.0)
+    };
+    let a = t.abs();
+    let mix = |c: f64| (255.0 + (c - 255.0) * a).round() as u8;
+    RGBColor(mix(r), mix(g), mix(b))
+}
+
+fn heat_map<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, run: &LabRun) -> Result<(), String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    area.fill(&WHITE).map_err(e)?;
+    let m = &run.analysis.positions;
+    let trials = run.tally.trials();
+    let dev = m.relative_deviation(trials);
+    let rows = dev.len();
+    let cols = dev.first().map_or(0, Vec::len);
+    // Scale: the largest deviation, but at least 2% so that the sampling
+    // noise of a fair shuffle stays white.
+    let biggest = dev.iter().flatten().fold(0.0f64, |a, &d| a.max(d.abs()));
+    let scale = biggest.max(0.02);
+    let (plot, legend) = area.split_horizontally(HEAT_SIZE.0 - 90);
+    let title = format!(
+        "{}: where items end (n = {})",
+        run.algorithm.name(),
+        run.tally.n()
+    );
+    let binned = rows < run.tally.n();
+    let mut chart = ChartBuilder::on(&plot)
+        .caption(title, ("sans-serif", 17))
+        .margin(10)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(
+            (0..cols as i32).into_segmented(),
+            (0..rows as i32).into_segmented(),
+        )
+        .map_err(e)?;
+    let col_label = |c: usize| -> String {
+        if m.has_rest_column && c + 1 == cols {
+            "not dealt".into()
+        } else if binned {
+            format!("{}+", m.col_starts[c] + 1)
+        } else {
+            (m.col_starts[c] + 1).to_string()
+        }
+    };
+    // Row r is drawn at y = rows - 1 - r, so the first item is on top.
+    let row_label = |y: usize| -> String {
+        let r = rows - 1 - y;
+        if binned {
+            format!("{}+", m.row_starts[r] + 1)
+        } else {
+            (m.row_starts[r] + 1).to_string()
+        }
+    };
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_labels(cols.min(16))
+        .y_labels(rows.min(16))
+        .x_label_formatter(&|x| match x {
+            SegmentValue::CenterOf(c) if (*c as usize) < cols => col_label(*c as usize),
+            _ => String::new(),
+        })
+        .y_label_formatter(&|y| match y {
+            SegmentValue::CenterOf(r) if (*r as usize) < rows => row_label(*r as usize),
+            _ => String::new(),
+        })
+        .x_desc("final position (to)")
+        .y_desc("original position (from)")
+        .label_style(("sans-serif", 12))
+        .draw()
+        .map_err(e)?;
+    let cell = |c: usize, r: usize| {
+        let y = (rows - 1 - r) as i32;
+        [
+            (SegmentValue::Exact(c as i32), SegmentValue::Exact(y)),
+            (
+                SegmentValue::Exact(c as i32 + 1),
+                SegmentValue::Exact(y + 1),
+            ),
+        ]
+    };
+    chart
+        .draw_series(dev.iter().enumerate().flat_map(|(r, line)| {
+            line.iter()
+                .enumerate()
+                .map(move |(c, &d)| Rectangle::new(cell(c, r), diverging(d / scale).filled()))
+        }))
+        .map_err(e)?;
+    if rows <= 12 && cols <= 12 {
+        chart
+            .draw_series(dev.iter().enumerate().flat_map(|(r, line)| {
+                line.iter().enumerate().map(move |(c, &d)| {
+                    let colour = if (d / scale).abs() > 0.6 {
+                        WHITE
+                    } else {
+                        BLACK
+                    };
+                    Text::new(
+                        format!("{:+.1}%", d * 100.0),
+                        (
+                            SegmentValue::CenterOf(c as i32),
+                            SegmentValue::CenterOf((rows - 1 - r) as i32),
+                        ),
+                        ("sans-serif", 12)
+                            .into_font()
+                            .color(&colour)
+                            .pos(Pos::new(HPos::Center, VPos::Center)),
+                    )
+                })
+            }))
+            .map_err(e)?;
+    }
+    // Colour bar.
+    let (w, h) = legend.dim_in_pixel();
+    let bar_top = 60i32;
+    let bar_bottom = h as i32 - 80;
+    let steps = 100;
+    for i in 0..steps {
+        let t = 1.0 - 2.0 * i as f64 / (steps - 1) as f64;
+        let y0 = bar_top + (bar_bottom - bar_top) * i / steps;
+        let y1 = bar_top + (bar_bottom - bar_top) * (i + 1) / steps;
+        legend
+            .draw(&Rectangle::new([(15, y0), (35, y1)], diverging(t).filled()))
+            .map_err(e)?;
+    }
+    legend
+        .draw(&Rectangle::new(
+            [(15, bar_top), (35, bar_bottom)],
+            BLACK.stroke_width(1),
+        ))
+        .map_err(e)?;
+    let style = ("sans-serif", 11).into_font();
+    for (t, y) in [
+        (1.0, bar_top),
+        (0.0, (bar_top + bar_bottom) / 2),
+        (-1.0, bar_bottom),
+    ] {
+        legend
+            .draw(&Text::new(
+                format!("{:+.1}%", t * scale * 100.0),
+                (40, y - 6),
+                style.clone(),
+            ))
+            .map_err(e)?;
+    }
+    legend
+        .draw(&Text::new(
+            "vs uniform",
+            (8, bar_bottom + 14),
+            style.clone(),
+        ))
+        .map_err(e)?;
+    let _ = w;
+    Ok(())
+}
