@@ -922,21 +922,45 @@ mod tests {
         assert_eq!(deal.board, items[12..17].to_vec());
     }
 
-    #[test]
-    fn dealt_cards_are_uniform_over_the_deck() {
-        // First card of a 1x1 deal from 4 custom items: each ~1/4 (fixed seed).
-        let mut rng = Seed::from_text("uniform").rng();
-        let mut counts = [0u32; 4];
-        for _ in 0..40_000 {
-            let deal = Deck::new(vec![0usize, 1, 2, 3])
-                .deal(1, 1, 0, &mut rng)
-                .unwrap();
-            counts[deal.hands[0][0]] += 1;
+    /// Counts of the 6 ordered (first, second) pairs dealt from 3 items in
+    /// 60,000 deals; a fair deal gives each 1/6 (10,000, sd about 91).
+    fn pair_counts(mut deal_two: impl FnMut() -> (usize, usize)) -> [u32; 6] {
+        let mut counts = [0u32; 6];
+        for _ in 0..60_000 {
+            let (a, b) = deal_two();
+            let pair = [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)];
+            counts[pair.iter().position(|&p| p == (a, b)).unwrap()] += 1;
         }
-        assert!(
-            counts.iter().all(|&c| (9_500..10_500).contains(&c)),
-            "{counts:?}"
-        );
+        counts
+    }
+
+    fn looks_uniform(counts: &[u32; 6]) -> bool {
+        // +-450 is about 5 standard deviations.
+        counts.iter().all(|&c| (9_550..=10_450).contains(&c))
+    }
+
+    #[test]
+    fn dealt_pairs_are_uniform_and_the_check_catches_a_biased_deal() {
+        let mut rng = Seed::from_text("uniform").rng();
+        let fair = pair_counts(|| {
+            let deal = Deck::new(vec![0usize, 1, 2])
+                .deal(2, 1, 0, &mut rng)
+                .unwrap();
+            (deal.hands[0][0], deal.hands[1][0])
+        });
+        assert!(looks_uniform(&fair), "{fair:?}");
+
+        // The naive swap (every position with any position; seed 004's first
+        // loop) gives the 6 orders of 3 items probabilities 4/27 or 5/27.
+        let mut rng = Seed::from_text("biased").rng();
+        let naive = pair_counts(|| {
+            let mut items = [0usize, 1, 2];
+            for i in 0..3 {
+                items.swap(i, crate::below(&mut rng, 3) as usize);
+            }
+            (items[0], items[1])
+        });
+        assert!(!looks_uniform(&naive), "{naive:?}");
     }
 
     #[test]
