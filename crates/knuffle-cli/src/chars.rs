@@ -32,12 +32,12 @@ of 0 or 1 characters is printed unchanged (not an error; --verbose says so).";
 
 const EXAMPLES: &str = "\
 Examples:
-  knuffle chars ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789      one shuffled version
-  knuffle chars --count 5 ABCDEFGHIJKLMNOPQRSTUVWXYZ      five versions, one per line
-  knuffle chars 'Crème brûlée 🇳🇱'                          accents and flags stay whole
-  knuffle chars --words 'the quick brown fox'             shuffle words, not letters
-  printf 'abc\\ndef\\n' | knuffle chars                    each input line shuffled
-  knuffle chars --seed demo hello                         replayable: the same every time
+  knuffle chars ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789   one shuffled version
+  knuffle chars --count 5 ABCDEFGHIJKLMNOPQRSTUVWXYZ   five versions, one per line
+  knuffle chars 'Crème brûlée 🇳🇱'                      accents and flags stay whole
+  knuffle chars --words 'the quick brown fox'          shuffle words, not letters
+  printf 'abc\\ndef\\n' | knuffle chars                  each input line shuffled
+  knuffle chars --seed demo hello                      replayable: the same every time
 
 Exit status: 0 success, 1 read/write error or input that is not UTF-8, 2 invalid arguments.";
 
