@@ -299,6 +299,7 @@ fn describe(args: &Args, seed: &RunSeed, deck_size: u64, dealt: u64) {
             plural(args.jokers)
         )
     };
+    eprintln!("knuffle deal: seed: {} (replay with --seed)", seed.quoted());
     eprintln!("knuffle deal: deck: {deck}");
     eprintln!("knuffle deal: {}", seed.describe_reach(deck_size));
     let deal_bits =
@@ -308,9 +309,14 @@ fn describe(args: &Args, seed: &RunSeed, deck_size: u64, dealt: u64) {
     } else {
         "item"
     };
+    let within = if deal_bits <= 256.0 {
+        "within the generator's 256-bit key"
+    } else {
+        "more than the generator's 256-bit key holds: not every such deal is reachable"
+    };
     eprintln!(
         "knuffle deal: this deal draws {dealt} {noun}{} in order: log2({deck_size}!/{}!) = {deal_bits:.2} bits, \
-         from ChaCha20 keyed with SHA-256 of the seed text",
+         {within} (ChaCha20 keyed with SHA-256 of the seed text)",
         plural(dealt),
         deck_size - dealt
     );

@@ -99,9 +99,14 @@ impl RunSeed {
                  reaches every order of at most {} items)",
                 knuffle::largest_fully_covered_n(bits.floor() as u64)
             ),
+            None if knuffle::seed_can_reach_every_order(256, n) => format!(
+                "the generator's 256-bit key can reach every one; how much entropy \
+                 {source} text holds is up to you"
+            ),
             None => format!(
-                "the generator has a 256-bit key; how much entropy {source} text holds \
-                 is up to you"
+                "the generator's 256-bit key cannot reach every one (256 bits reach every \
+                 order of at most {} items)",
+                knuffle::largest_fully_covered_n(256)
             ),
         };
         format!("every order of {n} items needs log2({n}!) = {needed:.2} bits; {verdict}")
