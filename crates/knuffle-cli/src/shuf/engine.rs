@@ -10,8 +10,39 @@ use super::errors::ShufError;
 use super::output::{OutputPlan, write_items};
 use super::randomness::Randomness;
 
-/// Appends item `T`'s bytes, delimiter included, to the buffer.
-pub type RenderItem<'a, T> = dyn Fn(T, &mut Vec<u8>) + Sync + 'a;
+/// How items become bytes.
+pub struct Render<'a, T> {
+    /// Appends item `T`'s bytes, delimiter included, to the buffer.
+    pub write: &'a (dyn Fn(T, &mut Vec<u8>) + Sync),
+    /// Asks the CPU to start loading the item's bytes: rendering lines of a
+    /// large input in random order waits on memory for every line, and
+    /// starting the loads a few lines ahead overlaps those waits.
+    pub prefetch: Option<&'a (dyn Fn(T) + Sync)>,
+}
+
+/// How many items ahead loads are started.
+const PREFETCH_DISTANCE: usize = 16;
+
+impl<T: Copy> Render<'_, T> {
+    /// Renders `items` in order into `buffer`.
+    pub fn slice(&self, items: &[T], buffer: &mut Vec<u8>) {
+        match self.prefetch {
+            None => items.iter().for_each(|&item| (self.write)(item, buffer)),
+            Some(prefetch) => {
+                items
+                    .iter()
+                    .take(PREFETCH_DISTANCE)
+                    .for_each(|&item| prefetch(item));
+                for (i, &item) in items.iter().enumerate() {
+                    if let Some(&ahead) = items.get(i + PREFETCH_DISTANCE) {
+                        prefetch(ahead);
+                    }
+                    (self.write)(item, buffer);
+                }
+            }
+        }
+    }
+}
 
 /// Writes `header` in order, then a uniformly random selection of
 /// `min(head_count, items.len())` of `items` in uniformly random order.
@@ -22,7 +53,7 @@ pub fn permute_and_write<T: Copy + Send + Sync>(
     items: &mut [T],
     head_count: u64,
     randomness: &mut Randomness,
-    render: &RenderItem<'_, T>,
+    render: &Render<'_, T>,
     output: &OutputPlan<'_>,
     notice: &dyn Fn(u64),
 ) -> Result<(), ShufError> {
@@ -35,13 +66,14 @@ pub fn permute_and_write<T: Copy + Send + Sync>(
     let mut out = output.open()?;
     let split = header.len();
     let render_range = |range: Range<usize>, buffer: &mut Vec<u8>| {
-        for i in range {
-            let item = if i < split {
-                header[i]
-            } else {
-                chosen[i - split]
-            };
-            render(item, buffer);
+        if range.start < split {
+            render.slice(&header[range.start..range.end.min(split)], buffer);
+        }
+        if range.end > split {
+            render.slice(
+                &chosen[range.start.max(split) - split..range.end - split],
+                buffer,
+            );
         }
     };
     write_items(split + h, &render_range, out.writer()).map_err(|e| ShufError::write(&e))?;
@@ -51,15 +83,12 @@ pub fn permute_and_write<T: Copy + Send + Sync>(
 /// Writes `items` in their order (a selection that is already random).
 pub fn write_in_order<T: Copy + Sync>(
     items: &[T],
-    render: &RenderItem<'_, T>,
+    render: &Render<'_, T>,
     output: &OutputPlan<'_>,
 ) -> Result<(), ShufError> {
     let mut out = output.open()?;
-    let render_range = |range: Range<usize>, buffer: &mut Vec<u8>| {
-        for &item in &items[range] {
-            render(item, buffer);
-        }
-    };
+    let render_range =
+        |range: Range<usize>, buffer: &mut Vec<u8>| render.slice(&items[range], buffer);
     write_items(items.len(), &render_range, out.writer()).map_err(|e| ShufError::write(&e))?;
     out.finish()
 }
@@ -68,47 +97,43 @@ pub fn write_in_order<T: Copy + Sync>(
 const REPEAT_BATCH: usize = 8 * 1024;
 
 /// Writes `header` in order, then `head_count` items drawn independently
-/// and uniformly from `n` (`u64::MAX`: without end). `render_nth(j)` renders
-/// item `j`. GNU's order of checks: nothing to do for `-n 0`; "no lines to
-/// repeat" when there are none. When a random source runs out, the lines
-/// drawn so far are written before the error, as GNU does.
+/// and uniformly from `n` (`u64::MAX`: without end); `nth(j)` is item `j`.
+/// GNU's order of checks: nothing to do for `-n 0`; "no lines to repeat"
+/// when there are none. When a random source runs out, the lines drawn so
+/// far are written before the error, as GNU does.
 pub fn repeat_and_write<T: Copy + Sync>(
     header: &[T],
-    render: &RenderItem<'_, T>,
     n: u64,
-    render_nth: &(dyn Fn(u64, &mut Vec<u8>) + Sync),
+    nth: &dyn Fn(u64) -> T,
+    render: &Render<'_, T>,
     head_count: u64,
     randomness: &mut Randomness,
     output: &OutputPlan<'_>,
 ) -> Result<(), ShufError> {
+    use std::io::Write;
     if head_count > 0 && n == 0 {
         return Err(ShufError::plain("no lines to repeat"));
     }
     let mut out = output.open()?;
     let writer = out.writer();
     let mut buffer: Vec<u8> = Vec::with_capacity(1 << 20);
-    for &item in header {
-        render(item, &mut buffer);
-    }
+    render.slice(header, &mut buffer);
     let mut remaining = head_count;
-    let mut draws: Vec<u64> = Vec::with_capacity(REPEAT_BATCH);
+    let mut draws: Vec<T> = Vec::with_capacity(REPEAT_BATCH);
     while remaining > 0 {
         let batch = remaining.min(REPEAT_BATCH as u64);
         draws.clear();
         let mut failure = None;
         for _ in 0..batch {
             match randomness.choose(n) {
-                Ok(j) => draws.push(j),
+                Ok(j) => draws.push(nth(j)),
                 Err(e) => {
                     failure = Some(e);
                     break;
                 }
             }
         }
-        for &j in &draws {
-            render_nth(j, &mut buffer);
-        }
-        use std::io::Write;
+        render.slice(&draws, &mut buffer);
         writer
             .write_all(&buffer)
             .map_err(|e| ShufError::write(&e))?;
@@ -121,10 +146,31 @@ pub fn repeat_and_write<T: Copy + Sync>(
         }
     }
     if !buffer.is_empty() {
-        use std::io::Write;
         writer
             .write_all(&buffer)
             .map_err(|e| ShufError::write(&e))?;
     }
     out.finish()
+}
+
+/// Starts loading the two cache lines from `at`, where supported.
+#[inline]
+pub fn prefetch_bytes(data: &[u8], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        if at < data.len() {
+            let p = data[at..].as_ptr() as *const i8;
+            // SAFETY: prefetching is a hint; the address is inside `data`.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
+            if at + 64 < data.len() {
+                // SAFETY: as above, still inside `data`.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(p.add(64)) };
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (data, at);
+    }
 }

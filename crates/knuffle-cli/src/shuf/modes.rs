@@ -6,8 +6,9 @@ use std::ffi::OsString;
 
 use knuffle::DefaultRng;
 
-use super::engine::{permute_and_write, repeat_and_write, write_in_order};
+use super::engine::{Render, permute_and_write, prefetch_bytes, repeat_and_write, write_in_order};
 use super::errors::ShufError;
+use super::external_mode::{self, Route};
 use super::gnu_random::{GnuRandom, randperm_bound};
 use super::input::{self, Bytes, Opened};
 use super::line_index::{Offset, line_end, line_starts};
@@ -53,10 +54,12 @@ impl<'a> Run<'a> {
             }));
         }
         if let Some(seed) = &self.options.seed {
-            return Ok(Randomness::Knuffle(DefaultRng::from_seed_text(seed)));
+            return Ok(Randomness::Knuffle(Box::new(DefaultRng::from_seed_text(
+                seed,
+            ))));
         }
         DefaultRng::try_from_os()
-            .map(Randomness::Knuffle)
+            .map(|rng| Randomness::Knuffle(Box::new(rng)))
             .map_err(|e| ShufError::plain(format!("getrandom: {e}")))
     }
 
@@ -114,20 +117,25 @@ fn echo(run: &Run<'_>, operands: &[OsString]) -> Result<(), ShufError> {
     let h = options.head_count.min(n);
     let mut randomness = run.randomness(gnu_needs_source(options, h, n))?;
     let delimiter = options.delimiter;
-    let render = |i: u32, buffer: &mut Vec<u8>| {
+    let write = |i: u32, buffer: &mut Vec<u8>| {
         buffer.extend_from_slice(lines[i as usize]);
         buffer.push(delimiter);
+    };
+    let render = Render {
+        write: &write,
+        prefetch: None,
     };
     let header_len = options.header.min(n) as u32;
     let mut indices: Vec<u32> = (0..lines.len() as u32).collect();
     let (header, body) = indices.split_at_mut(header_len as usize);
     if options.repeat {
-        let render_nth = |j: u64, buffer: &mut Vec<u8>| render(header_len + j as u32, buffer);
+        let nth = |j: u64| header_len + j as u32;
+        let n_body = body.len() as u64;
         return repeat_and_write(
             header,
+            n_body,
+            &nth,
             &render,
-            body.len() as u64,
-            &render_nth,
             options.head_count,
             &mut randomness,
             &run.output,
@@ -153,15 +161,18 @@ fn range(run: &Run<'_>, lo: u64, hi: u64) -> Result<(), ShufError> {
     let h = options.head_count.min(n);
     let mut randomness = run.randomness(gnu_needs_source(options, h, n))?;
     let notice = |h: u64| run.notice_permutation(h);
+    let write = |v: u64, buffer: &mut Vec<u8>| push_number(buffer, lo + v, delimiter);
+    let render = Render {
+        write: &write,
+        prefetch: None,
+    };
     if options.repeat {
-        let render_nth = |j: u64, buffer: &mut Vec<u8>| push_number(buffer, lo + j, delimiter);
-        let no_header: &[u64] = &[];
-        let unused = |_: u64, _: &mut Vec<u8>| {};
+        let nth = |j: u64| j;
         return repeat_and_write(
-            no_header,
-            &unused,
+            &[],
             n,
-            &render_nth,
+            &nth,
+            &render,
             options.head_count,
             &mut randomness,
             &run.output,
@@ -174,7 +185,6 @@ fn range(run: &Run<'_>, lo: u64, hi: u64) -> Result<(), ShufError> {
     if sparse {
         notice(h);
         let values = randomness.sample_range(n, h)?;
-        let render = |v: u64, buffer: &mut Vec<u8>| push_number(buffer, lo + v, delimiter);
         // Already a uniformly ordered selection: written as it is.
         return write_in_order(&values, &render, &run.output);
     }
@@ -183,13 +193,17 @@ fn range(run: &Run<'_>, lo: u64, hi: u64) -> Result<(), ShufError> {
         .try_reserve_exact(n as usize)
         .map_err(|_| ShufError::memory())?;
     values.extend(0..=(n - 1) as u32);
-    let render = |v: u32, buffer: &mut Vec<u8>| push_number(buffer, lo + u64::from(v), delimiter);
+    let write32 = |v: u32, buffer: &mut Vec<u8>| push_number(buffer, lo + u64::from(v), delimiter);
+    let render32 = Render {
+        write: &write32,
+        prefetch: None,
+    };
     permute_and_write(
         &[],
         &mut values,
         h,
         &mut randomness,
-        &render,
+        &render32,
         &run.output,
         &notice,
     )
@@ -198,6 +212,12 @@ fn range(run: &Run<'_>, lo: u64, hi: u64) -> Result<(), ShufError> {
 /// FILE operands (or standard input).
 fn files(run: &Run<'_>, opened: Vec<Opened>) -> Result<(), ShufError> {
     let options = run.options;
+    // Larger than the memory limit: shuffled externally (external_mode.rs).
+    let opened = match external_mode::route(run, opened, STREAM_SAMPLE_MAX)? {
+        Route::Handled => return Ok(()),
+        Route::Read(bytes) => return shuffle_bytes_in_memory(run, bytes),
+        Route::InMemory(opened) => opened,
+    };
     if !options.repeat && options.head_count != u64::MAX {
         let size = input::total_regular_size(&opened);
         let stream = if options.random_source.is_some() {
@@ -233,7 +253,11 @@ fn sample_stream(run: &Run<'_>, opened: Vec<Opened>) -> Result<(), ShufError> {
     )?);
     let mut indices: Vec<u32> = (0..lines.len() as u32).collect();
     let (header, body) = indices.split_at_mut(header_len);
-    let render = |i: u32, buffer: &mut Vec<u8>| buffer.extend_from_slice(&lines[i as usize]);
+    let write = |i: u32, buffer: &mut Vec<u8>| buffer.extend_from_slice(&lines[i as usize]);
+    let render = Render {
+        write: &write,
+        prefetch: None,
+    };
     let notice = |h: u64| run.notice_permutation(h);
     permute_and_write(
         header,
@@ -246,26 +270,51 @@ fn sample_stream(run: &Run<'_>, opened: Vec<Opened>) -> Result<(), ShufError> {
     )
 }
 
-/// The in-memory path for FILE input: read (map) everything, index the
-/// lines, permute the index, write. Inputs, options, randomness and output
-/// are all it needs.
+/// The in-memory path for FILE input: read everything, index the lines,
+/// permute the index, write. Inputs, options, randomness and output are
+/// all it needs.
 pub fn shuffle_files_in_memory(run: &Run<'_>, opened: Vec<Opened>) -> Result<(), ShufError> {
-    let mut bytes = input::load(opened, run.options.delimiter)?;
-    if let Some(file_id) = run.output.truncated_file_id() {
-        bytes.detach_from(file_id)?;
+    let delimiter = run.options.delimiter;
+    if let Some((file, offset, remaining)) = input::single_regular(&opened) {
+        let len = usize::try_from(remaining).map_err(|_| ShufError::memory())?;
+        return if u32::try_from(len).is_ok() {
+            let (bytes, starts) = input::read_indexed::<u32>(file, offset, len, delimiter)?;
+            shuffle_lines(run, &bytes, starts)
+        } else {
+            let (bytes, starts) = input::read_indexed::<u64>(file, offset, len, delimiter)?;
+            shuffle_lines(run, &bytes, starts)
+        };
     }
+    let bytes = input::load(opened, delimiter)?;
     if u32::try_from(bytes.len()).is_ok() {
-        shuffle_lines::<u32>(run, &bytes)
+        let starts = line_starts::<u32>(&bytes, delimiter)?;
+        shuffle_lines(run, &bytes, starts)
     } else {
-        shuffle_lines::<u64>(run, &bytes)
+        let starts = line_starts::<u64>(&bytes, delimiter)?;
+        shuffle_lines(run, &bytes, starts)
     }
 }
 
-fn shuffle_lines<O: Offset>(run: &Run<'_>, bytes: &Bytes) -> Result<(), ShufError> {
+/// The in-memory path for bytes already read (pipes that fit the limit).
+fn shuffle_bytes_in_memory(run: &Run<'_>, bytes: Bytes) -> Result<(), ShufError> {
+    let delimiter = run.options.delimiter;
+    if u32::try_from(bytes.len()).is_ok() {
+        let starts = line_starts::<u32>(&bytes, delimiter)?;
+        shuffle_lines(run, &bytes, starts)
+    } else {
+        let starts = line_starts::<u64>(&bytes, delimiter)?;
+        shuffle_lines(run, &bytes, starts)
+    }
+}
+
+fn shuffle_lines<O: Offset>(
+    run: &Run<'_>,
+    bytes: &Bytes,
+    mut starts: Vec<O>,
+) -> Result<(), ShufError> {
     let options = run.options;
     let data: &[u8] = bytes;
     let delimiter = options.delimiter;
-    let mut starts: Vec<O> = line_starts(data, delimiter)?;
     let n_all = starts.len() as u64;
     let header_len = options.header.min(n_all) as usize;
     let (header, body) = starts.split_at_mut(header_len);
@@ -276,20 +325,25 @@ fn shuffle_lines<O: Offset>(run: &Run<'_>, bytes: &Bytes) -> Result<(), ShufErro
         options.head_count.min(n)
     };
     let mut randomness = run.randomness(gnu_needs_source(options, h, n))?;
-    let render = |start: O, buffer: &mut Vec<u8>| {
+    let write = |start: O, buffer: &mut Vec<u8>| {
         let s = start.get();
         let e = line_end(data, s, delimiter);
         buffer.extend_from_slice(&data[s..e]);
         buffer.push(delimiter);
     };
+    let prefetch = |start: O| prefetch_bytes(data, start.get());
+    let render = Render {
+        write: &write,
+        prefetch: Some(&prefetch),
+    };
     if options.repeat {
         let body: &[O] = body;
-        let render_nth = |j: u64, buffer: &mut Vec<u8>| render(body[j as usize], buffer);
+        let nth = |j: u64| body[j as usize];
         return repeat_and_write(
             header,
-            &render,
             n,
-            &render_nth,
+            &nth,
+            &render,
             options.head_count,
             &mut randomness,
             &run.output,

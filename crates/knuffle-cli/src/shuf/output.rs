@@ -53,15 +53,6 @@ impl<'a> OutputPlan<'a> {
         OutputPlan { path, endless }
     }
 
-    /// The (device, inode) of an existing output file that would be
-    /// truncated in place, so a mapped input that is the same file can be
-    /// copied into memory first.
-    pub fn truncated_file_id(&self) -> Option<(u64, u64)> {
-        let path = self.path?;
-        let meta = fs::metadata(path).ok()?;
-        Some((meta.dev(), meta.ino()))
-    }
-
     /// Opens the output (GNU: `NAME: strerror` on failure).
     pub fn open(&self) -> Result<Output, ShufError> {
         let Some(name) = self.path else {

@@ -12,7 +12,7 @@ use super::gnu_random::{self, GnuRandom};
 pub enum Randomness {
     /// knuffle's ChaCha generator: Lemire's bounded draws and knuffle's
     /// shuffles (the fast path).
-    Knuffle(DefaultRng),
+    Knuffle(Box<DefaultRng>),
     /// Bytes from a file, consumed exactly as GNU shuf does.
     Gnu(GnuRandom),
 }
@@ -24,8 +24,10 @@ impl Randomness {
     pub fn shuffle_prefix<T: Send>(&mut self, items: &mut [T], h: usize) -> Result<(), ShufError> {
         match self {
             Randomness::Knuffle(rng) => {
+                let rng = rng.as_mut();
                 if h >= items.len() {
-                    knuffle::shuffle(items, rng);
+                    // Same permutation for any number of threads.
+                    knuffle::par_shuffle(items, rng);
                 } else {
                     knuffle::partial_shuffle(items, h, rng);
                 }
@@ -38,7 +40,7 @@ impl Randomness {
     /// A uniform integer in `0..n` (`n >= 1`).
     pub fn choose(&mut self, n: u64) -> Result<u64, ShufError> {
         match self {
-            Randomness::Knuffle(rng) => Ok(knuffle::below(rng, n)),
+            Randomness::Knuffle(rng) => Ok(knuffle::below(rng.as_mut(), n)),
             Randomness::Gnu(source) => source.choose(n),
         }
     }
@@ -50,7 +52,7 @@ impl Randomness {
         match self {
             Randomness::Knuffle(rng) => {
                 let k = usize::try_from(h).map_err(|_| ShufError::memory())?;
-                Ok(knuffle::sample_indices(n, k, rng))
+                Ok(knuffle::sample_indices(n, k, rng.as_mut()))
             }
             Randomness::Gnu(source) => gnu_random::sparse_permutation(h, n, source),
         }

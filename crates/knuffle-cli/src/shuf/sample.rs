@@ -24,6 +24,7 @@ pub fn reservoir_sample(
     let k = usize::try_from(k).unwrap_or(usize::MAX);
     match randomness {
         Randomness::Knuffle(rng) => {
+            let rng = rng.as_mut();
             let mut reservoir: Reservoir<Vec<u8>> = Reservoir::new(k);
             loop {
                 let skip = reservoir.items_to_skip();
