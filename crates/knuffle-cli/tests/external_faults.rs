@@ -1,0 +1,208 @@
+//! External mode under faults: temporary space running out, signals,
+//! SIGKILL, a reader that goes away. Temporary files never outlive the
+//! process (they are unlinked at creation), an existing `-o` file is never
+//! damaged by a failing run, and errors are clear.
+
+mod external_support;
+
+use std::io::{Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use external_support::*;
+use tempfile::TempDir;
+
+/// Starts `knuffle --memory 1M -T DIR ARGS` reading a pipe, writes `first`
+/// to it and keeps it open: the run is then certainly in the middle of
+/// its scatter pass.
+fn start_mid_run(temp: &Path, args: &[&str], first: &[u8]) -> (Child, std::process::ChildStdin) {
+    let mut child = knuffle()
+        .args(["--memory", "1M", "-T"])
+        .arg(temp)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(first).unwrap();
+    (child, stdin)
+}
+
+/// Waits until the process holds an open temporary file in `temp` (the
+/// `/proc/PID/fd` link of an unlinked file reads `DIR/... (deleted)` or
+/// `DIR/#NNN (deleted)`), proving external mode is running and that the
+/// file has no name left in the directory.
+fn wait_for_unlinked_temp_file(pid: u32, temp: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let dir = temp.canonicalize().unwrap();
+    loop {
+        let held = std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .map(|fds| {
+                fds.filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+                    .any(|target| target.starts_with(&dir))
+            })
+            .unwrap_or(false);
+        if held {
+            assert!(
+                entries(temp).is_empty(),
+                "temporary files must have no name"
+            );
+            return;
+        }
+        assert!(Instant::now() < deadline, "no temporary file appeared");
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn signal_mid_run(signal: libc::c_int) {
+    let temp = TempDir::new().unwrap();
+    let (mut child, stdin) = start_mid_run(temp.path(), &[], &numbered_lines(100_000));
+    wait_for_unlinked_temp_file(child.id(), temp.path());
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+    let status = child.wait().unwrap();
+    drop(stdin);
+    assert_eq!(status.signal(), Some(signal), "{status:?}");
+    assert!(
+        entries(temp.path()).is_empty(),
+        "temporary files left behind"
+    );
+}
+
+#[test]
+fn sigint_mid_run_leaves_no_temporary_files() {
+    signal_mid_run(libc::SIGINT);
+}
+
+#[test]
+fn sigterm_mid_run_leaves_no_temporary_files() {
+    signal_mid_run(libc::SIGTERM);
+}
+
+#[test]
+fn sigkill_mid_run_leaves_no_temporary_files() {
+    signal_mid_run(libc::SIGKILL);
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_the_run_quietly() {
+    let temp = TempDir::new().unwrap();
+    let input = numbered_lines(200_000);
+    let mut child = knuffle()
+        .args(["--memory", "1M", "-T"])
+        .arg(temp.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    // Like `knuffle ... | head -c 1000`: read a little, then close.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 1000];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let mut stderr = child.stderr.take().unwrap();
+    let mut message = String::new();
+    stderr.read_to_string(&mut message).unwrap();
+    let status = child.wait().unwrap();
+    writer.join().unwrap();
+    // GNU tools die of SIGPIPE here, silently; a clean exit would do too.
+    assert!(
+        status.signal() == Some(libc::SIGPIPE) || status.success(),
+        "{status:?}"
+    );
+    assert_eq!(message, "", "no message for a closed pipe");
+    assert!(
+        entries(temp.path()).is_empty(),
+        "temporary files left behind"
+    );
+}
+
+#[test]
+fn temporary_space_running_out_is_a_clear_error_and_harms_nothing() {
+    // A size-limited temporary space: RLIMIT_FSIZE makes every write
+    // beyond 64 KiB in a file fail with EFBIG (SIGXFSZ ignored, so the
+    // write returns the error as a full disk's ENOSPC would).
+    let temp = TempDir::new().unwrap();
+    let out_dir = TempDir::new().unwrap();
+    let out = out_dir.path().join("result.txt");
+    std::fs::write(&out, b"precious earlier result\n").unwrap();
+    let input_dir = TempDir::new().unwrap();
+    let input = input_dir.path().join("big.txt");
+    std::fs::write(&input, numbered_lines(100_000)).unwrap(); // 5 MB
+
+    let mut command = knuffle();
+    command
+        .args(["--memory", "1M", "-T"])
+        .arg(temp.path())
+        .arg("-o")
+        .arg(&out)
+        .arg(&input);
+    // SAFETY: only async-signal-safe calls (signal, setrlimit) between
+    // fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: 64 << 10,
+                rlim_max: 64 << 10,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let output = command.output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        message.contains("temporary") && message.contains("File too large"),
+        "unclear message: {message}"
+    );
+    assert!(message.contains(temp.path().to_str().unwrap()), "{message}");
+    assert_eq!(std::fs::read(&out).unwrap(), b"precious earlier result\n");
+    assert!(
+        entries(temp.path()).is_empty(),
+        "temporary files left behind"
+    );
+    assert_eq!(
+        entries(out_dir.path()),
+        ["result.txt"],
+        "stray output temp file"
+    );
+}
+
+#[test]
+fn a_missing_temporary_directory_is_reported_before_any_output() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("keep.txt");
+    std::fs::write(&out, b"keep\n").unwrap();
+    let output = run(
+        &[
+            "--memory",
+            "1M",
+            "-T",
+            "/nonexistent/dir",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &numbered_lines(100_000),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        message.contains("/nonexistent/dir") && message.contains("No such file"),
+        "{message}"
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), b"keep\n");
+}

@@ -1,0 +1,96 @@
+//! External mode keeps its peak resident memory within `--memory` plus a
+//! small constant, for an input several times larger than the limit.
+
+mod external_support;
+
+use std::io::Write;
+use std::process::Stdio;
+use std::thread;
+
+use external_support::*;
+use tempfile::TempDir;
+
+/// The limit used here.
+const LIMIT: u64 = 8 << 20;
+
+/// What the process needs besides the limit: code, libraries, thread
+/// stacks, allocator slack (the binary alone, on a one-line input, takes
+/// about 3.5 MiB).
+const CONSTANT: u64 = 8 << 20;
+
+/// About 43 MB of text lines: five times the limit.
+fn forty_megabytes() -> Vec<u8> {
+    numbered_lines(1_000_000)
+}
+
+#[test]
+fn a_file_five_times_the_limit_is_shuffled_within_the_limit() {
+    let input = forty_megabytes();
+    assert!(input.len() as u64 > 4 * LIMIT);
+    let dir = TempDir::new().unwrap();
+    let file = dir.path().join("input.txt");
+    std::fs::write(&file, &input).unwrap();
+    let mut child = knuffle()
+        .args(["--memory", "8M", "--seed", "memory"])
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let reader = thread::spawn(move || read_all(stdout));
+    let (status, peak) = wait_with_peak_memory(&mut child);
+    let output = reader.join().unwrap();
+    assert!(status.success());
+    assert_permutation(&output, &input, b'\n');
+    eprintln!("peak resident memory: {peak} bytes");
+    assert!(
+        peak <= LIMIT + CONSTANT,
+        "peak resident memory {peak} bytes exceeds the 8 MiB limit + 8 MiB"
+    );
+}
+
+#[test]
+fn a_pipe_five_times_the_limit_spills_within_the_limit() {
+    let input = forty_megabytes();
+    let mut child = knuffle()
+        .args(["--memory", "8M", "--seed", "memory"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let copy = input.clone();
+    let writer = thread::spawn(move || stdin.write_all(&copy).unwrap());
+    let stdout = child.stdout.take().unwrap();
+    let reader = thread::spawn(move || read_all(stdout));
+    let (status, peak) = wait_with_peak_memory(&mut child);
+    writer.join().unwrap();
+    let output = reader.join().unwrap();
+    assert!(status.success());
+    assert_permutation(&output, &input, b'\n');
+    eprintln!("peak resident memory: {peak} bytes");
+    assert!(
+        peak <= LIMIT + CONSTANT,
+        "peak resident memory {peak} bytes exceeds the 8 MiB limit + 8 MiB"
+    );
+}
+
+#[test]
+fn in_memory_mode_would_need_more_which_makes_the_check_meaningful() {
+    // Without a limit the same input is shuffled in memory: its peak is
+    // above the external bound, so the bound above is not vacuous.
+    let input = forty_megabytes();
+    let dir = TempDir::new().unwrap();
+    let file = dir.path().join("input.txt");
+    std::fs::write(&file, &input).unwrap();
+    let mut child = knuffle()
+        .args(["--memory", "1G"])
+        .arg(&file)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (status, peak) = wait_with_peak_memory(&mut child);
+    assert!(status.success());
+    eprintln!("in-memory peak resident memory: {peak} bytes");
+    assert!(peak > LIMIT + CONSTANT, "in-memory peak only {peak} bytes");
+}

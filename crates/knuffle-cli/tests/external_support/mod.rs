@@ -1,0 +1,137 @@
+//! Helpers shared by the `external_*` integration tests (external mode:
+//! inputs larger than the memory limit).
+
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::thread;
+
+/// The `knuffle` binary under test.
+pub fn knuffle() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_knuffle"))
+}
+
+/// Runs `knuffle ARGS` with `input` on standard input.
+pub fn run(args: &[&str], input: &[u8]) -> Output {
+    let mut child = knuffle()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("knuffle runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let writer = thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("knuffle finishes");
+    writer.join().expect("stdin writer");
+    output
+}
+
+/// Runs `knuffle ARGS` and checks it succeeded; returns standard output.
+pub fn run_ok(args: &[&str], input: &[u8]) -> Vec<u8> {
+    let output = run(args, input);
+    assert!(
+        output.status.success(),
+        "knuffle {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
+/// The records of `bytes` (each with its delimiter), sorted: two outputs
+/// are permutations of each other exactly when these are equal.
+pub fn sorted_records(bytes: &[u8], delimiter: u8) -> Vec<&[u8]> {
+    let mut records: Vec<&[u8]> = bytes.split_inclusive(|&b| b == delimiter).collect();
+    records.sort_unstable();
+    records
+}
+
+/// `input` with a delimiter added at the end when it lacks one (what a
+/// shuffle's output holds).
+pub fn terminated(input: &[u8], delimiter: u8) -> Vec<u8> {
+    let mut bytes = input.to_vec();
+    if bytes.last().is_some_and(|&b| b != delimiter) {
+        bytes.push(delimiter);
+    }
+    bytes
+}
+
+/// Asserts that `output` is a permutation of the records of `input`.
+pub fn assert_permutation(output: &[u8], input: &[u8], delimiter: u8) {
+    let expected = terminated(input, delimiter);
+    assert_eq!(
+        output.len(),
+        expected.len(),
+        "output and input sizes differ"
+    );
+    assert!(
+        sorted_records(output, delimiter) == sorted_records(&expected, delimiter),
+        "the output is not a permutation of the input"
+    );
+}
+
+/// Deterministic pseudo-random bytes (a 64-bit LCG; test data only).
+pub fn noise(seed: u64, len: usize) -> Vec<u8> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 56) as u8
+        })
+        .collect()
+}
+
+/// Text lines `line <i> <padding>` of varying lengths, `count` of them.
+pub fn numbered_lines(count: usize) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for i in 0..count {
+        bytes.extend_from_slice(format!("line {i} ").as_bytes());
+        bytes.extend(std::iter::repeat_n(b'x', (i * 7919) % 61));
+        bytes.push(b'\n');
+    }
+    bytes
+}
+
+/// Names of the entries of `dir`.
+pub fn entries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .expect("readable directory")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Waits for `child`, returning its exit status and its peak resident
+/// memory in bytes: `VmHWM` of `/proc/PID/status`, read every 2 ms until
+/// the process ends. (Not `wait4`'s `ru_maxrss`: Linux folds the memory of
+/// the forking test process into it at `exec`.) `VmHWM` is a high-water
+/// mark, so only growth in the last 2 ms of the run could be missed.
+pub fn wait_with_peak_memory(child: &mut Child) -> (std::process::ExitStatus, u64) {
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = 0u64;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status_file)
+            && let Some(line) = text.lines().find(|l| l.starts_with("VmHWM:"))
+            && let Some(kib) = line.split_whitespace().nth(1)
+        {
+            peak = peak.max(kib.parse::<u64>().expect("VmHWM in kB") * 1024);
+        }
+        if let Some(status) = child.try_wait().expect("waitable child") {
+            return (status, peak);
+        }
+        thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// Reads all of `reader` (a child's pipe).
+pub fn read_all(mut reader: impl Read) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes).expect("readable pipe");
+    bytes
+}
