@@ -53,12 +53,6 @@ use rand_core::{Rng, SeedableRng};
 
 use crate::shuffle::durstenfeld;
 
-/// Labels per keystream chunk: 256 bytes (four ChaCha blocks), one
-/// little-endian `u16` per label.
-const CHUNK_LABELS: usize = 128;
-/// 32-bit keystream words per chunk.
-const CHUNK_WORDS: u128 = 64;
-
 /// Keystream 0 of a node's key: the labels.
 const STREAM_LABELS: u64 = 0;
 /// Keystream 1: the keys of the node's buckets, 32 bytes each, in order.
@@ -71,8 +65,10 @@ const STREAM_BASE: u64 = 2;
 const DIRECT_BYTES: usize = 1 << 20;
 /// Buckets of at most this many bytes are shuffled by Durstenfeld's loop.
 const BASE_BYTES: usize = 1 << 19;
+/// How far ahead of a region's front the walk prefetches.
+const WALK_PREFETCH_BYTES: usize = 256;
 /// At most `2^MAX_BITS` buckets per level.
-const MAX_BITS: u32 = 10;
+const MAX_BITS: u32 = 8;
 
 /// The switch points of [`shuffle`](crate::shuffle). Public only so that
 /// tests can drive every branch with small inputs; the defaults are what
@@ -183,6 +179,12 @@ pub(crate) fn shuffle_node<T, E: Executor<T>>(
         if len >= 2 {
             let mut rng = ChaCha8Rng::from_seed(key);
             rng.set_stream(STREAM_BASE);
+            // The walk left this bucket in memory, not in cache: one
+            // sequential sweep of prefetches is far cheaper than a miss
+            // on each of Durstenfeld's random accesses.
+            for index in (0..len).step_by((64 / size_of::<T>().max(1)).max(1)) {
+                prefetch(slice, index, 0);
+            }
             durstenfeld(slice, &mut rng);
         }
         return;
@@ -219,23 +221,42 @@ pub(crate) fn shuffle_node<T, E: Executor<T>>(
     exec.buckets(buckets, keys, config);
 }
 
-/// The number of label bits for a node of `len > base_len` elements: enough
-/// buckets for the expected bucket size to reach `base_len`, at most
-/// `2^max_bits`.
+/// The number of label bits for a node of `len > base_len` elements.
+///
+/// First the number of levels: as few as bring the buckets down to
+/// `base_len` with at most `2^max_bits` buckets per level (each level is a
+/// whole pass over the data). Then, within that many levels, the buckets
+/// aim at `base_len / 16` elements (a few dozen KiB by default: Durstenfeld's
+/// loop is fastest in the level-1 cache), the bits spread evenly over the
+/// levels.
 fn bits_for(len: usize, config: &ShuffleConfig) -> u32 {
-    let wanted = len.div_ceil(config.base_len).max(2);
-    let bits = usize::BITS - (wanted - 1).leading_zeros();
-    bits.clamp(1, config.max_bits)
+    let bits_to_reach = |size: usize| {
+        let wanted = len.div_ceil(size.max(1)).max(2);
+        usize::BITS - (wanted - 1).leading_zeros()
+    };
+    let levels = bits_to_reach(config.base_len)
+        .div_ceil(config.max_bits)
+        .max(1);
+    bits_to_reach(config.base_len / 16)
+        .div_ceil(levels)
+        .clamp(1, config.max_bits)
 }
 
-/// The labels of one node: `label(p)` is the `p`-th little-endian `u16` of
-/// the ChaCha8 keystream (key, stream 0), masked to the low `bits` bits.
+/// The labels of one node. With `bits <= 8`, `label(p)` is byte `p` of the
+/// ChaCha8 keystream (key, stream 0) masked to its low `bits` bits; with
+/// more bits, it is the `p`-th little-endian `u16` of that keystream, masked.
+/// The keystream is read in chunks of 256 bytes (four ChaCha blocks).
 #[derive(Clone)]
 pub(crate) struct LabelStream {
     rng: ChaCha8Rng,
     mask: u16,
+    /// Two bytes per label (`bits > 8`).
+    wide: bool,
     buckets: usize,
 }
+
+/// Keystream bytes per chunk.
+const CHUNK_BYTES: usize = 256;
 
 impl LabelStream {
     fn new(key: [u8; 32], bits: u32) -> LabelStream {
@@ -244,37 +265,55 @@ impl LabelStream {
         LabelStream {
             rng,
             mask: ((1u32 << bits) - 1) as u16,
+            wide: bits > 8,
             buckets: 1 << bits,
         }
     }
 
-    /// Fills `out` with the labels of chunk `chunk` (positions
-    /// `chunk * 128 ..`). Seeks only when the stream is not already there.
+    /// Labels per chunk: 256 or 128.
+    #[inline(always)]
+    fn per_chunk(&self) -> usize {
+        1 << self.chunk_shift()
+    }
+
+    /// log2 of the labels per chunk (a shift, never a division).
+    #[inline(always)]
+    fn chunk_shift(&self) -> u32 {
+        if self.wide { 7 } else { 8 }
+    }
+
+    /// The keystream bytes of chunk `chunk`. Seeks only when the stream is
+    /// not already there.
     #[inline]
-    fn fill_chunk(&mut self, chunk: usize, out: &mut [u16; CHUNK_LABELS]) {
-        let word = chunk as u128 * CHUNK_WORDS;
+    fn fill_chunk(&mut self, chunk: usize, out: &mut [u8; CHUNK_BYTES]) {
+        let word = chunk as u128 * (CHUNK_BYTES as u128 / 4);
         if self.rng.get_word_pos() != word {
             self.rng.set_word_pos(word);
         }
-        let mut bytes = [0u8; CHUNK_LABELS * 2];
-        self.rng.fill_bytes(&mut bytes);
-        for (label, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
-            *label = u16::from_le_bytes([pair[0], pair[1]]) & self.mask;
-        }
+        self.rng.fill_bytes(out);
     }
 
-    /// Label counts of the positions `from..to` (`from` a multiple of 128).
+    /// Label counts of the positions `from..to` (`from` a multiple of 256).
+    #[inline(never)]
     pub(crate) fn count_range(&self, from: usize, to: usize) -> Vec<usize> {
-        debug_assert_eq!(from % CHUNK_LABELS, 0);
+        debug_assert_eq!(from % CHUNK_BYTES, 0);
         let mut stream = self.clone();
         let mut counts = vec![0usize; self.buckets];
-        let mut labels = [0u16; CHUNK_LABELS];
+        let mut bytes = [0u8; CHUNK_BYTES];
+        let per_chunk = self.per_chunk();
         let mut pos = from;
         while pos < to {
-            stream.fill_chunk(pos / CHUNK_LABELS, &mut labels);
-            let take = (to - pos).min(CHUNK_LABELS);
-            for &label in &labels[..take] {
-                counts[label as usize] += 1;
+            stream.fill_chunk(pos >> self.chunk_shift(), &mut bytes);
+            let take = (to - pos).min(per_chunk);
+            if self.wide {
+                for pair in bytes.chunks_exact(2).take(take) {
+                    counts[usize::from(u16::from_le_bytes([pair[0], pair[1]]) & self.mask)] += 1;
+                }
+            } else {
+                let mask = self.mask as u8;
+                for &byte in &bytes[..take] {
+                    counts[usize::from(byte & mask)] += 1;
+                }
             }
             pos += take;
         }
@@ -286,88 +325,122 @@ impl LabelStream {
     }
 }
 
-/// Per-bucket cached label chunks for the walk: O(buckets) memory.
-struct LabelCache {
-    stream: LabelStream,
-    chunk_of: Vec<usize>,
-    labels: Vec<[u16; CHUNK_LABELS]>,
+/// The walk's view of the bucket regions, one entry per bucket (O(1)
+/// each): the region's front, its end, the label of the (original) element
+/// at the front, and the cached keystream chunk that covers the front.
+/// `WIDE` is the label width (two bytes when more than 8 bits), fixed at
+/// compile time so that the walk's inner loop has no branch on it.
+struct Fronts<const WIDE: bool> {
+    labels: LabelStream,
+    head: Vec<usize>,
+    end: Vec<usize>,
+    head_label: Vec<u16>,
+    chunk: Vec<usize>,
+    bytes: Vec<[u8; CHUNK_BYTES]>,
 }
 
-impl LabelCache {
-    fn new(stream: LabelStream) -> LabelCache {
-        let k = stream.buckets;
-        LabelCache {
-            stream,
-            chunk_of: vec![usize::MAX; k],
-            labels: vec![[0u16; CHUNK_LABELS]; k],
+impl<const WIDE: bool> Fronts<WIDE> {
+    const SHIFT: u32 = if WIDE { 7 } else { 8 };
+
+    fn new(labels: LabelStream, starts: &[usize]) -> Self {
+        debug_assert_eq!(labels.wide, WIDE);
+        let k = starts.len() - 1;
+        let mut fronts = Fronts {
+            labels,
+            head: starts[..k].to_vec(),
+            end: starts[1..].to_vec(),
+            head_label: vec![0; k],
+            chunk: vec![usize::MAX; k],
+            bytes: vec![[0; CHUNK_BYTES]; k],
+        };
+        for b in 0..k {
+            fronts.head_label[b] = fronts.label_at(b, starts[b]) as u16;
         }
+        fronts
     }
 
-    /// The label of original position `pos`, read through the cache of the
-    /// bucket whose front is at `pos`.
+    /// The label of original position `pos`, through bucket `b`'s chunk.
     #[inline(always)]
-    fn at(&mut self, bucket: usize, pos: usize) -> usize {
-        let chunk = pos / CHUNK_LABELS;
-        if self.chunk_of[bucket] != chunk {
-            self.stream.fill_chunk(chunk, &mut self.labels[bucket]);
-            self.chunk_of[bucket] = chunk;
+    fn label_at(&mut self, b: usize, pos: usize) -> usize {
+        let chunk = pos >> Self::SHIFT;
+        let bytes = &mut self.bytes[b];
+        if chunk != self.chunk[b] {
+            self.labels.fill_chunk(chunk, bytes);
+            self.chunk[b] = chunk;
         }
-        self.labels[bucket][pos % CHUNK_LABELS] as usize
+        let index = pos & ((1 << Self::SHIFT) - 1);
+        let raw = if WIDE {
+            u16::from_le_bytes([bytes[2 * index], bytes[2 * index + 1]])
+        } else {
+            u16::from(bytes[index])
+        };
+        usize::from(raw & self.labels.mask)
+    }
+
+    /// Moves region `b`'s front one slot on; returns the slot it was at and
+    /// the label of the element there.
+    #[inline(always)]
+    fn advance(&mut self, b: usize) -> (usize, usize) {
+        let slot = self.head[b];
+        let label = usize::from(self.head_label[b]);
+        self.head[b] = slot + 1;
+        self.head_label[b] = self.label_at(b, slot + 1) as u16;
+        (slot, label)
     }
 }
 
 /// Pass 2: moves every element to its bucket's region (`starts[b] ..
 /// starts[b + 1]`) by an American-flag cycle walk.
 ///
-/// Invariant: slots `starts[b] .. heads[b]` hold elements labelled `b`;
-/// every slot at or past its region's head (other than the leader slot `i`)
-/// has never been written, so its element is the original one and its
-/// label is `label(slot)`. The leader slot `i` holds an element whose label
-/// `l` is known; it is swapped to the front of region `l`, and the element
-/// found there (an original one) comes back to `i`, until an element
-/// labelled `b` lands in `i`.
+/// Invariant: slots `starts[b] .. head[b]` hold elements labelled `b`,
+/// except the leader slot of the cycle in progress; every slot at or past
+/// its region's front has never been written, so its element is the
+/// original one and its label is `label(slot)`. The leader slot holds an
+/// element whose label `l` is known; it is swapped with the front of region
+/// `l` (an original element, whose label is known from its position, comes
+/// back) until the leader slot holds an element of its own region. Which
+/// slots are visited depends on the labels only, never on the data; the
+/// next lines of each region are prefetched.
 fn walk<T>(data: &mut [T], labels: LabelStream, starts: &[usize]) {
-    let k = starts.len() - 1;
-    let mut cache = LabelCache::new(labels);
-    let mut heads: Vec<usize> = starts[..k].to_vec();
-    for b in 0..k {
-        let end = starts[b + 1];
-        let mut i = heads[b];
-        while i < end {
-            let mut l = cache.at(b, i);
+    if labels.wide {
+        walk_with::<T, true>(data, Fronts::new(labels, starts));
+    } else {
+        walk_with::<T, false>(data, Fronts::new(labels, starts));
+    }
+}
+
+#[inline(never)]
+fn walk_with<T, const WIDE: bool>(data: &mut [T], mut fronts: Fronts<WIDE>) {
+    for b in 0..fronts.head.len() {
+        while fronts.head[b] < fronts.end[b] {
+            let (leader, mut l) = fronts.advance(b);
             while l != b {
-                let dest = heads[l];
-                debug_assert!(dest < starts[l + 1], "label counts must match");
-                let next = cache.at(l, dest);
-                prefetch_ahead(data, dest);
-                data.swap(i, dest);
-                heads[l] = dest + 1;
+                let (dest, next) = fronts.advance(l);
+                debug_assert!(dest < fronts.end[l], "label counts must match");
+                prefetch(data, dest, WALK_PREFETCH_BYTES);
+                data.swap(leader, dest);
                 l = next;
             }
-            i += 1;
-            heads[b] = i;
         }
     }
 }
 
-/// Hints the cache to fetch the element a few lines after `index` (the next
-/// ones the walk will read from this region). A hint only: it never faults.
+/// Hints the cache to fetch, for writing, the element `ahead_bytes` past
+/// element `index`. A hint only: it never faults, whatever the address.
 #[inline(always)]
-fn prefetch_ahead<T>(data: &[T], index: usize) {
+fn prefetch<T>(data: &[T], index: usize, ahead_bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
-        const AHEAD_BYTES: usize = 512;
         let ptr = data
             .as_ptr()
             .wrapping_add(index)
             .cast::<i8>()
-            .wrapping_add(AHEAD_BYTES);
-        // SAFETY: prefetching has no architectural effect and never faults,
-        // whatever the address.
+            .wrapping_add(ahead_bytes);
+        // SAFETY: a prefetch has no architectural effect and never faults.
         unsafe {
-            core::arch::x86_64::_mm_prefetch(ptr, core::arch::x86_64::_MM_HINT_T0);
+            core::arch::x86_64::_mm_prefetch(ptr, core::arch::x86_64::_MM_HINT_ET0);
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (data, index);
+    let _ = (data, index, ahead_bytes);
 }

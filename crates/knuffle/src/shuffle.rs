@@ -65,17 +65,10 @@ pub(crate) fn durstenfeld<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
             i -= 1;
             continue;
         }
-        let mut product = first;
-        let mut len = 1;
-        while len < MAX_BATCH && len < i {
-            match product.checked_mul((i - len) as u64 + 1) {
-                Some(p) if p <= BATCH_LIMIT => {
-                    product = p;
-                    len += 1;
-                }
-                _ => break,
-            }
-        }
+        let (len, product) = match SMALL_BATCHES.get(i) {
+            Some(&(len, product)) => (usize::from(len), product),
+            None => batch_from(i),
+        };
         loop {
             let word = rng.next_u64();
             let mut low = word;
@@ -92,6 +85,38 @@ pub(crate) fn durstenfeld<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
         i -= len;
     }
 }
+
+/// The batch that starts at position `top` of Durstenfeld's loop: how many
+/// positions (`top`, `top - 1`, ...) share one word, and the product of
+/// their bounds (`top + 1`, `top`, ...), at most [`BATCH_LIMIT`] and
+/// [`MAX_BATCH`] long, never reaching position 0.
+const fn batch_from(top: usize) -> (usize, u64) {
+    let mut product = top as u64 + 1;
+    let mut len = 1;
+    while len < MAX_BATCH && len < top {
+        match product.checked_mul((top - len) as u64 + 1) {
+            Some(p) if p <= BATCH_LIMIT => {
+                product = p;
+                len += 1;
+            }
+            _ => break,
+        }
+    }
+    (len, product)
+}
+
+/// [`batch_from`] for the tops below 256, computed at compile time: small
+/// decks skip the chain of multiplications that sizes each batch.
+static SMALL_BATCHES: [(u8, u64); 256] = {
+    let mut table = [(0u8, 0u64); 256];
+    let mut top = 1;
+    while top < 256 {
+        let (len, product) = batch_from(top);
+        table[top] = (len as u8, product);
+        top += 1;
+    }
+    table
+};
 
 /// Reverses the swaps of one rejected Durstenfeld batch.
 #[cold]

@@ -25,7 +25,10 @@ fn default_rng_is_standard_chacha20() {
     // 76 b8 e0 ad a0 f1 3d 90, read as a little-endian u64.
     let mut rng = DefaultRng::from_seed([0u8; 32]);
     assert_eq!(rng.next_u64(), 0x903d_f1a0_ade0_b876);
-    assert_eq!(Seed::from_text("knuffle").rng().next_u64(), 0x080a_6f4e_2f37_db7d);
+    assert_eq!(
+        Seed::from_text("knuffle").rng().next_u64(),
+        0x080a_6f4e_2f37_db7d
+    );
 }
 
 #[test]
@@ -45,8 +48,8 @@ fn shuffle_of_52() {
         permutation(52, &mut rng),
         [
             12, 10, 20, 31, 17, 18, 40, 23, 0, 25, 7, 29, 37, 2, 15, 28, 14, 24, 8, 48, 16, 9, 4,
-            1, 19, 36, 13, 34, 21, 50, 6, 27, 26, 44, 43, 39, 11, 51, 3, 38, 30, 33, 45, 35, 5,
-            41, 46, 49, 42, 47, 22, 32
+            1, 19, 36, 13, 34, 21, 50, 6, 27, 26, 44, 43, 39, 11, 51, 3, 38, 30, 33, 45, 35, 5, 41,
+            46, 49, 42, 47, 22, 32
         ]
     );
 }
@@ -99,5 +102,48 @@ fn other_algorithms() {
     let mut rng = Seed::from_text("golden-reservoir").rng();
     let mut reservoir = Reservoir::new(4);
     reservoir.extend(0..100_000u32, &mut rng);
-    assert_eq!(reservoir.into_shuffled(&mut rng), [70906, 73334, 66766, 70678]);
+    assert_eq!(
+        reservoir.into_shuffled(&mut rng),
+        [70906, 73334, 66766, 70678]
+    );
+}
+
+/// The large-array (scatter) path: 2^20 `u32` (4 MiB, past the 1 MiB
+/// direct threshold), and a forced four-level scatter. FNV-1a over the
+/// whole output; the caller's generator only gives a 256-bit key (4 words).
+#[test]
+fn large_array_path() {
+    let fnv = |values: &mut dyn Iterator<Item = u64>| {
+        values.fold(0xcbf2_9ce4_8422_2325u64, |h, x| {
+            (h ^ x).wrapping_mul(0x0100_0000_01b3)
+        })
+    };
+    let mut rng = Seed::from_text("golden-large").rng();
+    let mut v: Vec<u32> = (0..1 << 20).collect();
+    shuffle(&mut v, &mut rng);
+    assert_eq!(
+        v[..8],
+        [
+            832233, 515875, 393519, 646043, 541032, 609106, 557634, 900730
+        ]
+    );
+    assert_eq!(
+        fnv(&mut v.iter().map(|&x| u64::from(x))),
+        0xf819_91dd_35c0_1ea7
+    );
+    assert_eq!(rng.next_u64(), 0x49df_ba7d_7899_419b);
+
+    let mut rng = Seed::from_text("golden-large-deep").rng();
+    let config = knuffle::ShuffleConfig {
+        direct_len: 0,
+        base_len: 1000,
+        max_bits: 4,
+    };
+    let mut v: Vec<u64> = (0..100_000).collect();
+    knuffle::shuffle_with_config(&mut v, &mut rng, &config);
+    assert_eq!(
+        v[..8],
+        [4316, 25607, 85269, 93031, 51630, 36364, 88426, 23617]
+    );
+    assert_eq!(fnv(&mut v.iter().copied()), 0xea74_9fb7_43e8_8a21);
 }
