@@ -209,8 +209,8 @@ fn exact_mode(args: &Args, algorithms: &[Algorithm], out: &mut impl Write) -> st
         )?;
         writeln!(
             out,
-            "{:<21} {:>10} {:>9} {:>24} {:>24}  {}",
-            "algorithm", "paths", "orders", "least likely", "most likely", "uniform?"
+            "{:<21} {:>10} {:>9} {:>24} {:>24}  uniform?",
+            "algorithm", "paths", "orders", "least likely", "most likely"
         )?;
     }
     for &algorithm in algorithms {

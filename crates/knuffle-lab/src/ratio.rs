@@ -70,7 +70,7 @@ impl Ratio {
     /// The numerator of this fraction over the denominator `den` (which must
     /// be a multiple of the reduced denominator).
     pub fn numer_over(self, den: u128) -> Option<u128> {
-        if den % self.den != 0 {
+        if !den.is_multiple_of(self.den) {
             return None;
         }
         self.num.checked_mul(den / self.den)

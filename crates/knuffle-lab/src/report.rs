@@ -223,7 +223,7 @@ fn thousands(x: u64) -> String {
     let digits = x.to_string();
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);
@@ -262,7 +262,7 @@ fn histogram<DB: DrawingBackend>(
         .margin(10)
         .x_label_area_size(45)
         .y_label_area_size(80)
-        .build_cartesian_2d((0..cells as i32).into_segmented(), 0f64..top)
+        .build_cartesian_2d((0..cells as i32 - 1).into_segmented(), 0f64..top)
         .map_err(e)?;
     chart
         .configure_mesh()
@@ -380,8 +380,8 @@ fn heat_map<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, run: &LabRun) -> 
         .x_label_area_size(45)
         .y_label_area_size(70)
         .build_cartesian_2d(
-            (0..cols as i32).into_segmented(),
-            (0..rows as i32).into_segmented(),
+            (0..cols as i32 - 1).into_segmented(),
+            (0..rows as i32 - 1).into_segmented(),
         )
         .map_err(e)?;
     let col_label = |c: usize| -> String {

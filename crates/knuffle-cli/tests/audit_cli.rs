@@ -1,0 +1,141 @@
+//! `knuffle audit` on real files: GNU shuf passes, the naive swap is caught,
+//! bad input exits 2 with the line number.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use knuffle_lab::zoo::{Algorithm, NoObserver};
+
+fn audit(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_knuffle"))
+        .arg("audit")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run knuffle");
+    let input = stdin.unwrap_or("").to_string();
+    let mut pipe = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/audit")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn gnu_shuf_with_a_real_random_source_passes() {
+    // 100,000 outputs of `shuf -i 1-5 --random-source=/dev/urandom`
+    // (make_gnu_shuf_urandom_fixture.sh).
+    let (code, out, err) = audit(&[&fixture("gnu_shuf_1-5_urandom.txt")], None);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("100000 shuffles of n = 5"), "{out}");
+    assert!(out.contains("1-based (detected)"));
+    assert!(out.contains("orders (120 cells)"));
+    assert!(out.contains("verdict: no bias found"));
+    assert!(out.contains("power:"));
+}
+
+#[test]
+fn gnu_shuf_runs_seeded_with_16_bits_are_caught() {
+    // 100,000 separate runs of plain `shuf -i 1-5` (make_gnu_shuf_fixture.sh).
+    // GNU shuf 9.1 seeds its ISAAC generator with only as many bytes of
+    // getrandom as the permutation needs (2 bytes for 5! = 120 orders; see
+    // `strace -e getrandom shuf -i 1-5`), so across runs each order has
+    // probability k/65536 for a k that varies by about 4% from order to
+    // order. The counts' standard deviation is 45 instead of the 28.7 of a
+    // uniform shuffle, and the full-permutation test sees it.
+    let (code, out, err) = audit(&[&fixture("gnu_shuf_1-5.txt")], None);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("verdict: BIASED"), "{out}");
+    let orders = out
+        .lines()
+        .find(|l| l.starts_with("orders (120 cells)"))
+        .unwrap();
+    assert!(orders.contains("e-"), "tiny p-value expected: {orders}");
+}
+
+fn naive_file(dir: &Path, lines: usize, separator: &str) -> String {
+    let mut rng = knuffle::Seed::from_text("naive audit").rng();
+    let mut text = String::new();
+    for _ in 0..lines {
+        let mut v: Vec<usize> = (1..=5).collect();
+        Algorithm::NaiveSwap.run(&mut v, &mut rng, &mut NoObserver);
+        let words: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+        text.push_str(&words.join(separator));
+        text.push('\n');
+    }
+    let path = dir.join("naive.txt");
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn naive_swap_outputs_are_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = naive_file(dir.path(), 20_000, ", ");
+    let (code, out, _) = audit(&[&path], None);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("verdict: BIASED"));
+    // The same data through standard input.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (code, _, _) = audit(&[], Some(&text));
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn card_deals_are_audited_by_position() {
+    let mut rng = knuffle::Seed::from_text("cards").rng();
+    let mut text = String::new();
+    let names = |i: usize| knuffle_lab::cards::card_name(i);
+    for _ in 0..3000 {
+        let mut deck: Vec<usize> = (0..52).collect();
+        knuffle::shuffle(&mut deck, &mut rng);
+        let hand: Vec<String> = deck[..5].iter().map(|&c| names(c)).collect();
+        text.push_str(&hand.join(" "));
+        text.push('\n');
+    }
+    let (code, out, err) = audit(&[], Some(&text));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("3000 deals of 5 from n = 52"), "{out}");
+    assert!(out.contains("deal positions"));
+}
+
+#[test]
+fn trouble_exits_2_with_line_numbers() {
+    let (code, _, err) = audit(&[], Some("1 2 3\n3 2 1\n2 x 1\n"));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("line 3: \"x\" is not a non-negative integer"),
+        "{err}"
+    );
+    let (code, _, err) = audit(&[], Some("1 2 3\n3 3 1\n"));
+    assert_eq!(code, 2);
+    assert!(err.contains("line 2: 3 appears more than once"), "{err}");
+    let (code, _, err) = audit(&[], Some("1 2 3\n1 2\n"));
+    assert_eq!(code, 2);
+    assert!(err.contains("line 2: has 2 items"), "{err}");
+    let (code, _, err) = audit(&["/nonexistent/shuffles.txt"], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("/nonexistent/shuffles.txt"), "{err}");
+    let (code, _, err) = audit(&[], Some(""));
+    assert_eq!(code, 2);
+    assert!(err.contains("no shuffles"), "{err}");
+    let (code, _, _) = audit(&["--base", "2"], Some("1 2\n"));
+    assert_eq!(code, 2);
+}

@@ -1,0 +1,167 @@
+//! The lab end to end: every algorithm gets the verdict its fairness
+//! predicts, reproducibly; the report has the expected structure.
+
+use knuffle_lab::audit::audit_shuffler;
+use knuffle_lab::experiment::{self, DEFAULT_SEED};
+use knuffle_lab::report;
+use knuffle_lab::stats::DEFAULT_ALPHA;
+use knuffle_lab::zoo::{ALL, Algorithm, Fairness};
+
+/// Enough shuffles of 4 for the subtlest bias in the zoo (8-bit key
+/// collisions) to be caught, with the default seed.
+const TRIALS: u64 = 2_000_000;
+
+#[test]
+fn every_algorithm_gets_the_verdict_its_fairness_predicts() {
+    for &algorithm in ALL {
+        let run = experiment::run(algorithm, 4, TRIALS, DEFAULT_SEED, DEFAULT_ALPHA, &|_| {});
+        assert!(run.as_expected(), "{algorithm}: {}", run.analysis.to_text());
+        let biased = run.analysis.biased();
+        assert_eq!(
+            biased,
+            !algorithm.fairness().is_fair_shuffle(),
+            "{algorithm}"
+        );
+        if algorithm.fairness() == Fairness::UniformOverCycles {
+            assert_eq!(
+                run.analysis.orders_seen,
+                Some(6),
+                "Sattolo reaches (n-1)! orders"
+            );
+        }
+    }
+}
+
+#[test]
+fn runs_are_reproducible_and_seeds_matter() {
+    let a = experiment::run(
+        Algorithm::NaiveSwap,
+        5,
+        300_000,
+        "repro",
+        DEFAULT_ALPHA,
+        &|_| {},
+    );
+    let b = experiment::run(
+        Algorithm::NaiveSwap,
+        5,
+        300_000,
+        "repro",
+        DEFAULT_ALPHA,
+        &|_| {},
+    );
+    let c = experiment::run(
+        Algorithm::NaiveSwap,
+        5,
+        300_000,
+        "other",
+        DEFAULT_ALPHA,
+        &|_| {},
+    );
+    assert_eq!(a.tally, b.tally);
+    assert_ne!(a.tally, c.tally);
+}
+
+#[test]
+fn large_n_uses_the_binned_position_matrix_and_other_statistics() {
+    let fair = experiment::run(
+        Algorithm::FisherYates,
+        60,
+        40_000,
+        "big",
+        DEFAULT_ALPHA,
+        &|_| {},
+    );
+    assert!(!fair.analysis.biased(), "{}", fair.analysis.to_text());
+    assert!(fair.analysis.order_test().is_none());
+    assert_eq!(fair.analysis.tests.len(), 5);
+    let naive = experiment::run(
+        Algorithm::NaiveSwap,
+        60,
+        40_000,
+        "big",
+        DEFAULT_ALPHA,
+        &|_| {},
+    );
+    assert!(naive.analysis.biased());
+    // Sattolo has no fixed points at all: that test alone is damning.
+    let cyclic = experiment::run(
+        Algorithm::Sattolo,
+        60,
+        40_000,
+        "big",
+        DEFAULT_ALPHA,
+        &|_| {},
+    );
+    let fixed = cyclic
+        .analysis
+        .tests
+        .iter()
+        .find(|t| t.name == "fixed points")
+        .unwrap();
+    assert!(fixed.adjusted_p < 1e-100);
+}
+
+#[test]
+fn audit_a_closure_directly() {
+    let mut rng = knuffle::Seed::from_text("closure").rng();
+    let fair = audit_shuffler(6, 50_000, |v| knuffle::shuffle(v, &mut rng), DEFAULT_ALPHA).unwrap();
+    assert!(!fair.biased(), "{}", fair.to_text());
+    assert!(fair.power.iter().any(|p| p.contains("naive swap")));
+    let mut rng = knuffle::Seed::from_text("closure").rng();
+    let naive = audit_shuffler(
+        6,
+        50_000,
+        |v| Algorithm::NaiveSwap.run(v, &mut rng, &mut knuffle_lab::zoo::NoObserver),
+        DEFAULT_ALPHA,
+    )
+    .unwrap();
+    assert!(naive.biased());
+    let broken = audit_shuffler(3, 10, |v| v[0] = v[1], DEFAULT_ALPHA).unwrap_err();
+    assert!(broken.to_string().contains("not a permutation"), "{broken}");
+}
+
+#[test]
+fn report_has_pages_images_and_labelled_axes() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs: Vec<_> = [Algorithm::FisherYates, Algorithm::NaiveSwap]
+        .iter()
+        .map(|&a| experiment::run(a, 4, 100_000, "report", DEFAULT_ALPHA, &|_| {}))
+        .collect();
+    let index = report::write_report(dir.path(), &runs).unwrap();
+    let html = std::fs::read_to_string(&index).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "self-contained"
+    );
+    for name in ["fisher-yates", "naive-swap"] {
+        for kind in ["histogram", "positions"] {
+            let svg_name = format!("{name}-{kind}.svg");
+            let png_name = format!("{name}-{kind}.png");
+            assert!(html.contains(&format!("src=\"{svg_name}\"")), "{svg_name}");
+            assert!(html.contains(&format!("href=\"{png_name}\"")), "{png_name}");
+            let svg = std::fs::read_to_string(dir.path().join(&svg_name)).unwrap();
+            assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+            let png = std::fs::read(dir.path().join(&png_name)).unwrap();
+            assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+            if kind == "positions" {
+                assert!(svg.contains("final position (to)"));
+                assert!(svg.contains("original position (from)"));
+                assert!(
+                    svg.matches("<rect").count() >= 16,
+                    "one cell per position pair"
+                );
+            } else {
+                assert!(svg.contains("expected m/n!"));
+                assert!(svg.contains("1234") && svg.contains("4321"));
+            }
+        }
+    }
+    assert!(html.contains("BIASED") && html.contains("no bias found"));
+    // No temporary files are left behind.
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        assert!(!name.contains("tmp-knuffle"), "{name}");
+    }
+}
