@@ -56,23 +56,26 @@ pub fn gather<R: Rng + Send + ?Sized>(
     let (to_writer, batches) = sync_channel::<Batch>(0);
     let (ack, acks) = channel::<Returned>();
     thread::scope(|scope| {
-        let loader = scope.spawn(move || {
-            let mut loader = Loader {
-                plan,
-                temp,
-                delimiter,
-                to_writer,
-                acks,
-                unacknowledged: 0,
-                spare_data: Vec::new(),
-                spare_spans: Vec::new(),
-                depth: 1,
-            };
-            match loader.load(buckets, 1, rng) {
-                Ok(()) | Err(Stop::Cancelled) => Ok(loader.depth),
-                Err(Stop::Failed(error)) => Err(error),
-            }
-        });
+        let loader = thread::Builder::new()
+            .name("knuffle-gather".into())
+            .spawn_scoped(scope, move || {
+                let mut loader = Loader {
+                    plan,
+                    temp,
+                    delimiter,
+                    to_writer,
+                    acks,
+                    unacknowledged: 0,
+                    spare_data: Vec::new(),
+                    spare_spans: Vec::new(),
+                    depth: 1,
+                };
+                match loader.load(buckets, 1, rng) {
+                    Ok(()) | Err(Stop::Cancelled) => Ok(loader.depth),
+                    Err(Stop::Failed(error)) => Err(error),
+                }
+            })
+            .map_err(|e| temp.error(e))?;
         let written = write_batches(&batches, sink, &ack);
         // Hang up first, so a loader waiting to send sees it and stops.
         drop(batches);

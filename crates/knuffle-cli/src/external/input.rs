@@ -1,6 +1,8 @@
 //! Reading the inputs in pass 1 with bounded buffers, header lines first.
 
-use std::io::Read;
+use std::io::{self, Read};
+use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
+use std::thread;
 
 use memchr::memchr;
 use rand_core::Rng;
@@ -44,33 +46,120 @@ pub struct Feeder<'a, 'o> {
     pub io_buffer: usize,
 }
 
+/// Read buffers in use at most: one being filled, one being parsed, the
+/// rest waiting in the channel.
+pub const READ_BUFFERS: usize = 4;
+
+/// What the reader thread sends.
+enum Chunk {
+    /// A buffer and how many of its bytes were read.
+    Data(Vec<u8>, usize),
+    /// The current input ended.
+    End,
+    /// Reading failed.
+    Failed(io::Error),
+}
+
+/// The reader thread: every input in order, in `io_buffer`-sized reads,
+/// with at most [`READ_BUFFERS`] buffers.
+fn read_inputs(
+    rests: Vec<Box<dyn Read + Send>>,
+    io_buffer: usize,
+    to_parser: &SyncSender<Chunk>,
+    recycled: &Receiver<Vec<u8>>,
+) {
+    let mut allocated = 0;
+    for mut rest in rests {
+        loop {
+            let mut buffer = match recycled.try_recv() {
+                Ok(buffer) => buffer,
+                Err(_) if allocated < READ_BUFFERS => {
+                    allocated += 1;
+                    vec![0u8; io_buffer]
+                }
+                Err(_) => match recycled.recv() {
+                    Ok(buffer) => buffer,
+                    Err(_) => return,
+                },
+            };
+            let chunk = match read_some(&mut rest, &mut buffer) {
+                Ok(0) => {
+                    allocated -= 1;
+                    break;
+                }
+                Ok(len) => Chunk::Data(buffer, len),
+                Err(error) => Chunk::Failed(error),
+            };
+            let failed = matches!(chunk, Chunk::Failed(_));
+            if to_parser.send(chunk).is_err() || failed {
+                return;
+            }
+        }
+        if to_parser.send(Chunk::End).is_err() {
+            return;
+        }
+    }
+}
+
 /// Prefix bytes scattered between two releases of their memory.
 const RELEASE_STEP: usize = 1 << 20;
 
 impl Feeder<'_, '_> {
-    /// Reads every input to its end.
+    /// Reads every input to its end. A reader thread reads ahead (the
+    /// `read` calls copy from the kernel) while this thread parses.
     pub fn feed_all<R: Rng + ?Sized>(
         &mut self,
         inputs: Vec<Input>,
         rng: &mut R,
     ) -> Result<(), ExternalError> {
-        let mut buffer = vec![0u8; self.io_buffer];
-        for mut input in inputs {
+        let (prefixes, rests): (Vec<Vec<u8>>, Vec<Box<dyn Read + Send>>) =
+            inputs.into_iter().map(|i| (i.prefix, i.rest)).unzip();
+        let io_buffer = self.io_buffer;
+        thread::scope(|scope| {
+            let (to_parser, chunks) = sync_channel::<Chunk>(READ_BUFFERS - 2);
+            let (recycle, recycled) = channel::<Vec<u8>>();
+            let reader = thread::Builder::new()
+                .name("knuffle-read".into())
+                .spawn_scoped(scope, move || {
+                    read_inputs(rests, io_buffer, &to_parser, &recycled)
+                })
+                .map_err(|error| ExternalError::Input { error })?;
+            let fed = self.consume(prefixes, &chunks, &recycle, rng);
+            drop(chunks); // a reader blocked on a full channel stops
+            let _ = reader.join();
+            fed
+        })
+    }
+
+    fn consume<R: Rng + ?Sized>(
+        &mut self,
+        prefixes: Vec<Vec<u8>>,
+        chunks: &Receiver<Chunk>,
+        recycle: &Sender<Vec<u8>>,
+        rng: &mut R,
+    ) -> Result<(), ExternalError> {
+        for mut prefix in prefixes {
             let mut done = 0;
-            while done < input.prefix.len() {
-                let end = (done + RELEASE_STEP).min(input.prefix.len());
-                self.feed(&input.prefix[..end][done..], rng)?;
-                release(&mut input.prefix, end);
+            while done < prefix.len() {
+                let end = (done + RELEASE_STEP).min(prefix.len());
+                self.feed(&prefix[..end][done..], rng)?;
+                release(&mut prefix, end);
                 done = end;
             }
-            input.prefix = Vec::new();
+            drop(prefix);
             loop {
-                let read = read_some(&mut input.rest, &mut buffer)
-                    .map_err(|error| ExternalError::Input { error })?;
-                if read == 0 {
-                    break;
+                match chunks.recv() {
+                    Ok(Chunk::Data(buffer, len)) => {
+                        self.feed(&buffer[..len], rng)?;
+                        let _ = recycle.send(buffer);
+                    }
+                    Ok(Chunk::End) => break,
+                    Ok(Chunk::Failed(error)) => return Err(ExternalError::Input { error }),
+                    Err(_) => {
+                        let error = io::Error::other("the input reader stopped");
+                        return Err(ExternalError::Input { error });
+                    }
                 }
-                self.feed(&buffer[..read], rng)?;
             }
             self.end_input()?;
         }

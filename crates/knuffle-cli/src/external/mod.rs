@@ -136,6 +136,7 @@ pub fn shuffle_external<R: Rng + Send + ?Sized>(
     out: &mut dyn Write,
 ) -> Result<Stats, ExternalError> {
     let plan = Plan::for_limit(config.memory);
+    raise_open_file_limit();
     let temp = TempSpace::new(config.temp_dir.clone())?;
     let progress = Progress::new(config.progress, config.total_bytes);
     let mut sink = Sink::new(out, plan.io_buffer, config.count, &progress);
@@ -160,6 +161,24 @@ pub fn shuffle_external<R: Rng + Send + ?Sized>(
         buckets: plan.buckets,
         depth,
     })
+}
+
+/// Raises the soft limit on open files towards the hard limit (up to
+/// 4096): each scatter level holds up to 256 bucket files, and a bucket
+/// scattered again keeps its level's other buckets open. Failure is
+/// harmless (the default 1024 allows three levels).
+fn raise_open_file_limit() {
+    // SAFETY: getrlimit/setrlimit with a valid, initialised struct.
+    unsafe {
+        let mut limit: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
+            let wanted = limit.rlim_max.min(4096);
+            if limit.rlim_cur < wanted {
+                limit.rlim_cur = wanted;
+                libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

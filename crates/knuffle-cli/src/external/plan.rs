@@ -4,6 +4,7 @@
 //! output depends only on the seed, the memory limit and the input, never
 //! on whether the input came from a file or a pipe, or on its size.
 
+use super::input::READ_BUFFERS;
 use super::memory::MIN_LIMIT;
 
 /// The most bucket files open at one level of the scatter.
@@ -22,7 +23,7 @@ const MIN_WRITE_BUFFER: u64 = 16 << 10;
 pub struct Plan {
     /// The memory limit in bytes.
     pub limit: u64,
-    /// Size of the input read buffer (pass 1) and of the output buffer.
+    /// Size of each input read buffer (pass 1) and of the output buffer.
     pub io_buffer: usize,
     /// Number of buckets per scatter level: a power of two.
     pub buckets: usize,
@@ -38,10 +39,12 @@ impl Plan {
     /// The plan for `limit` bytes (raised to [`MIN_LIMIT`]).
     pub fn for_limit(limit: u64) -> Plan {
         let limit = limit.max(MIN_LIMIT);
-        let io_buffer = (limit / 16).clamp(16 << 10, 4 << 20);
-        // Pass 1: one read buffer, one output buffer (the header), the
-        // bucket write buffers. Pass 2: two buckets and the output buffer.
-        let rest = limit - 2 * io_buffer;
+        let io_buffer = (limit / 32).clamp(16 << 10, 2 << 20);
+        // Pass 1: the read buffers, one output buffer (the header), the
+        // bucket write buffers. Pass 2: two buckets and the output buffer
+        // (or, scattering a bucket again: one read buffer, the bucket
+        // write buffers and the output buffer).
+        let rest = limit - (READ_BUFFERS as u64 + 1) * io_buffer;
         let by_memory = (rest / MIN_WRITE_BUFFER).max(2);
         let buckets = (prev_power_of_two(by_memory) as usize).min(MAX_BUCKETS);
         let write_buffer = (rest / (buckets + SPARE_BUFFERS) as u64) as usize;
@@ -75,7 +78,7 @@ mod tests {
             let limit = plan.limit;
             assert!(plan.buckets.is_power_of_two() && plan.buckets >= 2);
             assert!(plan.buckets <= MAX_BUCKETS);
-            let pass1 = 2 * plan.io_buffer as u64
+            let pass1 = (READ_BUFFERS as u64 + 1) * plan.io_buffer as u64
                 + ((plan.buckets + SPARE_BUFFERS) * plan.write_buffer) as u64;
             let pass2 = 2 * plan.bucket_budget + plan.io_buffer as u64;
             assert!(pass1 <= limit && pass2 <= limit, "{plan:?}");

@@ -68,19 +68,22 @@ impl Scatter {
         let (recycle, recycled) = channel::<Vec<u8>>();
         let buckets = plan.buckets;
         thread::scope(|scope| {
-            let writer = scope.spawn(move || -> WriterResult {
-                let mut files: Vec<Option<File>> = (0..buckets).map(|_| None).collect();
-                for (bucket, mut buffer) in from_parser {
-                    let file = match &mut files[bucket] {
-                        Some(file) => file,
-                        slot => slot.insert(temp.file()?),
-                    };
-                    file.write_all(&buffer).map_err(|e| temp.error(e))?;
-                    buffer.clear();
-                    let _ = recycle.send(buffer);
-                }
-                Ok(files)
-            });
+            let writer = thread::Builder::new()
+                .name("knuffle-scatter".into())
+                .spawn_scoped(scope, move || -> WriterResult {
+                    let mut files: Vec<Option<File>> = (0..buckets).map(|_| None).collect();
+                    for (bucket, mut buffer) in from_parser {
+                        let file = match &mut files[bucket] {
+                            Some(file) => file,
+                            slot => slot.insert(temp.file()?),
+                        };
+                        file.write_all(&buffer).map_err(|e| temp.error(e))?;
+                        buffer.clear();
+                        let _ = recycle.send(buffer);
+                    }
+                    Ok(files)
+                })
+                .map_err(|e| temp.error(e))?;
             let mut scatter = Scatter {
                 delimiter,
                 write_buffer: plan.write_buffer,
