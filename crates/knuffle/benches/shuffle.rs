@@ -6,6 +6,7 @@
 //! cargo bench -p knuffle --bench shuffle              # full run (n up to 10^8)
 //! cargo bench -p knuffle --bench shuffle -- --quick   # n up to 10^7, fewer repetitions
 //! cargo bench -p knuffle --bench shuffle -- --only 100000000
+//! cargo bench -p knuffle --bench shuffle -- --rip-bias   # rip_shuffle's first-position bias
 //! ```
 //!
 //! Each line gives the median time per element over the repetitions and
@@ -22,15 +23,18 @@ const SEED: u64 = 0x5eed_cafe_f00d_d00d;
 struct Options {
     quick: bool,
     only: Option<usize>,
+    rip_bias: bool,
 }
 
 fn options() -> Options {
     let mut quick = false;
     let mut only = None;
+    let mut rip_bias = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--quick" => quick = true,
+            "--rip-bias" => rip_bias = true,
             "--only" => {
                 let value = args.next().expect("--only needs a size");
                 only = Some(value.parse().expect("--only needs a number"));
@@ -39,7 +43,11 @@ fn options() -> Options {
             other => eprintln!("ignoring argument {other:?}"),
         }
     }
-    Options { quick, only }
+    Options {
+        quick,
+        only,
+        rip_bias,
+    }
 }
 
 /// Median of `reps` timings of `run`, in nanoseconds per element. Small
@@ -209,8 +217,54 @@ fn bench_deck(reps: usize) {
     );
 }
 
+/// How often output[0] comes from the first 1/128 of the input, at
+/// n = 2^20, for rip_shuffle and knuffle (expected 1/128 = 0.78%).
+fn first_position_bias(trials: usize) {
+    use rip_shuffle::{RipShuffleParallel as _, RipShuffleSequential as _};
+    let n = 1usize << 20;
+    let block = (n / 128) as u32;
+    let mut data: Vec<u32> = Vec::with_capacity(n);
+    let mut count = |shuffle: &mut dyn FnMut(&mut [u32])| {
+        let mut hits = 0;
+        for _ in 0..trials {
+            data.clear();
+            data.extend(0..n as u32);
+            shuffle(&mut data);
+            hits += usize::from(data[0] < block);
+        }
+        100.0 * hits as f64 / trials as f64
+    };
+    println!(
+        "output[0] from the first 1/128 of the input, n = 2^20, {trials} trials (expected 0.78%):"
+    );
+    let mut rng = rip_rng();
+    println!(
+        "  rip_shuffle seq_shuffle  {:>6.2}%",
+        count(&mut |d| d.seq_shuffle(&mut rng))
+    );
+    let mut rng = rip_rng();
+    println!(
+        "  rip_shuffle par_shuffle  {:>6.2}%",
+        count(&mut |d| d.par_shuffle(&mut rng))
+    );
+    let mut rng = knuffle_rng();
+    println!(
+        "  knuffle::shuffle         {:>6.2}%",
+        count(&mut |d| knuffle::shuffle(d, &mut rng))
+    );
+    let mut rng = knuffle_rng();
+    println!(
+        "  knuffle::par_shuffle     {:>6.2}%",
+        count(&mut |d| knuffle::par_shuffle(d, &mut rng))
+    );
+}
+
 fn main() {
     let options = options();
+    if options.rip_bias {
+        first_position_bias(if options.quick { 500 } else { 2000 });
+        return;
+    }
     let sizes: &[usize] = if options.quick {
         &[1_000, 100_000, 1_000_000, 10_000_000]
     } else {

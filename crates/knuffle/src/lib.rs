@@ -20,6 +20,12 @@
 //! accounting. [`Knuffle`] offers the same as methods. The library does no
 //! I/O; the `knuffle` command line and the bias lab are separate crates.
 //!
+//! Slices larger than the cache are shuffled by an in-place scatter into
+//! random buckets (module `scatter`: counted multinomial bucket sizes, an
+//! American-flag cycle walk, then each bucket shuffled), just as exactly
+//! uniform and with extra memory O(buckets); `par_shuffle` (feature
+//! `parallel`) gives the same permutation on rayon's thread pool.
+//!
 //! ## Example
 //!
 //! ```

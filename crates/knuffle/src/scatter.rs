@@ -353,8 +353,8 @@ impl<const WIDE: bool> Fronts<WIDE> {
             chunk: vec![usize::MAX; k],
             bytes: vec![[0; CHUNK_BYTES]; k],
         };
-        for b in 0..k {
-            fronts.head_label[b] = fronts.label_at(b, starts[b]) as u16;
+        for (b, &start) in starts[..k].iter().enumerate() {
+            fronts.head_label[b] = fronts.label_at(b, start) as u16;
         }
         fronts
     }
