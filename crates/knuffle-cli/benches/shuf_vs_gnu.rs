@@ -8,15 +8,18 @@
 //! about 15 million lines, then runs GNU `shuf` (`/usr/bin/shuf`, or
 //! `$GNU_SHUF`) and `knuffle` alternately, `$KNUFFLE_BENCH_RUNS` times each
 //! (default 5) after one warm-up run each, and reports the median wall
-//! time, the ratio GNU/knuffle and the peak resident memory of the child
-//! (`wait4`'s `ru_maxrss`). Output goes to /dev/null; `-n 10` reads the
-//! file through a pipe from `cat`.
+//! time, the ratio GNU/knuffle, the median CPU time (user + system) and the
+//! peak resident memory of the child (`wait4`'s `ru_maxrss`, `ru_utime`,
+//! `ru_stime`). Output goes to /dev/null; `-n 10` reads the file through a
+//! pipe from `cat`. On a machine shared with other work, wall times (and
+//! the ratio, since knuffle uses both cores and GNU one) depend on the
+//! load; CPU times much less so.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const TARGET_BYTES: u64 = 1_000_000_000;
 
@@ -48,8 +51,8 @@ fn main() {
         data.metadata().unwrap().len()
     );
     println!(
-        "{:<38} {:>10} {:>10} {:>7} {:>11} {:>11}",
-        "case", "GNU s", "knuffle s", "ratio", "GNU MiB", "knuffle MiB"
+        "{:<32} {:>8} {:>10} {:>7} {:>8} {:>10} {:>8} {:>11}",
+        "case", "GNU s", "knuffle s", "ratio", "GNU cpu", "knuf. cpu", "GNU MiB", "knuffle MiB"
     );
     let cases: Vec<(&str, Vec<&str>, bool)> = vec![
         ("whole file", vec![file], false),
@@ -78,32 +81,48 @@ fn main() {
                 our_runs.push(k);
             }
         }
-        let (g_time, g_rss) = summarize(&mut gnu_runs);
-        let (k_time, k_rss) = summarize(&mut our_runs);
+        let g = summarize(&gnu_runs);
+        let k = summarize(&our_runs);
         println!(
-            "{:<38} {:>10.3} {:>10.3} {:>6.1}x {:>11.1} {:>11.1}",
+            "{:<32} {:>8.3} {:>10.3} {:>6.1}x {:>8.3} {:>10.3} {:>8.1} {:>11.1}",
             name,
-            g_time.as_secs_f64(),
-            k_time.as_secs_f64(),
-            g_time.as_secs_f64() / k_time.as_secs_f64().max(1e-9),
-            g_rss as f64 / 1024.0,
-            k_rss as f64 / 1024.0
+            g.wall,
+            k.wall,
+            g.wall / k.wall.max(1e-9),
+            g.cpu,
+            k.cpu,
+            g.rss_kib as f64 / 1024.0,
+            k.rss_kib as f64 / 1024.0
         );
     }
 }
 
-/// Median wall time and median peak RSS (KiB).
-fn summarize(runs: &mut [(Duration, i64)]) -> (Duration, i64) {
-    let mut times: Vec<Duration> = runs.iter().map(|r| r.0).collect();
-    let mut rss: Vec<i64> = runs.iter().map(|r| r.1).collect();
-    times.sort();
-    rss.sort();
-    (times[times.len() / 2], rss[rss.len() / 2])
+/// One run: wall seconds, CPU seconds (user + system), peak RSS (KiB).
+#[derive(Clone, Copy)]
+struct Sample {
+    wall: f64,
+    cpu: f64,
+    rss_kib: i64,
+}
+
+/// The median of each measure.
+fn summarize(runs: &[Sample]) -> Sample {
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let mut rss: Vec<i64> = runs.iter().map(|r| r.rss_kib).collect();
+    rss.sort_unstable();
+    Sample {
+        wall: median(runs.iter().map(|r| r.wall).collect()),
+        cpu: median(runs.iter().map(|r| r.cpu).collect()),
+        rss_kib: rss[rss.len() / 2],
+    }
 }
 
 /// Runs `program args > /dev/null` (stdin from `cat FILE` when piped);
-/// returns the wall time and the child's peak RSS in KiB.
-fn measure(program: &Path, args: &[&str], pipe_from: Option<&Path>) -> (Duration, i64) {
+/// returns the wall time, the child's CPU time and its peak RSS.
+fn measure(program: &Path, args: &[&str], pipe_from: Option<&Path>) -> Sample {
     let start = Instant::now();
     let mut feeder = pipe_from.map(|path| {
         Command::new("cat")
@@ -124,7 +143,7 @@ fn measure(program: &Path, args: &[&str], pipe_from: Option<&Path>) -> (Duration
         .stdout(File::create("/dev/null").expect("/dev/null"))
         .spawn()
         .expect("spawn");
-    let (status, rss) = wait_with_rusage(child.id() as libc::pid_t);
+    let (status, usage) = wait_with_rusage(child.id() as libc::pid_t);
     if let Some(mut cat) = feeder {
         let _ = cat.wait();
     }
@@ -138,14 +157,14 @@ fn measure(program: &Path, args: &[&str], pipe_from: Option<&Path>) -> (Duration
     (elapsed, rss)
 }
 
-/// `wait4` for the child: exit status and `ru_maxrss` (KiB).
-fn wait_with_rusage(pid: libc::pid_t) -> (i32, i64) {
+/// `wait4` for the child: exit status and resource usage.
+fn wait_with_rusage(pid: libc::pid_t) -> (i32, libc::rusage) {
     let mut status = 0;
     // SAFETY: rusage is plain data; wait4 fills it for our own child.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     let got = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(got, pid, "wait4 failed");
-    (status, usage.ru_maxrss)
+    (status, usage)
 }
 
 /// Writes the benchmark input once: about 1 GB of lines of 20 to 114

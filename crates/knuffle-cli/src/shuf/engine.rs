@@ -94,7 +94,7 @@ pub fn write_in_order<T: Copy + Sync>(
 }
 
 /// Lines written per batch in repeat mode.
-const REPEAT_BATCH: usize = 8 * 1024;
+const REPEAT_BATCH: usize = 256 * 1024;
 
 /// Writes `header` in order, then `head_count` items drawn independently
 /// and uniformly from `n` (`u64::MAX`: without end); `nth(j)` is item `j`.
@@ -116,11 +116,15 @@ pub fn repeat_and_write<T: Copy + Sync>(
     }
     let mut out = output.open()?;
     let writer = out.writer();
-    let mut buffer: Vec<u8> = Vec::with_capacity(1 << 20);
+    let mut buffer: Vec<u8> = Vec::new();
     render.slice(header, &mut buffer);
+    writer
+        .write_all(&buffer)
+        .map_err(|e| ShufError::write(&e))?;
     let mut remaining = head_count;
-    let mut draws: Vec<T> = Vec::with_capacity(REPEAT_BATCH);
+    let mut draws: Vec<T> = Vec::new();
     while remaining > 0 {
+        // Draw a batch (sequential: one generator), render it on all cores.
         let batch = remaining.min(REPEAT_BATCH as u64);
         draws.clear();
         let mut failure = None;
@@ -133,22 +137,15 @@ pub fn repeat_and_write<T: Copy + Sync>(
                 }
             }
         }
-        render.slice(&draws, &mut buffer);
-        writer
-            .write_all(&buffer)
-            .map_err(|e| ShufError::write(&e))?;
-        buffer.clear();
+        let render_range =
+            |range: Range<usize>, buffer: &mut Vec<u8>| render.slice(&draws[range], buffer);
+        write_items(draws.len(), &render_range, writer).map_err(|e| ShufError::write(&e))?;
         if let Some(e) = failure {
             return Err(e);
         }
         if head_count != u64::MAX {
             remaining -= batch;
         }
-    }
-    if !buffer.is_empty() {
-        writer
-            .write_all(&buffer)
-            .map_err(|e| ShufError::write(&e))?;
     }
     out.finish()
 }

@@ -19,24 +19,28 @@ const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 /// ```
 #[inline]
 pub fn push_number(out: &mut Vec<u8>, mut value: u64, delimiter: u8) {
-    let mut digits = [0u8; 20];
-    let mut pos = digits.len();
+    let digits = value.checked_ilog10().map_or(1, |d| d as usize + 1);
+    // Fixed-size copies only (no call to memmove for a few bytes): write the
+    // digits left-aligned into a 21-byte scratch, append all 21 bytes, then
+    // cut back to the digits and the delimiter.
+    let mut scratch = [0u8; 21];
+    let mut pos = digits;
     while value >= 100 {
         let pair = (value % 100) as usize * 2;
         value /= 100;
         pos -= 2;
-        digits[pos..pos + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+        scratch[pos..pos + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
     }
     if value >= 10 {
         let pair = value as usize * 2;
-        pos -= 2;
-        digits[pos..pos + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+        scratch[pos - 2..pos].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
     } else {
-        pos -= 1;
-        digits[pos] = b'0' + value as u8;
+        scratch[pos - 1] = b'0' + value as u8;
     }
-    out.extend_from_slice(&digits[pos..]);
-    out.push(delimiter);
+    scratch[digits] = delimiter;
+    let len = out.len();
+    out.extend_from_slice(&scratch);
+    out.truncate(len + digits + 1);
 }
 
 #[cfg(test)]

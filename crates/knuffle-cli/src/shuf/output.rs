@@ -12,6 +12,7 @@
 //! someone else, a directory we cannot write to) or could never complete
 //! (`-r` without `-n`), FILE is opened and truncated in place, as GNU does.
 
+use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions, Permissions};
 use std::io::{self, Write};
@@ -19,9 +20,7 @@ use std::mem::ManuallyDrop;
 use std::os::fd::FromRawFd;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-
-use rayon::prelude::*;
+use std::sync::{Condvar, Mutex};
 
 use super::errors::ShufError;
 
@@ -155,49 +154,92 @@ pub type Render<'a> = dyn Fn(std::ops::Range<usize>, &mut Vec<u8>) + Sync + 'a;
 /// Items per rendering block.
 const BLOCK_ITEMS: usize = 16 * 1024;
 
-/// Writes `count` items: blocks are rendered on all cores while the
-/// previous round is being written by a writer thread.
+/// Writes `count` items. Render threads (one per core) take the next block
+/// as soon as they are free (work stealing, so a thread descheduled on a
+/// busy machine holds nobody up) and may run a few blocks ahead of this
+/// thread, which writes the blocks in order as they complete.
 pub fn write_items(count: usize, render: &Render<'_>, out: &mut File) -> io::Result<()> {
     if count <= 2 * BLOCK_ITEMS {
         let mut buffer = Vec::new();
         render(0..count, &mut buffer);
         return out.write_all(&buffer);
     }
-    let per_round = rayon::current_num_threads().max(1) * 2;
-    let blocks: Vec<std::ops::Range<usize>> = (0..count)
-        .step_by(BLOCK_ITEMS)
-        .map(|s| s..(s + BLOCK_ITEMS).min(count))
-        .collect();
+    let blocks = count.div_ceil(BLOCK_ITEMS);
+    let workers = rayon::current_num_threads().max(1);
+    let window = workers * 3;
+    let state = Mutex::new(Pipeline {
+        next: 0,
+        written: 0,
+        ready: BTreeMap::new(),
+        spare: Vec::new(),
+        failed: false,
+    });
+    let changed = Condvar::new();
     std::thread::scope(|scope| {
-        let (to_writer, from_main) = mpsc::sync_channel::<Vec<Vec<u8>>>(1);
-        let (recycle, recycled) = mpsc::channel::<Vec<Vec<u8>>>();
-        let writer = scope.spawn(move || -> io::Result<()> {
-            for round in from_main {
-                for buffer in &round {
-                    out.write_all(buffer)?;
-                }
-                let _ = recycle.send(round);
-            }
-            Ok(())
-        });
-        for round in blocks.chunks(per_round) {
-            let mut buffers = recycled.try_recv().unwrap_or_default();
-            buffers.resize_with(round.len(), Vec::new);
-            buffers.truncate(round.len());
-            buffers
-                .par_iter_mut()
-                .zip(round.par_iter())
-                .for_each(|(buffer, range)| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let (block, mut buffer) = {
+                        let mut s = state.lock().expect("pipeline lock");
+                        while !s.failed && s.next < blocks && s.next >= s.written + window {
+                            s = changed.wait(s).expect("pipeline lock");
+                        }
+                        if s.failed || s.next >= blocks {
+                            return;
+                        }
+                        s.next += 1;
+                        (s.next - 1, s.spare.pop().unwrap_or_default())
+                    };
                     buffer.clear();
-                    render(range.clone(), buffer);
-                });
-            if to_writer.send(buffers).is_err() {
-                break; // the writer failed; its error is returned below
+                    let start = block * BLOCK_ITEMS;
+                    render(start..(start + BLOCK_ITEMS).min(count), &mut buffer);
+                    state
+                        .lock()
+                        .expect("pipeline lock")
+                        .ready
+                        .insert(block, buffer);
+                    changed.notify_all();
+                }
+            });
+        }
+        let mut result = Ok(());
+        for block in 0..blocks {
+            let buffer = {
+                let mut s = state.lock().expect("pipeline lock");
+                loop {
+                    if let Some(buffer) = s.ready.remove(&block) {
+                        break buffer;
+                    }
+                    s = changed.wait(s).expect("pipeline lock");
+                }
+            };
+            result = out.write_all(&buffer);
+            let mut s = state.lock().expect("pipeline lock");
+            s.written += 1;
+            s.spare.push(buffer);
+            if result.is_err() {
+                s.failed = true;
+            }
+            drop(s);
+            changed.notify_all();
+            if result.is_err() {
+                break;
             }
         }
-        drop(to_writer);
-        writer
-            .join()
-            .unwrap_or_else(|_| Err(io::Error::other("writer thread panicked")))
+        result
     })
+}
+
+/// The shared state of [`write_items`].
+struct Pipeline {
+    /// The next block to render.
+    next: usize,
+    /// How many blocks have been written.
+    written: usize,
+    /// Rendered blocks waiting for their turn.
+    ready: BTreeMap<usize, Vec<u8>>,
+    /// Buffers to reuse.
+    spare: Vec<Vec<u8>>,
+    /// A write failed: stop.
+    failed: bool,
 }
