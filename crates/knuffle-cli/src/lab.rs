@@ -9,6 +9,7 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use knuffle_lab::exact::{self, ExactDistribution};
 use knuffle_lab::experiment::{self, DEFAULT_N, DEFAULT_SEED, DEFAULT_TRIALS, LabRun};
+use knuffle_lab::ratio::Ratio;
 use knuffle_lab::stats::DEFAULT_ALPHA;
 use knuffle_lab::zoo::{ALL, Algorithm};
 
@@ -219,11 +220,7 @@ fn exact_mode(args: &Args, algorithms: &[Algorithm], out: &mut impl Write) -> st
             Ok(d) => {
                 let (lo, hi) = d.extremes();
                 let den = d.common_denominator();
-                let show =
-                    |r: knuffle_lab::ratio::Ratio| match den.and_then(|den| r.numer_over(den)) {
-                        Some(num) => format!("{num}/{}", den.unwrap_or(1)),
-                        None => r.to_string(),
-                    };
+                let show = |r: Ratio| fraction(r, den, false);
                 writeln!(
                     out,
                     "{:<21} {:>10} {:>9} {:>24} {:>24}  {}",
@@ -257,10 +254,7 @@ fn print_detailed(d: &ExactDistribution, out: &mut impl Write) -> std::io::Resul
     writeln!(out, "{:<12} {:>22} {:>12}", "order", "probability", "x n!")?;
     let n_fact = d.probabilities.len() as f64;
     for (rank, p) in d.probabilities.iter().enumerate() {
-        let over = match den.and_then(|den| p.numer_over(den).map(|num| (num, den))) {
-            Some((num, den)) if p.denom() != den => format!("{num}/{den} (= {p})"),
-            _ => p.to_string(),
-        };
+        let over = fraction(*p, den, true);
         writeln!(
             out,
             "{:<12} {:>22} {:>12.4}",
@@ -270,10 +264,7 @@ fn print_detailed(d: &ExactDistribution, out: &mut impl Write) -> std::io::Resul
         )?;
     }
     let (lo, hi) = d.extremes();
-    let show = |r: knuffle_lab::ratio::Ratio| match den.and_then(|den| r.numer_over(den)) {
-        Some(num) if r.denom() != den.unwrap_or(0) => format!("{num}/{} (= {r})", den.unwrap_or(1)),
-        _ => r.to_string(),
-    };
+    let show = |r: Ratio| fraction(r, den, true);
     writeln!(out, "least likely: {}; most likely: {}", show(lo), show(hi))?;
     writeln!(
         out,
@@ -288,4 +279,17 @@ fn print_detailed(d: &ExactDistribution, out: &mut impl Write) -> std::io::Resul
         }
     )?;
     Ok(())
+}
+
+/// `r` over the common denominator `den` (e.g. `8/256`), with the reduced
+/// form added when `reduced` and different; `0` for zero.
+fn fraction(r: Ratio, den: Option<u128>, reduced: bool) -> String {
+    if r.numer() == 0 {
+        return "0".into();
+    }
+    match den.and_then(|den| r.numer_over(den).map(|num| (num, den))) {
+        Some((num, den)) if den != r.denom() && reduced => format!("{num}/{den} (= {r})"),
+        Some((num, den)) => format!("{num}/{den}"),
+        None => r.to_string(),
+    }
 }

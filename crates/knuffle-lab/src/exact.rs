@@ -208,6 +208,15 @@ pub fn enumerate(
     if n > MAX_N {
         return Err(ExactError::TooLarge { n });
     }
+    // Known path counts: refuse at once rather than after `path_limit` paths.
+    let known_paths: Option<u128> = match algorithm {
+        Algorithm::NaiveSwap | Algorithm::BasicNaive => (n as u128).checked_pow(n as u32),
+        Algorithm::KeyCollisions => 1u128.checked_shl(crate::zoo::COLLISION_KEY_BITS * n as u32),
+        _ => Some(0),
+    };
+    if known_paths.is_none_or(|p| p > u128::from(path_limit)) {
+        return Err(ExactError::TooManyPaths { limit: path_limit });
+    }
     let orders = perm::factorial(n).expect("n <= 9") as usize;
     let mut probabilities = vec![Ratio::ZERO; orders];
     let mut choices = PathChoices {
