@@ -45,6 +45,11 @@ struct Args {
     /// Family-wise significance level (Holm-corrected over all tests).
     #[arg(long, default_value_t = DEFAULT_ALPHA)]
     alpha: f64,
+
+    /// Also say how many shuffles would reveal a bias of this effect size
+    /// (Cohen's w over the position cells, e.g. 0.01).
+    #[arg(long, value_name = "W")]
+    effect: Option<f64>,
 }
 
 /// Runs `knuffle audit` with the arguments after the subcommand name.
@@ -73,10 +78,16 @@ fn audit(args: &Args) -> Result<bool, String> {
             args.alpha
         ));
     }
+    if let Some(w) = args.effect
+        && !(w > 0.0 && w.is_finite())
+    {
+        return Err(format!("--effect must be a positive number (got {w})"));
+    }
     let options = AuditOptions {
         base: args.base.map(usize::from),
         n: args.n,
         alpha: args.alpha,
+        effect: args.effect,
     };
     let (report, name) = match &args.file {
         Some(path) if path.as_os_str() != "-" => {

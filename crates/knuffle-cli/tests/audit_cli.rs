@@ -92,6 +92,11 @@ fn naive_swap_outputs_are_flagged() {
     let (code, out, _) = audit(&[&path], None);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("verdict: BIASED"));
+    let (_, out, _) = audit(&[&path, "--effect", "0.01"], None);
+    assert!(
+        out.contains("a bias of effect size w = 0.01 needs about"),
+        "{out}"
+    );
     // The same data through standard input.
     let text = std::fs::read_to_string(&path).unwrap();
     let (code, _, _) = audit(&[], Some(&text));

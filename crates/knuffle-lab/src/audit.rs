@@ -33,6 +33,9 @@ pub struct AuditOptions {
     pub n: Option<usize>,
     /// Family-wise significance level.
     pub alpha: f64,
+    /// An effect size (Cohen's w over the position cells) for the power
+    /// statement "shuffles needed to detect it".
+    pub effect: Option<f64>,
 }
 
 impl Default for AuditOptions {
@@ -41,6 +44,7 @@ impl Default for AuditOptions {
             base: None,
             n: None,
             alpha: DEFAULT_ALPHA,
+            effect: None,
         }
     }
 }
@@ -135,7 +139,7 @@ fn line_error(line: u64, message: impl Into<String>) -> AuditError {
 struct Parsed {
     kind: ElementKind,
     k: usize,
-    values: Vec<u64>,
+    values: Vec<u32>,
     line_numbers: Vec<u64>,
     blank_lines: u64,
 }
@@ -203,10 +207,16 @@ fn parse_lines<R: BufRead>(mut input: R) -> Result<Parsed, AuditError> {
                 ElementKind::Cards => cards::parse_card(token).map(|c| c as u64).ok_or_else(|| {
                     line_error(
                         line_no,
-                        format!("{token:?} is neither a card name (AS, 10h, TH, A♠) nor, as on earlier lines, anything else expected"),
+                        format!("{token:?} is not a card name like AS, 10h, TH or A♠ (earlier lines hold card names)"),
                     )
                 })?,
             };
+            let value = u32::try_from(value).map_err(|_| {
+                line_error(
+                    line_no,
+                    format!("{token} is too large to be an item number"),
+                )
+            })?;
             parsed.values.push(value);
         }
         parsed.line_numbers.push(line_no);
@@ -252,6 +262,7 @@ pub fn audit_text<R: BufRead>(input: R, options: &AuditOptions) -> Result<AuditR
     for (index, chunk) in parsed.values.chunks_exact(k).enumerate() {
         let line_no = parsed.line_numbers[index];
         for (slot, &value) in line.iter_mut().zip(chunk) {
+            let value = u64::from(value);
             let item = value
                 .checked_sub(base)
                 .filter(|&v| v < n as u64)
@@ -291,20 +302,37 @@ pub fn audit_text<R: BufRead>(input: R, options: &AuditOptions) -> Result<AuditR
         base: (parsed.kind == ElementKind::Integers).then_some(base as usize),
         base_detected,
         blank_lines: parsed.blank_lines,
-        analysis: analysis::analyze(&tally, options.alpha),
+        analysis: with_effect(analysis::analyze(&tally, options.alpha), options.effect),
     })
+}
+
+/// Adds "shuffles needed to detect effect `w`" to the power statements.
+fn with_effect(mut analysis: Analysis, effect: Option<f64>) -> Analysis {
+    let Some(w) = effect else {
+        return analysis;
+    };
+    if let Some(t) = analysis.tests.iter().find(|t| t.name.contains("positions")) {
+        let lambda = crate::stats::noncentrality_for_power(t.dof, analysis.alpha, analysis::POWER);
+        analysis.power.push(format!(
+            "a bias of effect size w = {w} needs about {} shuffles to be caught {:.0}% of the time by the position test at alpha = {}",
+            (lambda / (w * w)).ceil(),
+            analysis::POWER * 100.0,
+            analysis.alpha
+        ));
+    }
+    analysis
 }
 
 /// 0 if any value is 0; 1 if the value `n` occurs (or, for full
 /// permutations, if 0 does not); otherwise ambiguous.
-fn detect_base(values: &[u64], n: u64, full: bool) -> Result<u64, AuditError> {
+fn detect_base(values: &[u32], n: u64, full: bool) -> Result<u64, AuditError> {
     let has_zero = values.contains(&0);
     if full {
         // A full permutation holds 0 when 0-based; the range check then
         // names any line that does not fit.
         return Ok(u64::from(!has_zero));
     }
-    let has_n = values.contains(&n);
+    let has_n = values.iter().any(|&v| u64::from(v) == n);
     match (has_zero, has_n) {
         (true, true) => Err(AuditError::Input(format!(
             "the input holds both 0 and {n}: neither 0-based nor 1-based numbering of n = {n} items (check --n)"
