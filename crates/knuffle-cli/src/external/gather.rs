@@ -178,7 +178,8 @@ impl Loader<'_> {
             let Some(mut file) = bucket.file else {
                 continue;
             };
-            if fits(bucket.bytes, bucket.records, self.plan.bucket_budget) {
+            let need = memory_need(bucket.bytes, bucket.records);
+            if need <= self.plan.bucket_budget {
                 let data = self.read_bucket(&mut file, bucket.bytes)?;
                 drop(file);
                 let spans = self.shuffled_spans(&data, bucket.records, rng);
@@ -190,7 +191,7 @@ impl Loader<'_> {
                 // The sub-scatter needs the whole budget: wait until the
                 // writing side holds no bucket.
                 self.wait_until_idle()?;
-                let sub = self.scatter_again(&mut file, rng)?;
+                let sub = self.scatter_again(&mut file, self.plan.sub_buckets(need), rng)?;
                 drop(file);
                 self.load(sub, level + 1, rng)?;
             }
@@ -295,13 +296,14 @@ impl Loader<'_> {
     fn scatter_again<R: Rng + ?Sized>(
         &mut self,
         file: &mut File,
+        buckets: usize,
         rng: &mut R,
     ) -> Result<Vec<Bucket>, ExternalError> {
         file.seek(SeekFrom::Start(0))
             .map_err(|e| self.temp.error(e))?;
         let temp = self.temp;
         let io_buffer = self.plan.io_buffer;
-        Scatter::run(self.plan, temp, self.delimiter, |scatter| {
+        Scatter::run(self.plan, buckets, temp, self.delimiter, |scatter| {
             let mut buffer = vec![0u8; io_buffer];
             loop {
                 let read = read_some(file, &mut buffer).map_err(|e| temp.error(e))?;
@@ -314,17 +316,14 @@ impl Loader<'_> {
     }
 }
 
-/// Whether a bucket fits the pass-2 budget: its bytes plus its index.
-fn fits(bytes: u64, records: u64, budget: u64) -> bool {
+/// The memory a bucket takes in pass 2: its bytes plus its index.
+fn memory_need(bytes: u64, records: u64) -> u64 {
     let span = if bytes <= u64::from(u32::MAX) {
         size_of::<(u32, u32)>()
     } else {
         size_of::<(u64, u64)>()
     };
-    records
-        .checked_mul(span as u64)
-        .and_then(|index| index.checked_add(bytes))
-        .is_some_and(|total| total <= budget)
+    records.saturating_mul(span as u64).saturating_add(bytes)
 }
 
 /// A `read` that retries when interrupted by a signal.

@@ -137,11 +137,12 @@ pub fn shuffle_external<R: Rng + Send + ?Sized>(
 ) -> Result<Stats, ExternalError> {
     let plan = Plan::for_limit(config.memory);
     raise_open_file_limit();
+    return_freed_memory_at_once();
     let temp = TempSpace::new(config.temp_dir.clone())?;
     let progress = Progress::new(config.progress, config.total_bytes);
     let mut sink = Sink::new(out, plan.io_buffer, config.count, &progress);
 
-    let buckets = Scatter::run(&plan, &temp, config.delimiter, |scatter| {
+    let buckets = Scatter::run(&plan, plan.buckets, &temp, config.delimiter, |scatter| {
         let mut feeder = Feeder {
             scatter,
             sink: &mut sink,
@@ -178,6 +179,18 @@ fn raise_open_file_limit() {
                 libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
             }
         }
+    }
+}
+
+/// Makes glibc's allocator serve every block of 128 KiB or more with its
+/// own mapping, returned to the system when freed. By default the
+/// threshold grows with the blocks freed, and freed bucket buffers would
+/// then stay resident in the heap, beyond the memory limit.
+fn return_freed_memory_at_once() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10);
     }
 }
 

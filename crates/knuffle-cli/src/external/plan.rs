@@ -27,8 +27,10 @@ pub struct Plan {
     pub io_buffer: usize,
     /// Number of buckets per scatter level: a power of two.
     pub buckets: usize,
-    /// Write buffer per bucket.
+    /// Write buffer per bucket (first level).
     pub write_buffer: usize,
+    /// Memory for the bucket write buffers of one scatter.
+    pub scatter_memory: u64,
     /// The most a bucket may take in pass 2 (its bytes plus its record
     /// index); two buckets are in memory at once (one loading, one being
     /// written). A bigger bucket is scattered again.
@@ -53,13 +55,23 @@ impl Plan {
             io_buffer: io_buffer as usize,
             buckets,
             write_buffer,
+            scatter_memory: rest,
             bucket_budget: rest / 2,
         }
     }
 
-    /// Bits per bucket label (`buckets == 1 << label_bits`).
-    pub fn label_bits(&self) -> u32 {
-        self.buckets.trailing_zeros()
+    /// How many sub-buckets a bucket of `need` bytes (data and index)
+    /// is scattered into again: about twice as many as the budget requires
+    /// (a power of two, at most [`Plan::buckets`]), so that few files are
+    /// created and their buffers are large.
+    pub fn sub_buckets(&self, need: u64) -> usize {
+        let wanted = need.div_ceil(self.bucket_budget).saturating_mul(2);
+        (wanted.next_power_of_two().max(2) as usize).min(self.buckets)
+    }
+
+    /// The write buffer per bucket for a scatter into `buckets` buckets.
+    pub fn write_buffer_for(&self, buckets: usize) -> usize {
+        (self.scatter_memory / (buckets + SPARE_BUFFERS) as u64) as usize
     }
 }
 
@@ -84,6 +96,10 @@ mod tests {
             assert!(pass1 <= limit && pass2 <= limit, "{plan:?}");
             assert!(plan.write_buffer as u64 >= MIN_WRITE_BUFFER / 2);
         }
-        assert_eq!(Plan::for_limit(100 << 20).buckets, 256);
+        let plan = Plan::for_limit(100 << 20);
+        assert_eq!(plan.buckets, 256);
+        assert_eq!(plan.write_buffer_for(256), plan.write_buffer);
+        assert_eq!(plan.sub_buckets(plan.bucket_budget + 1), 4);
+        assert_eq!(plan.sub_buckets(u64::MAX), 256);
     }
 }

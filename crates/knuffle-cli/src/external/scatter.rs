@@ -53,10 +53,12 @@ pub struct Scatter {
 type WriterResult = Result<Vec<Option<File>>, ExternalError>;
 
 impl Scatter {
-    /// Runs a scatter into `plan.buckets` buckets: `feed` gets the scatter
+    /// Runs a scatter into `buckets` buckets (a power of two, at most
+    /// `plan.buckets`): `feed` gets the scatter
     /// to fill; then every buffer is written out and the buckets returned.
     pub fn run<F>(
         plan: &Plan,
+        buckets: usize,
         temp: &TempSpace,
         delimiter: u8,
         feed: F,
@@ -66,7 +68,6 @@ impl Scatter {
     {
         let (to_writer, from_parser) = channel::<(usize, Vec<u8>)>();
         let (recycle, recycled) = channel::<Vec<u8>>();
-        let buckets = plan.buckets;
         thread::scope(|scope| {
             let writer = thread::Builder::new()
                 .name("knuffle-scatter".into())
@@ -86,13 +87,13 @@ impl Scatter {
                 .map_err(|e| temp.error(e))?;
             let mut scatter = Scatter {
                 delimiter,
-                write_buffer: plan.write_buffer,
+                write_buffer: plan.write_buffer_for(buckets),
                 max_buffers: buckets + SPARE_BUFFERS,
                 allocated: 0,
                 buffers: (0..buckets).map(|_| Vec::new()).collect(),
                 bytes: vec![0; buckets],
                 records: vec![0; buckets],
-                labels: Labels::new(plan.label_bits()),
+                labels: Labels::new(buckets.trailing_zeros()),
                 open: None,
                 ends: Vec::new(),
                 to_writer: Some(to_writer),
