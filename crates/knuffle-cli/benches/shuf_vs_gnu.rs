@@ -154,7 +154,12 @@ fn measure(program: &Path, args: &[&str], pipe_from: Option<&Path>) -> Sample {
         program.display(),
         args
     );
-    (elapsed, rss)
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Sample {
+        wall: elapsed.as_secs_f64(),
+        cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+        rss_kib: usage.ru_maxrss,
+    }
 }
 
 /// `wait4` for the child: exit status and resource usage.
