@@ -30,7 +30,7 @@ use crate::bounded::{BATCH_LIMIT, MAX_BATCH, below, for_each_bounded};
 /// ```
 ///
 /// # Large slices
-/// Slices larger than the cache (about 1 MiB) are shuffled by an in-place
+/// Slices larger than 32 MiB are shuffled by an in-place
 /// scatter into random buckets (Sandelius 1962, Sanders 1998), equally
 /// exactly uniform and several times faster there; its extra memory grows
 /// with the number of buckets, not with the slice. The caller's generator
@@ -55,6 +55,16 @@ pub(crate) fn durstenfeld<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
     // `n, n-1, ..., 2` (same batches, same words, same rejections), but each
     // batch swaps as it extracts its digits, and a rejected batch (less than
     // one in 2^8) is undone in reverse order before it is redrawn.
+    if slice.len().saturating_mul(size_of::<T>()) >= PREFETCH_MIN_BYTES {
+        durstenfeld_prefetched(slice, rng);
+    } else {
+        durstenfeld_in_cache(slice, rng);
+    }
+}
+
+/// [`durstenfeld`] for slices that fit in the cache: each batch swaps as it
+/// extracts its digits.
+fn durstenfeld_in_cache<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
     let Some(mut i) = slice.len().checked_sub(1) else {
         return;
     };
@@ -83,6 +93,64 @@ pub(crate) fn durstenfeld<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
             undo_batch(slice, i, len, word);
         }
         i -= len;
+    }
+}
+
+/// From this size on, Durstenfeld's loop draws its partners ahead and
+/// prefetches them: the array no longer sits in the level-2 cache, and the
+/// bookkeeping pays for itself.
+const PREFETCH_MIN_BYTES: usize = 1 << 20;
+/// Swaps drawn ahead of the one being done.
+const DRAW_AHEAD: usize = 32;
+
+/// Durstenfeld's loop for slices beyond the level-1 cache. Which partner
+/// each position gets depends on the generator only, never on the data, so
+/// the partners are drawn [`DRAW_AHEAD`] swaps early (the very same words,
+/// batches and rejections as [`durstenfeld`], hence the same permutation)
+/// and their cache lines requested at once: the misses overlap instead of
+/// coming one after the other.
+fn durstenfeld_prefetched<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
+    const RING: usize = 128; // > DRAW_AHEAD + MAX_BATCH
+    let mut ring = [(0usize, 0usize); RING];
+    let (mut head, mut tail) = (0usize, 0usize);
+    let mut digits = [0usize; MAX_BATCH];
+    let mut top = slice.len().saturating_sub(1);
+    loop {
+        while tail - head < DRAW_AHEAD && top > 0 {
+            let first = top as u64 + 1;
+            let len = if first > BATCH_LIMIT {
+                digits[0] = below(rng, first) as usize;
+                1
+            } else {
+                let (len, product) = match SMALL_BATCHES.get(top) {
+                    Some(&(len, product)) => (usize::from(len), product),
+                    None => batch_from(top),
+                };
+                loop {
+                    let mut low = rng.next_u64();
+                    for (digit, pos) in digits.iter_mut().zip((top + 1 - len..=top).rev()) {
+                        let wide = u128::from(low) * u128::from(pos as u64 + 1);
+                        *digit = (wide >> 64) as usize;
+                        low = wide as u64;
+                    }
+                    if low >= product || low >= product.wrapping_neg() % product {
+                        break len;
+                    }
+                }
+            };
+            for (step, &partner) in digits[..len].iter().enumerate() {
+                crate::scatter::prefetch(slice, partner, 0);
+                ring[tail % RING] = (top - step, partner);
+                tail += 1;
+            }
+            top -= len;
+        }
+        if head == tail {
+            return;
+        }
+        let (pos, partner) = ring[head % RING];
+        head += 1;
+        slice.swap(pos, partner);
     }
 }
 
@@ -248,4 +316,24 @@ pub fn permutation<R: Rng + ?Sized>(n: usize, rng: &mut R) -> Vec<usize> {
     let mut identity: Vec<usize> = (0..n).collect();
     crate::shuffle(&mut identity, rng);
     identity
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Seed;
+
+    #[test]
+    fn prefetched_and_in_cache_loops_give_the_same_permutation() {
+        for n in [2, 3, 57, 4096, 300_001] {
+            let mut a: Vec<u64> = (0..n).collect();
+            let mut b = a.clone();
+            let mut rng_a = Seed::from_text("two loops").rng();
+            let mut rng_b = rng_a.clone();
+            durstenfeld_in_cache(&mut a, &mut rng_a);
+            durstenfeld_prefetched(&mut b, &mut rng_b);
+            assert!(a == b, "n={n}");
+            assert_eq!(rng_a.next_u64(), rng_b.next_u64());
+        }
+    }
 }

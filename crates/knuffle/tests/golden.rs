@@ -108,9 +108,10 @@ fn other_algorithms() {
     );
 }
 
-/// The large-array (scatter) path: 2^20 `u32` (4 MiB, past the 1 MiB
-/// direct threshold), and a forced four-level scatter. FNV-1a over the
-/// whole output; the caller's generator only gives a 256-bit key (4 words).
+/// The large-array (scatter) path: 2^20 `u32` with the default bucket
+/// sizes (the scatter forced: by default it starts past 32 MiB), and a
+/// forced four-level scatter. FNV-1a over the whole output; the caller's
+/// generator only gives a 256-bit key (4 words).
 #[test]
 fn large_array_path() {
     let fnv = |values: &mut dyn Iterator<Item = u64>| {
@@ -120,7 +121,11 @@ fn large_array_path() {
     };
     let mut rng = Seed::from_text("golden-large").rng();
     let mut v: Vec<u32> = (0..1 << 20).collect();
-    shuffle(&mut v, &mut rng);
+    let config = knuffle::ShuffleConfig {
+        direct_len: 0,
+        ..knuffle::ShuffleConfig::for_type::<u32>()
+    };
+    knuffle::shuffle_with_config(&mut v, &mut rng, &config);
     assert_eq!(
         v[..8],
         [

@@ -18,16 +18,17 @@ fn in_pool<T: Send>(threads: usize, job: impl FnOnce() -> T + Send) -> T {
 
 #[test]
 fn par_shuffle_equals_shuffle_at_default_thresholds() {
-    let direct = ShuffleConfig::for_type::<u64>().direct_len;
-    // Around the direct/scatter switch, one level, two levels.
-    for n in [0, 1, 52, direct - 1, direct, direct + 1, 1 << 20, 3_000_017] {
+    let direct = ShuffleConfig::for_type::<u32>().direct_len;
+    // Around the direct/scatter switch (32 MiB: 4 Mi elements of size
+    // class 8), and past it.
+    for n in [0, 1, 52, direct - 1, direct, direct + 1, direct + 3_000_017] {
         let seed = Seed::from_text(&format!("par-eq-{n}"));
-        let mut expected: Vec<u64> = (0..n as u64).collect();
+        let mut expected: Vec<u32> = (0..n as u32).collect();
         let mut rng = seed.rng();
         shuffle(&mut expected, &mut rng);
         let after = rng.next_u64();
         for threads in [1, 2, 3, 8] {
-            let mut got: Vec<u64> = (0..n as u64).collect();
+            let mut got: Vec<u32> = (0..n as u32).collect();
             let mut rng = seed.rng();
             in_pool(threads, || par_shuffle(&mut got, &mut rng));
             assert!(

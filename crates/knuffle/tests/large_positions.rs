@@ -18,6 +18,15 @@ mod common;
 use common::{FAIL_P, PASS_P};
 use knuffle::rand_core::Rng;
 use knuffle::{Seed, ShuffleConfig, below, shuffle_with_config};
+
+/// The default switch points, except that the scatter path is taken at
+/// every size (by default, slices up to 32 MiB go to Durstenfeld's loop).
+fn scatter_always() -> ShuffleConfig {
+    ShuffleConfig {
+        direct_len: 0,
+        ..ShuffleConfig::for_type::<u32>()
+    }
+}
 use statrs::distribution::{Binomial, ChiSquared, ContinuousCDF, DiscreteCDF};
 
 const BLOCKS: usize = 128;
@@ -126,14 +135,15 @@ fn run(
 #[test]
 fn positions_are_uniform_at_2_pow_20() {
     let tally = run(1 << 20, TRIALS_2_20, "positions-2^20", |v, rng| {
-        knuffle::shuffle(v, rng)
+        shuffle_with_config(v, rng, &scatter_always())
     });
     tally.assert_uniform();
 }
 
 #[test]
 fn positions_are_uniform_at_2_pow_20_with_deep_recursion() {
-    // Eight buckets per level, Durstenfeld below 4096: four levels.
+    // At most eight buckets per level, Durstenfeld from 4096 down: three
+    // levels of scatter.
     let config = ShuffleConfig {
         direct_len: 0,
         base_len: 4096,
@@ -148,7 +158,7 @@ fn positions_are_uniform_at_2_pow_20_with_deep_recursion() {
 #[test]
 fn positions_are_uniform_at_2_pow_23() {
     let tally = run(1 << 23, 10, "positions-2^23", |v, rng| {
-        knuffle::shuffle(v, rng)
+        shuffle_with_config(v, rng, &scatter_always())
     });
     tally.assert_uniform();
 }
@@ -157,7 +167,7 @@ fn positions_are_uniform_at_2_pow_23() {
 #[test]
 fn parallel_positions_are_uniform_at_2_pow_23() {
     let tally = run(1 << 23, 6, "positions-par-2^23", |v, rng| {
-        knuffle::par_shuffle(v, rng)
+        knuffle::par_shuffle_with_config(v, rng, &scatter_always())
     });
     tally.assert_uniform();
 }
