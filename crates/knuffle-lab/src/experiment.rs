@@ -29,14 +29,33 @@ pub struct LabRun {
     pub tally: Tally,
     /// Tests and verdict.
     pub analysis: Analysis,
+    /// Whether the algorithm is a fair shuffle of this `n` (see
+    /// [`expected_fair`]).
+    pub expected_fair: bool,
+}
+
+/// Whether `algorithm` is a fair shuffle of `n` items: exactly, by
+/// enumeration, when its paths are few (the naive swap happens to be fair
+/// for n = 2); otherwise from its [`Fairness`].
+///
+/// ```
+/// use knuffle_lab::{experiment::expected_fair, zoo::Algorithm};
+/// assert!(expected_fair(Algorithm::NaiveSwap, 2));
+/// assert!(!expected_fair(Algorithm::NaiveSwap, 3));
+/// assert!(expected_fair(Algorithm::SortKeys, 4));
+/// ```
+pub fn expected_fair(algorithm: Algorithm, n: usize) -> bool {
+    match crate::exact::enumerate(algorithm, n, 1 << 20) {
+        Ok(d) => d.is_uniform(),
+        Err(_) => algorithm.fairness().is_fair_shuffle(),
+    }
 }
 
 impl LabRun {
-    /// Whether the verdict is what the algorithm's [`Fairness`] predicts
-    /// (fair ones pass, biased and cyclic-only ones are flagged), for
-    /// `n >= 3`.
+    /// Whether the verdict is the expected one: fair shuffles pass, biased
+    /// (and cyclic-only) ones are flagged.
     pub fn as_expected(&self) -> bool {
-        self.analysis.biased() != self.algorithm.fairness().is_fair_shuffle()
+        self.analysis.biased() != self.expected_fair
     }
 
     /// Shuffles per second.
@@ -65,6 +84,7 @@ pub fn run(
     let elapsed = start.elapsed();
     let analysis = analysis::analyze(&tally, alpha);
     LabRun {
+        expected_fair: expected_fair(algorithm, n),
         algorithm,
         seed: seed.to_string(),
         elapsed,
@@ -107,16 +127,17 @@ pub fn table(runs: &[LabRun]) -> String {
         let orders = a.orders_seen.map_or("-".into(), |o| o.to_string());
         let sd = a.order_count_sd.map_or("-".into(), |d| format!("{d:.0}"));
         let verdict = if a.biased() { "BIASED" } else { "fair" };
-        let expected = match run.algorithm.fairness() {
-            Fairness::Uniform => "fair",
-            Fairness::UniformUpToTies => "fair (ties unseeable)",
-            Fairness::UniformOverCycles => "biased (cycles only)",
-            Fairness::Biased => "biased",
+        let expected = match (run.algorithm.fairness(), run.expected_fair) {
+            (Fairness::Uniform, _) => "fair",
+            (Fairness::UniformUpToTies, _) => "fair (ties unseeable)",
+            (Fairness::UniformOverCycles, _) => "biased (cycles only)",
+            (Fairness::Biased, false) => "biased",
+            (Fairness::Biased, true) => "fair for this n",
         };
-        let mark = if run.as_expected() {
-            ""
-        } else {
-            "  <-- UNEXPECTED"
+        let mark = match (run.as_expected(), run.expected_fair) {
+            (true, _) => "",
+            (false, true) => "  <-- UNEXPECTED",
+            (false, false) => "  <-- bias not detected: too few shuffles?",
         };
         let _ = writeln!(
             s,
