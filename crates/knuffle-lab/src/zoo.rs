@@ -515,7 +515,10 @@ fn double_order(bits: u64) -> u128 {
 /// when small.
 #[inline]
 fn with_scratch<X: Copy + Default, F: FnOnce(&mut [X])>(len: usize, f: F) {
-    if len <= 32 {
+    if len <= 8 {
+        let mut buffer = [X::default(); 8];
+        f(&mut buffer[..len]);
+    } else if len <= 32 {
         let mut buffer = [X::default(); 32];
         f(&mut buffer[..len]);
     } else {
