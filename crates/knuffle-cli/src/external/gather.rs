@@ -180,9 +180,14 @@ impl Loader<'_> {
             };
             let need = memory_need(bucket.bytes, bucket.records);
             if need <= self.plan.bucket_budget {
-                let data = self.read_bucket(&mut file, bucket.bytes)?;
+                // Room for slightly bigger buckets later, so that recycled
+                // buffers rarely need to grow (within the budget).
+                let slack = (self.plan.bucket_budget - need) / 2;
+                let extra_bytes = (bucket.bytes / 16).min(slack) as usize;
+                let extra_records = (bucket.records / 16).min(slack / 8) as usize;
+                let data = self.read_bucket(&mut file, bucket.bytes, extra_bytes)?;
                 drop(file);
-                let spans = self.shuffled_spans(&data, bucket.records, rng);
+                let spans = self.shuffled_spans(&data, bucket.records, extra_records, rng);
                 self.send(Batch::Records { data, spans })?;
             } else if bucket.records == 1 {
                 self.send(Batch::LongRecord)?;
@@ -230,11 +235,19 @@ impl Loader<'_> {
         Ok(())
     }
 
-    fn read_bucket(&mut self, file: &mut File, bytes: u64) -> Result<Vec<u8>, ExternalError> {
+    fn read_bucket(
+        &mut self,
+        file: &mut File,
+        bytes: u64,
+        extra: usize,
+    ) -> Result<Vec<u8>, ExternalError> {
         let mut data = std::mem::take(&mut self.spare_data);
         data.clear();
-        data.try_reserve_exact(bytes as usize)
-            .map_err(|_| self.temp.error(io::Error::from(io::ErrorKind::OutOfMemory)))?;
+        if data.capacity() < bytes as usize {
+            data = Vec::new();
+            data.try_reserve_exact(bytes as usize + extra)
+                .map_err(|_| self.temp.error(io::Error::from(io::ErrorKind::OutOfMemory)))?;
+        }
         file.seek(SeekFrom::Start(0))
             .and_then(|_| file.take(bytes).read_to_end(&mut data))
             .map_err(|e| self.temp.error(e))?;
@@ -249,11 +262,19 @@ impl Loader<'_> {
 
     /// Indexes the records of `data` and shuffles the index (Durstenfeld,
     /// through `knuffle::shuffle`).
-    fn shuffled_spans<R: Rng + ?Sized>(&mut self, data: &[u8], records: u64, rng: &mut R) -> Spans {
+    fn shuffled_spans<R: Rng + ?Sized>(
+        &mut self,
+        data: &[u8],
+        records: u64,
+        extra: usize,
+        rng: &mut R,
+    ) -> Spans {
         if data.len() <= u32::MAX as usize {
             let mut spans = std::mem::take(&mut self.spare_spans);
             spans.clear();
-            spans.reserve_exact(records as usize);
+            if spans.capacity() < records as usize {
+                spans = Vec::with_capacity(records as usize + extra);
+            }
             let mut start = 0u32;
             for_each_delimiter(data, self.delimiter, |end| {
                 let end = end as u32 + 1;
