@@ -23,17 +23,16 @@ fn main() -> ExitCode {
         .and_then(|arg0| Path::new(arg0).file_name())
         .and_then(|name| name.to_str())
         .unwrap_or("knuffle");
-    if program != "shuf" {
-        if let Some(sub) = args.get(1).and_then(|a| a.to_str()) {
-            let rest = &args[2..];
-            match sub {
-                "deal" => return deal::run(rest),
-                "chars" => return chars::run(rest),
-                "trace" => return trace::run(rest),
-                "lab" => return lab::run(rest),
-                "audit" => return audit::run(rest),
-                _ => {}
-            }
+    let subcommand = args.get(1).and_then(|a| a.to_str());
+    if let (false, Some(sub)) = (program == "shuf", subcommand) {
+        let rest = &args[2..];
+        match sub {
+            "deal" => return deal::run(rest),
+            "chars" => return chars::run(rest),
+            "trace" => return trace::run(rest),
+            "lab" => return lab::run(rest),
+            "audit" => return audit::run(rest),
+            _ => {}
         }
     }
     shuf::run(args)
