@@ -263,6 +263,76 @@ mod tests {
         assert_eq!(sorted_records(&out, 0), sorted_records(&expected, 0));
     }
 
+    /// Chi-square statistic of `counts` against equal expectations.
+    fn chi_square(counts: &[u64]) -> f64 {
+        let expected = counts.iter().sum::<u64>() as f64 / counts.len() as f64;
+        counts
+            .iter()
+            .map(|&c| (c as f64 - expected).powi(2) / expected)
+            .sum()
+    }
+
+    /// The index of an order of the records `a`..`d` (Lehmer code).
+    fn rank(order: &[u8]) -> usize {
+        let mut rank = 0;
+        for i in 0..order.len() {
+            let smaller = order[i + 1..].iter().filter(|&&x| x < order[i]).count();
+            rank = rank * (order.len() - i) + smaller;
+        }
+        rank
+    }
+
+    #[test]
+    fn every_order_is_equally_likely_and_a_biased_variant_is_caught() {
+        // 4 records, 32 buckets (1 MiB limit): 2,400 runs, 100 per order.
+        // Critical value of chi-square with 23 degrees of freedom at
+        // p = 0.001: 49.73. Fixed seeds: the outcome is deterministic.
+        const RUNS: usize = 2_400;
+        const CRITICAL: f64 = 49.73;
+        let config = ExternalConfig {
+            memory: 1 << 20,
+            temp_dir: std::env::temp_dir(),
+            delimiter: b'\n',
+            header: 0,
+            count: None,
+            progress: false,
+            total_bytes: None,
+        };
+        let mut rng = knuffle::Seed::from_text("uniformity").rng();
+        let mut counts = [0u64; 24];
+        for _ in 0..RUNS {
+            let input = Input::reader(Box::new(&b"a\nb\nc\nd\n"[..]));
+            let mut out = Vec::new();
+            shuffle_external(vec![input], &config, &mut rng, &mut out).unwrap();
+            let order: Vec<u8> = out.iter().copied().filter(|&b| b != b'\n').collect();
+            counts[rank(&order)] += 1;
+        }
+        let fair = chi_square(&counts);
+        assert!(
+            fair < CRITICAL,
+            "external shuffle looks biased: {fair} {counts:?}"
+        );
+
+        // The classic wrong shuffle (swap each position with any
+        // position: 4^4 = 256 equally likely paths onto 24 orders, so the
+        // orders get 8 to 15 paths each) must be caught by the same test.
+        let mut biased = [0u64; 24];
+        for _ in 0..RUNS {
+            let mut order = *b"abcd";
+            for i in 0..4 {
+                let j = knuffle::below(&mut rng, 4) as usize;
+                order.swap(i, j);
+            }
+            biased[rank(&order)] += 1;
+        }
+        let unfair = chi_square(&biased);
+        eprintln!("chi-square: external {fair:.1}, biased variant {unfair:.1}");
+        assert!(
+            unfair > CRITICAL,
+            "the biased variant was not caught: {unfair}"
+        );
+    }
+
     #[test]
     fn header_records_come_first() {
         let input = b"h1\nh2\na\nb\nc\nd\n";
