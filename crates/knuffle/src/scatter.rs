@@ -65,8 +65,10 @@ const STREAM_BASE: u64 = 2;
 /// 2-core Xeon with 2 MiB of level-2 and a large shared level-3 cache, the
 /// scatter's extra passes cost more than the cache misses they save.
 const DIRECT_BYTES: usize = 32 << 20;
-/// Buckets of at most this many bytes are shuffled by Durstenfeld's loop.
-const BASE_BYTES: usize = 1 << 19;
+/// Buckets of at most this many bytes are shuffled by Durstenfeld's loop
+/// (prefetching beyond 1 MiB): one level of scatter then covers up to
+/// 1 GiB; a second level would cost another pass over the data.
+const BASE_BYTES: usize = 4 << 20;
 /// How far ahead of a region's front the walk prefetches.
 const WALK_PREFETCH_BYTES: usize = 256;
 /// At most `2^MAX_BITS` buckets per level.
@@ -228,8 +230,8 @@ pub(crate) fn shuffle_node<T, E: Executor<T>>(
 /// First the number of levels: as few as bring the buckets down to
 /// `base_len` with at most `2^max_bits` buckets per level (each level is a
 /// whole pass over the data). Then, within that many levels, the buckets
-/// aim at `base_len / 16` elements (a few dozen KiB by default: Durstenfeld's
-/// loop is fastest in the level-1 cache), the bits spread evenly over the
+/// aim at `base_len / 16` elements (256 KiB by default: Durstenfeld's loop
+/// is fastest in the level-2 cache), the bits spread evenly over the
 /// levels.
 fn bits_for(len: usize, config: &ShuffleConfig) -> u32 {
     let bits_to_reach = |size: usize| {
