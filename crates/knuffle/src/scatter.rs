@@ -324,6 +324,7 @@ impl LabelStream {
         counts
     }
 
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
     pub(crate) fn buckets(&self) -> usize {
         self.buckets
     }

@@ -8,7 +8,7 @@ mod common;
 
 use common::*;
 use knuffle::rand_core::Rng;
-use knuffle::{Seed, ShuffleConfig, below, par_shuffle_with_config, shuffle_with_config};
+use knuffle::{Seed, ShuffleConfig, below, shuffle_with_config};
 
 /// Binary scatter all the way down: every node splits in two, recursion
 /// until single elements.
@@ -58,8 +58,10 @@ fn scatter_path_is_uniform_for_n_2_to_7() {
     }
 }
 
+#[cfg(feature = "parallel")]
 #[test]
 fn parallel_scatter_path_is_uniform_for_n_3_to_5() {
+    use knuffle::par_shuffle_with_config;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(2)
         .build()
