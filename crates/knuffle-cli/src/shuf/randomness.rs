@@ -49,6 +49,16 @@ impl Randomness {
     /// memory whatever `n` (Floyd's algorithm for knuffle's generator, GNU's
     /// sparse `randperm` for a random source).
     pub fn sample_range(&mut self, n: u64, h: u64) -> Result<Vec<u64>, ShufError> {
+        // Both samplers keep a hash set or map of h entries besides the h
+        // results (about 32 bytes an entry): refuse what cannot be allocated
+        // with GNU's "memory exhausted" rather than aborting midway.
+        let bytes = usize::try_from(h)
+            .ok()
+            .and_then(|h| h.checked_mul(32))
+            .ok_or_else(ShufError::memory)?;
+        Vec::<u8>::new()
+            .try_reserve_exact(bytes)
+            .map_err(|_| ShufError::memory())?;
         match self {
             Randomness::Knuffle(rng) => {
                 let k = usize::try_from(h).map_err(|_| ShufError::memory())?;
