@@ -14,9 +14,11 @@
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::mem::size_of;
+use std::ops::Deref;
 use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
 use std::thread;
 
+use memmap2::{Mmap, MmapOptions};
 use rand_core::Rng;
 
 use super::error::ExternalError;
@@ -33,10 +35,37 @@ enum Spans {
     Wide(Vec<(u64, u64)>),
 }
 
+/// A bucket's bytes in memory: its file mapped (no copy: the pages are
+/// the page cache's), or read into a buffer where mapping fails.
+enum BucketData {
+    Mapped(Mmap),
+    Read(Vec<u8>),
+}
+
+impl Deref for BucketData {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            BucketData::Mapped(map) => map,
+            BucketData::Read(data) => data,
+        }
+    }
+}
+
+/// Maps a bucket file whole, its pages faulted in at once.
+fn map_bucket(file: &File, bytes: u64) -> Option<Mmap> {
+    let len = usize::try_from(bytes).ok().filter(|&len| len > 0)?;
+    // SAFETY: the file is one of our bucket files: created unlinked, so no
+    // other process can reach it, and complete (its writer has finished);
+    // nothing writes to or truncates it while it is mapped.
+    let map = unsafe { MmapOptions::new().len(len).populate().map(file) }.ok()?;
+    (map.len() == len).then_some(map)
+}
+
 /// What the loader hands to the writing thread.
 enum Batch {
     /// A bucket's bytes and its records' spans, in shuffled order.
-    Records { data: Vec<u8>, spans: Spans },
+    Records { data: BucketData, spans: Spans },
     /// A record too long for memory starts; its bytes follow as pieces.
     LongRecord,
     /// The next bytes of a long record.
@@ -112,7 +141,9 @@ fn write_batches(
                         }
                     }
                 }
-                returned.data = data;
+                if let BucketData::Read(data) = data {
+                    returned.data = data;
+                }
             }
             Batch::LongRecord => in_long_record = sink.start_record(),
             Batch::Piece(bytes) => {
@@ -185,7 +216,12 @@ impl Loader<'_> {
                 let slack = (self.plan.bucket_budget - need) / 2;
                 let extra_bytes = (bucket.bytes / 16).min(slack) as usize;
                 let extra_records = (bucket.records / 16).min(slack / 8) as usize;
-                let data = self.read_bucket(&mut file, bucket.bytes, extra_bytes)?;
+                let data = match map_bucket(&file, bucket.bytes) {
+                    Some(map) => BucketData::Mapped(map),
+                    None => {
+                        BucketData::Read(self.read_bucket(&mut file, bucket.bytes, extra_bytes)?)
+                    }
+                };
                 drop(file);
                 let spans = self.shuffled_spans(&data, bucket.records, extra_records, rng);
                 self.send(Batch::Records { data, spans })?;
