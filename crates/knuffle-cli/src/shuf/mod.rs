@@ -9,21 +9,22 @@
 //! | `help.rs` | `--help`, `--version` |
 //! | `randomness.rs` | knuffle's generator or a GNU random source behind one interface |
 //! | `gnu_random.rs` | GNU's `randint`/`randperm` re-implemented for `--random-source` |
-//! | `input.rs` | opening inputs; reading them into memory (mmap for one regular file) |
-//! | `line_index.rs` | parallel `memchr` scan for line starts (`u32` offsets under 4 GiB) |
+//! | `input.rs` | opening inputs; reading them into memory (one regular file: both cores, huge pages, indexed on the way) |
+//! | `line_index.rs` | SSE2 scan for line starts on both cores (`u32` offsets under 4 GiB) |
 //! | `stream.rs` | lines of a stream in constant memory (take or skip) |
 //! | `sample.rs` | `-n` on a stream: reservoir sampling (Algorithm L, or GNU's) |
 //! | `engine.rs` | permute-and-write and repeat-and-write, shared by every input kind |
-//! | `output.rs` | late-opened `-o FILE` (temp file + rename), parallel block rendering |
+//! | `output.rs` | late-opened `-o FILE` (temp file + rename), ordered parallel block rendering |
 //! | `numbers.rs` | fast decimal formatting for `-i` |
 //! | `modes.rs` | the three input kinds (files, `-e`, `-i`) wired to the engine |
+//! | `external_mode.rs` | routing inputs larger than `--memory` to the external shuffle |
 //!
 //! Flow: [`run`] parses the arguments into [`Options`](options::Options),
 //! then [`modes::execute`] reads the input, chooses (all randomness through
 //! [`Randomness`](randomness::Randomness)), opens the output last, writes.
 //! The in-memory file path is [`modes::shuffle_files_in_memory`]: inputs,
-//! options, randomness and output in, nothing else; an external (larger
-//! than memory) path can sit beside it with the same signature.
+//! options, randomness and output in, nothing else; the external (larger
+//! than memory) path sits beside it (`external_mode::route`).
 
 use std::ffi::OsString;
 use std::io::Write;
