@@ -29,9 +29,43 @@ fn external_mode_really_runs_when_the_input_exceeds_the_limit() {
 #[test]
 fn text_lines_come_out_permuted() {
     let input = three_megabytes();
-    let output = run_ok(&["--memory", "1M"], &input);
-    assert_ne!(output, input, "the order must change");
-    assert_permutation(&output, &input, b'\n');
+    let output = run(&["--memory", "1M"], &input);
+    assert!(output.status.success());
+    // No progress bar or anything else when stderr is not a terminal.
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    assert_ne!(output.stdout, input, "the order must change");
+    assert_permutation(&output.stdout, &input, b'\n');
+}
+
+#[test]
+fn temporary_files_go_to_tmpdir_unless_t_is_given() {
+    let input = three_megabytes();
+    let missing = "/nonexistent/knuffle-tmpdir";
+    let output = knuffle()
+        .args(["--memory", "1M"])
+        .env("TMPDIR", missing)
+        .stdin(std::fs::File::open(write_temp(&input).path()).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains(missing));
+    let dir = TempDir::new().unwrap();
+    let output = knuffle()
+        .args(["--memory", "1M", "-T"])
+        .arg(dir.path())
+        .env("TMPDIR", missing)
+        .stdin(std::fs::File::open(write_temp(&input).path()).unwrap())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_permutation(&output.stdout, &input, b'\n');
+}
+
+/// A temporary file holding `bytes`.
+fn write_temp(bytes: &[u8]) -> tempfile::NamedTempFile {
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    std::io::Write::write_all(&mut file, bytes).unwrap();
+    file
 }
 
 #[test]
