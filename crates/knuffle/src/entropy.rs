@@ -23,11 +23,10 @@ pub fn entropy_bits_needed(n: u64) -> f64 {
     }
     let x = n as f64 + 1.0;
     // ln Γ(x) = (x - 1/2) ln x - x + ln(2π)/2 + 1/(12x) - 1/(360x^3) + 1/(1260x^5)
-    let ln_gamma = (x - 0.5) * x.ln() - x
-        + 0.5 * (2.0 * std::f64::consts::PI).ln()
-        + 1.0 / (12.0 * x)
-        - 1.0 / (360.0 * x.powi(3))
-        + 1.0 / (1260.0 * x.powi(5));
+    let ln_gamma =
+        (x - 0.5) * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI).ln() + 1.0 / (12.0 * x)
+            - 1.0 / (360.0 * x.powi(3))
+            + 1.0 / (1260.0 * x.powi(5));
     ln_gamma / std::f64::consts::LN_2
 }
 
@@ -74,7 +73,8 @@ pub fn largest_fully_covered_n(bits: u64) -> u64 {
         let bit_length = (factorial.len() as u64 - 1) * 64 + u64::from(64 - top.leading_zeros());
         // n! <= 2^bits  <=>  bit_length(n!) <= bits, or n! == 2^bits exactly
         // (bit_length == bits + 1 and a single bit set).
-        let is_power_of_two = top.is_power_of_two() && factorial[..factorial.len() - 1].iter().all(|&l| l == 0);
+        let is_power_of_two =
+            top.is_power_of_two() && factorial[..factorial.len() - 1].iter().all(|&l| l == 0);
         let fits = bit_length <= bits || (bit_length == bits + 1 && is_power_of_two);
         if !fits {
             return n;

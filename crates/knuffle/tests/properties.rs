@@ -140,7 +140,10 @@ fn reservoir_inclusion_is_uniform() {
         }
     }
     let expected = trials as f64 * 5.0 / 20.0;
-    let x2: f64 = counts.iter().map(|&c| (c as f64 - expected).powi(2) / expected).sum();
+    let x2: f64 = counts
+        .iter()
+        .map(|&c| (c as f64 - expected).powi(2) / expected)
+        .sum();
     // Inclusion indicators are negatively correlated (fixed sample size), so
     // X2 is conservative here; a p-value below 1e-3 still means bias.
     let p = ChiSquared::new(19.0).unwrap().sf(x2);

@@ -40,7 +40,9 @@ fn shuffled_copy_is_uniform_for_n_3_to_6() {
 fn permutation_is_uniform_for_n_3_to_6() {
     for n in 3..=6 {
         let mut rng = Seed::from_text(&format!("permutation-chi2-{n}")).rng();
-        let counts = order_counts(n, trials_for(factorial(n)), |p| *p = permutation(n, &mut rng));
+        let counts = order_counts(n, trials_for(factorial(n)), |p| {
+            *p = permutation(n, &mut rng)
+        });
         let (x2, p) = chi_square_uniform(&counts);
         assert!(p > PASS_P, "permutation n={n}: X2={x2:.1} p={p:.2e}");
     }
@@ -55,7 +57,10 @@ fn full_partial_shuffle_is_uniform_for_n_3_to_6() {
                 partial_shuffle(p, k, &mut rng);
             });
             let (x2, p) = chi_square_uniform(&counts);
-            assert!(p > PASS_P, "partial_shuffle n={n} k={k}: X2={x2:.1} p={p:.2e}");
+            assert!(
+                p > PASS_P,
+                "partial_shuffle n={n} k={k}: X2={x2:.1} p={p:.2e}"
+            );
         }
     }
 }
