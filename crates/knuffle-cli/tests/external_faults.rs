@@ -206,3 +206,62 @@ fn a_missing_temporary_directory_is_reported_before_any_output() {
     );
     assert_eq!(std::fs::read(&out).unwrap(), b"keep\n");
 }
+
+#[test]
+fn sigterm_while_writing_the_output_leaves_the_old_output_and_nothing_else() {
+    // `-o FILE` is written to a nameless file in FILE's directory, named
+    // only at the very end: killing the run while it writes leaves FILE as
+    // it was and no stray file next to it.
+    let temp = TempDir::new().unwrap();
+    let out_dir = TempDir::new().unwrap();
+    let out = out_dir.path().join("result.txt");
+    std::fs::write(&out, b"earlier result\n").unwrap();
+    let input_dir = TempDir::new().unwrap();
+    let input = input_dir.path().join("big.txt");
+    let mut hit = false;
+    for lines in [1_000_000usize, 3_000_000, 9_000_000] {
+        std::fs::write(&input, numbered_lines(lines)).unwrap();
+        let mut child = knuffle()
+            .args(["--memory", "2M", "-T"])
+            .arg(temp.path())
+            .arg("-o")
+            .arg(&out)
+            .arg(&input)
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Wait until the output is open (pass 2 writing), then SIGTERM.
+        let out_dir_path = out_dir.path().canonicalize().unwrap();
+        let mut writing = false;
+        while child.try_wait().unwrap().is_none() {
+            let fds = std::fs::read_dir(format!("/proc/{}/fd", child.id()));
+            writing = fds
+                .map(|fds| {
+                    fds.filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+                        .any(|target| target.starts_with(&out_dir_path))
+                })
+                .unwrap_or(false);
+            if writing {
+                // SAFETY: kill(2) on our own child's pid.
+                unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+                break;
+            }
+            thread::sleep(Duration::from_millis(1));
+        }
+        let status = child.wait().unwrap();
+        assert_eq!(entries(out_dir.path()), ["result.txt"], "stray file");
+        assert!(
+            entries(temp.path()).is_empty(),
+            "temporary files left behind"
+        );
+        if writing && status.signal() == Some(libc::SIGTERM) {
+            assert_eq!(std::fs::read(&out).unwrap(), b"earlier result\n");
+            hit = true;
+            break;
+        }
+        // The run finished before the signal: the output was replaced.
+        assert!(status.success());
+        std::fs::write(&out, b"earlier result\n").unwrap();
+    }
+    assert!(hit, "never caught the run while it was writing its output");
+}

@@ -32,6 +32,15 @@ pub struct Output {
 enum Sink {
     Stdout(ManuallyDrop<File>),
     Direct(File),
+    /// A nameless file in FILE's directory (`O_TMPFILE`), linked in
+    /// under a temporary name and renamed over FILE at the end: a run
+    /// killed by any signal, even SIGKILL, leaves nothing behind.
+    ReplaceUnnamed {
+        temp: File,
+        dir: PathBuf,
+        dest: PathBuf,
+        name: Box<OsStr>,
+    },
     Replace {
         temp: tempfile::NamedTempFile,
         dest: PathBuf,
@@ -111,6 +120,14 @@ fn replacement(name: &OsStr) -> Option<Sink> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    if let Some(temp) = unnamed_file_in(&dir, mode) {
+        return Some(Sink::ReplaceUnnamed {
+            temp,
+            dir,
+            dest,
+            name: name.into(),
+        });
+    }
     let temp = tempfile::Builder::new()
         .prefix(".knuffle-")
         .tempfile_in(&dir)
@@ -125,12 +142,65 @@ fn replacement(name: &OsStr) -> Option<Sink> {
     })
 }
 
+/// A nameless file (`O_TMPFILE`) in `dir` with permissions `mode`, when
+/// the file system supports it and `/proc/self/fd` can name it later.
+fn unnamed_file_in(dir: &Path, mode: u32) -> Option<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    if !Path::new("/proc/self/fd").is_dir() {
+        return None;
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_TMPFILE)
+        .mode(0o600)
+        .open(dir)
+        .ok()?;
+    file.set_permissions(Permissions::from_mode(mode)).ok()?;
+    Some(file)
+}
+
+/// Gives the nameless `temp` a temporary name in `dir` (`linkat` through
+/// `/proc/self/fd`), then renames it over `dest`.
+fn link_over(temp: &File, dir: &Path, dest: &Path) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let source = CString::new(format!("/proc/self/fd/{}", temp.as_raw_fd()))?;
+    for attempt in 0u32..1000 {
+        let link = dir.join(format!(".knuffle-{}-{attempt}", std::process::id()));
+        let target = CString::new(link.as_os_str().as_bytes())?;
+        // SAFETY: both paths are valid NUL-terminated strings.
+        let linked = unsafe {
+            libc::linkat(
+                libc::AT_FDCWD,
+                source.as_ptr(),
+                libc::AT_FDCWD,
+                target.as_ptr(),
+                libc::AT_SYMLINK_FOLLOW,
+            )
+        };
+        if linked != 0 {
+            let error = io::Error::last_os_error();
+            if error.kind() == io::ErrorKind::AlreadyExists {
+                continue;
+            }
+            return Err(error);
+        }
+        return fs::rename(&link, dest).inspect_err(|_| {
+            let _ = fs::remove_file(&link);
+        });
+    }
+    Err(io::Error::from(io::ErrorKind::AlreadyExists))
+}
+
 impl Output {
     /// The writer.
     pub fn writer(&mut self) -> &mut File {
         match &mut self.sink {
             Sink::Stdout(f) => f,
             Sink::Direct(file) => file,
+            Sink::ReplaceUnnamed { temp, .. } => temp,
             Sink::Replace { temp, .. } => temp.as_file_mut(),
         }
     }
@@ -139,6 +209,12 @@ impl Output {
     pub fn finish(self) -> Result<(), ShufError> {
         match self.sink {
             Sink::Stdout(_) | Sink::Direct(_) => Ok(()),
+            Sink::ReplaceUnnamed {
+                temp,
+                dir,
+                dest,
+                name,
+            } => link_over(&temp, &dir, &dest).map_err(|e| ShufError::file(&name, &e)),
             Sink::Replace { temp, dest, name } => {
                 temp.persist(&dest)
                     .map_err(|e| ShufError::file(&name, &e.error))?;
