@@ -191,3 +191,35 @@ fn bad_memory_sizes_are_refused() {
         assert_eq!(output.status.code(), Some(1), "{args:?}");
     }
 }
+
+#[test]
+fn output_over_its_own_input_with_a_long_header() {
+    // `-o FILE` naming the input, FILE with a second hard link (so it is
+    // truncated in place, as GNU does, not replaced by rename), and a
+    // header far larger than the output buffer: nothing may be written to
+    // FILE before the whole input has been read.
+    let dir = TempDir::new().unwrap();
+    let file = dir.path().join("data.txt");
+    let input = three_megabytes();
+    std::fs::write(&file, &input).unwrap();
+    std::fs::hard_link(&file, dir.path().join("other-name.txt")).unwrap();
+    let path = file.to_str().unwrap();
+    let header = 20_000; // about 0.8 MB of header lines
+    let stdout = run_ok(
+        &["--memory", "1M", "--header", "20000", "-o", path, path],
+        b"",
+    );
+    assert!(stdout.is_empty());
+    let output = std::fs::read(&file).unwrap();
+    let head_len: usize = input
+        .split_inclusive(|&b| b == b'\n')
+        .take(header)
+        .map(<[u8]>::len)
+        .sum();
+    assert_eq!(
+        output[..head_len],
+        input[..head_len],
+        "header first, as it was"
+    );
+    assert_permutation(&output, &input, b'\n');
+}

@@ -140,7 +140,7 @@ pub fn shuffle_external<R: Rng + Send + ?Sized>(
     return_freed_memory_at_once();
     let temp = TempSpace::new(config.temp_dir.clone())?;
     let progress = Progress::new(config.progress, config.total_bytes);
-    let mut sink = Sink::new(out, plan.io_buffer, config.count, &progress);
+    let mut sink = Sink::new(out, plan.io_buffer, config.count, &progress, &temp);
 
     let buckets = Scatter::run(&plan, plan.buckets, &temp, config.delimiter, |scatter| {
         let mut feeder = Feeder {
@@ -154,6 +154,7 @@ pub fn shuffle_external<R: Rng + Send + ?Sized>(
         };
         feeder.feed_all(inputs, rng)
     })?;
+    sink.release()?;
     let depth = gather(buckets, &plan, &temp, config.delimiter, &mut sink, rng)?;
     sink.finish()?;
     progress.finish();

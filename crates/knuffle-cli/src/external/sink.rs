@@ -1,9 +1,16 @@
 //! The output side: buffered writes, the `-n` count, bytes-written progress.
+//!
+//! Until the input has been read completely the output is not touched
+//! (GNU opens `-o FILE` only then, so FILE may be an input): header lines
+//! that overflow the buffer during pass 1 are held in a nameless temporary
+//! file and copied out when pass 2 begins.
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{Seek, SeekFrom, Write};
 
 use super::error::ExternalError;
 use super::progress::Progress;
+use super::temp::TempSpace;
 
 /// Buffered output of whole records, stopping after `-n` records.
 pub struct Sink<'o> {
@@ -13,16 +20,20 @@ pub struct Sink<'o> {
     remaining: u64,
     records: u64,
     progress: &'o Progress,
+    /// While the input is being read: where overflowing output waits.
+    hold: Option<(&'o TempSpace, Option<File>)>,
 }
 
 impl<'o> Sink<'o> {
     /// Output to `out` through a buffer of `capacity` bytes; at most
-    /// `limit` records (`None`: all).
+    /// `limit` records (`None`: all). Nothing reaches `out` before
+    /// [`Sink::release`]; overflow waits in a file in `temp`.
     pub fn new(
         out: &'o mut dyn Write,
         capacity: usize,
         limit: Option<u64>,
         progress: &'o Progress,
+        temp: &'o TempSpace,
     ) -> Sink<'o> {
         Sink {
             out,
@@ -31,6 +42,27 @@ impl<'o> Sink<'o> {
             remaining: limit.unwrap_or(u64::MAX),
             records: 0,
             progress,
+            hold: Some((temp, None)),
+        }
+    }
+
+    /// The input has been read: output may go out now, held bytes first.
+    pub fn release(&mut self) -> Result<(), ExternalError> {
+        let Some((temp, held)) = self.hold.take() else {
+            return Ok(());
+        };
+        let Some(mut file) = held else {
+            return Ok(());
+        };
+        file.seek(SeekFrom::Start(0)).map_err(|e| temp.error(e))?;
+        let mut chunk = vec![0u8; self.capacity];
+        loop {
+            let read =
+                super::gather::read_some(&mut file, &mut chunk).map_err(|e| temp.error(e))?;
+            if read == 0 {
+                return Ok(());
+            }
+            self.write(&chunk[..read])?;
         }
     }
 
@@ -102,6 +134,13 @@ impl<'o> Sink<'o> {
     }
 
     fn write(&mut self, bytes: &[u8]) -> Result<(), ExternalError> {
+        if let Some((temp, held)) = &mut self.hold {
+            let file = match held {
+                Some(file) => file,
+                slot => slot.insert(temp.file()?),
+            };
+            return file.write_all(bytes).map_err(|e| temp.error(e));
+        }
         self.out.write_all(bytes).map_err(ExternalError::Output)?;
         self.progress.wrote(bytes.len() as u64);
         Ok(())
@@ -109,6 +148,7 @@ impl<'o> Sink<'o> {
 
     /// Writes what is buffered and flushes the output.
     pub fn finish(&mut self) -> Result<(), ExternalError> {
+        self.release()?;
         self.flush_buffer()?;
         self.buffer = Vec::new();
         self.out.flush().map_err(ExternalError::Output)
