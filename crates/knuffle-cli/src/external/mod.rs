@@ -38,9 +38,10 @@
 //!
 //! # Bounds
 //!
-//! Memory: the [`plan`] splits the limit between the read buffer, the
-//! output buffer, `B` bucket write buffers (pass 1) and the bucket being
-//! shuffled (pass 2); inputs are read with `read(2)` into bounded buffers,
+//! Memory: the [`plan`] splits the limit between the read buffers, the
+//! output buffer, `B` bucket write buffers (pass 1) and the two buckets in
+//! flight in pass 2 (one mapped and shuffled, one being written, each
+//! within its budget); inputs are read with `read(2)` into bounded buffers,
 //! never memory-mapped (mapped pages count as resident). File descriptors:
 //! at most `B <= 256` bucket files per scatter level, created on first use.
 //! Temporary files are nameless from the start (see [`temp`]).
