@@ -13,6 +13,7 @@ mod chars;
 mod deal;
 mod external;
 mod lab;
+mod scan;
 mod shuf;
 mod trace;
 

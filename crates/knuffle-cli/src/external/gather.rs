@@ -23,10 +23,10 @@ use rand_core::Rng;
 
 use super::error::ExternalError;
 use super::plan::Plan;
-use super::scan::for_each_delimiter;
 use super::scatter::{Bucket, Scatter};
 use super::sink::Sink;
 use super::temp::TempSpace;
+use crate::scan::for_each_delimiter;
 
 /// Record spans `(start, end)` into a bucket's bytes: `u32` offsets for
 /// buckets under 4 GiB (half the index memory), `u64` above.

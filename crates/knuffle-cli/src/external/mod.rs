@@ -61,7 +61,6 @@ mod labels;
 mod memory;
 mod plan;
 mod progress;
-mod scan;
 mod scatter;
 mod sink;
 mod temp;
@@ -75,7 +74,6 @@ pub use error::ExternalError;
 pub use input::Input;
 pub use memory::{MIN_LIMIT, default_limit, parse_size};
 pub use plan::Plan;
-pub use scan::count_delimiters;
 pub use temp::temp_dir;
 
 use gather::gather;

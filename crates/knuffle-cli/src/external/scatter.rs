@@ -1,6 +1,6 @@
 //! Pass 1: deal every record into a uniformly random bucket file.
 //!
-//! Records are found in bounded read buffers (see [`super::scan`]), so a
+//! Records are found in bounded read buffers (see [`crate::scan`]), so a
 //! record may be longer than any buffer: it is streamed into its bucket
 //! piece by piece. Each bucket has a write buffer of fixed size; a full
 //! buffer goes to a writer thread that appends it to the bucket's file
@@ -19,8 +19,8 @@ use rand_core::Rng;
 use super::error::ExternalError;
 use super::labels::Labels;
 use super::plan::{Plan, SPARE_BUFFERS};
-use super::scan::for_each_delimiter;
 use super::temp::TempSpace;
+use crate::scan::for_each_delimiter;
 
 /// One bucket after the scatter: its file (none when empty), its size
 /// and its number of records.

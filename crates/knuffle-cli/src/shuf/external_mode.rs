@@ -112,7 +112,7 @@ fn fits_regular(
             if read == 0 {
                 break;
             }
-            lines += external::count_delimiters(&buffer[..read], delimiter);
+            lines += crate::scan::count_delimiters(&buffer[..read], delimiter);
             at += read as u64;
         }
     }
@@ -147,7 +147,7 @@ fn read_within(opened: &mut [Opened], capacity: u64, delimiter: u8) -> Result<Pr
                 break;
             }
             let chunk = &chunk[..read];
-            lines += external::count_delimiters(chunk, delimiter);
+            lines += crate::scan::count_delimiters(chunk, delimiter);
             let len = bytes.len() + read;
             if len > bytes.capacity() {
                 // Grow geometrically, but never past the capacity.

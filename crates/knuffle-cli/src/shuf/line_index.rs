@@ -1,6 +1,7 @@
-//! Where the lines start: one offset per line, found with `memchr` on both
-//! cores. Offsets are `u32` when the input is under 4 GiB, which halves the
-//! index (15M lines: 60 MB instead of 120 MB).
+//! Where the lines start: one offset per line, found with the
+//! [`crate::scan`] delimiter scan on both cores. Offsets are `u32` when the
+//! input is under 4 GiB, which halves the index (15M lines: 60 MB instead
+//! of 120 MB).
 //!
 //! Two parallel passes over disjoint chunks: count the delimiters of each
 //! chunk, then write each chunk's starts into its own slice of one
@@ -9,6 +10,7 @@
 use rayon::prelude::*;
 
 use super::errors::ShufError;
+use crate::scan::{count_delimiters, for_each_delimiter};
 
 /// A line offset: `u32` or `u64`.
 pub trait Offset: Copy + Send + Sync + 'static {
@@ -60,7 +62,7 @@ pub fn line_starts<O: Offset>(data: &[u8], delimiter: u8) -> Result<Vec<O>, Shuf
     let counts: Vec<usize> = chunks
         .par_iter()
         .map(|&(begin, chunk)| {
-            let delimiters = memchr::memchr_iter(delimiter, chunk).count();
+            let delimiters = count_delimiters(chunk, delimiter) as usize;
             let ends_input = begin + chunk.len() == data.len() && chunk.last() == Some(&delimiter);
             delimiters - usize::from(ends_input) + usize::from(begin == 0)
         })
@@ -119,48 +121,6 @@ pub fn push_starts<O: Offset>(
     });
 }
 
-/// Calls `found(position)` for every `delimiter` in `bytes`, in order.
-///
-/// 64 bytes per step: four SSE2 compares make one 64-bit mask whose set
-/// bits are visited with `trailing_zeros`. With lines of tens of bytes
-/// this costs a fraction of a per-match `memchr` call.
-#[inline]
-pub fn for_each_delimiter(bytes: &[u8], delimiter: u8, mut found: impl FnMut(usize)) {
-    let mut i = 0;
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
-        };
-        // SAFETY: SSE2 is part of the x86_64 baseline, always available.
-        let needle = unsafe { _mm_set1_epi8(delimiter as i8) };
-        while i + 64 <= bytes.len() {
-            let block = &bytes[i..i + 64];
-            let mut mask = 0u64;
-            for lane in 0..4 {
-                // SAFETY: `block` has 64 bytes and lane * 16 + 16 <= 64;
-                // _mm_loadu_si128 has no alignment requirement; SSE2 is
-                // part of the x86_64 baseline.
-                let bits = unsafe {
-                    let word = _mm_loadu_si128(block.as_ptr().add(lane * 16) as *const __m128i);
-                    _mm_movemask_epi8(_mm_cmpeq_epi8(word, needle))
-                } as u32 as u64;
-                mask |= bits << (lane * 16);
-            }
-            while mask != 0 {
-                found(i + mask.trailing_zeros() as usize);
-                mask &= mask - 1;
-            }
-            i += 64;
-        }
-    }
-    for (offset, &b) in bytes[i..].iter().enumerate() {
-        if b == delimiter {
-            found(i + offset);
-        }
-    }
-}
-
 /// The end of the line that starts at `start` (the delimiter's position, or
 /// the end of the input when the last line has none).
 #[inline]
@@ -187,7 +147,7 @@ mod tests {
     }
 
     #[test]
-    fn delimiter_scan_finds_every_position() {
+    fn chunked_starts_match_the_whole_index() {
         let data: Vec<u8> = (0..1000u32)
             .map(|i| {
                 if i % 13 == 0 || i % 64 == 63 {
@@ -197,10 +157,6 @@ mod tests {
                 }
             })
             .collect();
-        let mut found = Vec::new();
-        for_each_delimiter(&data, b'\n', |p| found.push(p));
-        let expected: Vec<usize> = (0..1000).filter(|i| i % 13 == 0 || i % 64 == 63).collect();
-        assert_eq!(found, expected);
         let mut pushed: Vec<u32> = Vec::new();
         push_starts(&data[..500], 0, 1000, b'\n', &mut pushed);
         push_starts(&data[500..], 500, 1000, b'\n', &mut pushed);
