@@ -13,8 +13,8 @@ use std::process::ExitCode;
 use clap::Parser;
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::deal::emit::{IO_FAILURE, USAGE, fail, write_stdout};
-use crate::deal::seeding::RunSeed;
+use crate::emit::{self, IO_FAILURE, fail, write_stdout};
+use crate::seeding::RunSeed;
 
 const ABOUT: &str = "Shuffle the characters (or words) of strings";
 
@@ -107,7 +107,7 @@ struct Piece {
 
 /// Runs `knuffle chars` with the arguments after `chars`.
 pub fn run(args: &[OsString]) -> ExitCode {
-    let args: Args = match crate::deal::emit::parse("knuffle chars", args) {
+    let args: Args = match emit::parse("knuffle chars", args) {
         Ok(args) => args,
         Err(code) => return code,
     };
@@ -142,10 +142,8 @@ pub fn run(args: &[OsString]) -> ExitCode {
         .max()
         .unwrap_or(0);
     let what = format!("a string of {longest} {}", unit.plural());
-    match seed.check_reach(longest as u64, &what, args.strict) {
-        Ok(None) => {}
-        Ok(Some(warning)) => eprintln!("knuffle chars: warning: {warning}"),
-        Err(refusal) => return fail("chars", &refusal, USAGE),
+    if let Err(code) = seed.announce_reach("chars", longest as u64, &what, args.strict) {
+        return code;
     }
     if args.verbose {
         eprintln!("knuffle chars: seed: {}", seed.quoted());

@@ -6,19 +6,17 @@
 //! dealt cards (seed 001). `--shuffle` shuffles the whole deck instead
 //! (`Deck::shuffle`, Durstenfeld).
 
-pub(crate) mod emit;
-pub(crate) mod seeding;
-
+use std::cmp::Ordering;
 use std::ffi::OsString;
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
-use knuffle::cards::{Card, Deck};
+use knuffle::DefaultRng;
+use knuffle::cards::{Card, DealError, Deck};
 
-use emit::{USAGE, fail, json_string, json_string_array, write_stdout};
-use seeding::RunSeed;
+use crate::emit::{self, USAGE, fail, json_string, json_string_array, write_stdout};
+use crate::seeding::RunSeed;
 
 const ABOUT: &str =
     "Deal cards fairly: hands, a board, or a whole shuffled deck, replayable from a seed";
@@ -169,21 +167,15 @@ pub fn run(args: &[OsString]) -> ExitCode {
     } else {
         format!("a deck of {deck_size} cards")
     };
-    match seed.check_reach(deck_size, &what, args.strict) {
-        Ok(None) => {}
-        Ok(Some(warning)) => eprintln!("knuffle deal: warning: {warning}"),
-        Err(refusal) => return fail("deal", &refusal, USAGE),
+    if let Err(code) = seed.announce_reach("deal", deck_size, &what, args.strict) {
+        return code;
     }
     let mut rng = seed.rng();
     let color = args.format == Format::Text
         && match args.color {
             ColorWhen::Always => true,
             ColorWhen::Never => false,
-            ColorWhen::Auto => {
-                std::io::stdout().is_terminal()
-                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                    && std::env::var("TERM").map_or(true, |term| term != "dumb")
-            }
+            ColorWhen::Auto => emit::auto_color(),
         };
     let label = |card: &Card| {
         let text = if args.ascii {
@@ -216,46 +208,12 @@ pub fn run(args: &[OsString]) -> ExitCode {
     let needed = u128::from(args.players) * u128::from(args.cards) + u128::from(args.board);
     let dealt = if custom {
         let deck = Deck::new((0..args.items.len()).collect::<Vec<usize>>());
-        deck.deal(
-            args.players as usize,
-            args.cards as usize,
-            args.board as usize,
-            &mut rng,
-        )
-        .map(|deal| {
-            let mut hands = deal.hands;
-            if args.sort {
-                hands.iter_mut().for_each(|hand| hand.sort_unstable());
-            }
-            let name = |i: &usize| args.items[*i].clone();
-            Dealt {
-                hands: hands.iter().map(|h| h.iter().map(name).collect()).collect(),
-                board: deal.board.iter().map(name).collect(),
-                remaining: deal.rest.len(),
-            }
+        deal_named(deck, &args, &mut rng, usize::cmp, |i| {
+            args.items[*i].clone()
         })
     } else {
         let deck = Deck::shoe(args.decks as usize, args.jokers as usize);
-        deck.deal(
-            args.players as usize,
-            args.cards as usize,
-            args.board as usize,
-            &mut rng,
-        )
-        .map(|deal| {
-            let mut hands = deal.hands;
-            if args.sort {
-                hands
-                    .iter_mut()
-                    .for_each(|hand| hand.sort_unstable_by(|a, b| b.cmp(a)));
-            }
-            let name = label;
-            Dealt {
-                hands: hands.iter().map(|h| h.iter().map(name).collect()).collect(),
-                board: deal.board.iter().map(name).collect(),
-                remaining: deal.rest.len(),
-            }
-        })
+        deal_named(deck, &args, &mut rng, |a, b| b.cmp(a), label)
     };
     let dealt = match dealt {
         Ok(dealt) => dealt,
@@ -280,6 +238,38 @@ pub fn run(args: &[OsString]) -> ExitCode {
         Format::Json => render_json(&args, &seed, deck_size, &dealt),
     };
     write_stdout("deal", &output)
+}
+
+/// Deals the hands and the board `args` asks for from `deck`
+/// ([`Deck::deal`]); with `--sort` each hand is put in `order`; every item
+/// is written as `name` gives it.
+fn deal_named<T>(
+    deck: Deck<T>,
+    args: &Args,
+    rng: &mut DefaultRng,
+    order: impl Fn(&T, &T) -> Ordering,
+    name: impl Fn(&T) -> String,
+) -> Result<Dealt, DealError> {
+    let deal = deck.deal(
+        args.players as usize,
+        args.cards as usize,
+        args.board as usize,
+        rng,
+    )?;
+    let mut hands = deal.hands;
+    if args.sort {
+        hands
+            .iter_mut()
+            .for_each(|hand| hand.sort_unstable_by(&order));
+    }
+    Ok(Dealt {
+        hands: hands
+            .iter()
+            .map(|h| h.iter().map(&name).collect())
+            .collect(),
+        board: deal.board.iter().map(&name).collect(),
+        remaining: deal.rest.len(),
+    })
 }
 
 fn plural(count: u64) -> &'static str {

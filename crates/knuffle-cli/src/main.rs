@@ -11,9 +11,11 @@ use std::process::ExitCode;
 mod audit;
 mod chars;
 mod deal;
+mod emit;
 mod external;
 mod lab;
 mod scan;
+mod seeding;
 mod shuf;
 mod trace;
 

@@ -14,7 +14,6 @@ use std::collections::BTreeSet;
 use std::convert::Infallible;
 use std::ffi::OsString;
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
@@ -23,8 +22,8 @@ use knuffle::cards::Deck;
 use knuffle::rand_core::{Rng, TryRng};
 use knuffle_lab::zoo::{Algorithm, Fairness, Observer};
 
-use crate::deal::emit::{USAGE, fail, write_stdout};
-use crate::deal::seeding::RunSeed;
+use crate::emit::{self, USAGE, fail, write_stdout};
+use crate::seeding::RunSeed;
 
 const ABOUT: &str =
     "Show a shuffle step by step: each random number, the offset it becomes, each swap";
@@ -136,7 +135,7 @@ fn parse_algorithm(name: &str) -> Result<Algorithm, String> {
 
 /// Runs `knuffle trace` with the arguments after `trace`.
 pub fn run(args: &[OsString]) -> ExitCode {
-    let args: Args = match crate::deal::emit::parse("knuffle trace", args) {
+    let args: Args = match emit::parse("knuffle trace", args) {
         Ok(args) => args,
         Err(code) => return code,
     };
@@ -168,19 +167,13 @@ pub fn run(args: &[OsString]) -> ExitCode {
     }
     let seed = RunSeed::choose(args.seed.clone());
     let what = format!("{} items", labels.len());
-    match seed.check_reach(labels.len() as u64, &what, args.strict) {
-        Ok(None) => {}
-        Ok(Some(warning)) => eprintln!("knuffle trace: warning: {warning}"),
-        Err(refusal) => return fail("trace", &refusal, USAGE),
+    if let Err(code) = seed.announce_reach("trace", labels.len() as u64, &what, args.strict) {
+        return code;
     }
     let color = match args.color {
         Color::Always => true,
         Color::Never => false,
-        Color::Auto => {
-            std::io::stdout().is_terminal()
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::env::var("TERM").map_or(true, |term| term != "dumb")
-        }
+        Color::Auto => emit::auto_color(),
     };
     let trace = record(args.algorithm, labels.len(), &mut seed.rng());
     let table = render(args.algorithm, &seed, &labels, &trace, color);

@@ -5,7 +5,7 @@
 //! UTF-8); 2 the arguments are invalid (clap's own status for usage errors,
 //! also an impossible deal or a `--strict` refusal).
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
 /// Exit status for a failed read or write.
@@ -40,6 +40,14 @@ pub fn write_stdout(command: &str, text: &str) -> ExitCode {
         Err(err) if err.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(err) => fail(command, &format!("write error: {err}"), IO_FAILURE),
     }
+}
+
+/// Whether `--color auto` colours: standard output is a terminal, NO_COLOR
+/// is unset or empty (<https://no-color.org>), and TERM is not `dumb`.
+pub fn auto_color() -> bool {
+    io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        && std::env::var("TERM").map_or(true, |term| term != "dumb")
 }
 
 /// `text` as a JSON string literal (RFC 8259): quotes, backslashes and

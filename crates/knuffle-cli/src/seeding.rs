@@ -2,7 +2,11 @@
 //! user's `--seed TEXT`, printed so that any run can be replayed, and the
 //! entropy check (can this seed reach every order?).
 
+use std::process::ExitCode;
+
 use knuffle::{DefaultRng, Seed};
+
+use crate::emit::{USAGE, fail};
 
 /// The seed text a run uses, and whether the user gave it.
 pub struct RunSeed {
@@ -37,6 +41,26 @@ impl RunSeed {
     /// with SHA-256 of the seed text.
     pub fn rng(&self) -> DefaultRng {
         Seed::from_text(&self.text).rng()
+    }
+
+    /// [`RunSeed::check_reach`] as `knuffle COMMAND` reports it: a warning
+    /// is printed on standard error and the run goes on; a `--strict`
+    /// refusal is printed and gives `Err` with exit status 2.
+    pub fn announce_reach(
+        &self,
+        command: &str,
+        n: u64,
+        what: &str,
+        strict: bool,
+    ) -> Result<(), ExitCode> {
+        match self.check_reach(n, what, strict) {
+            Ok(None) => Ok(()),
+            Ok(Some(warning)) => {
+                eprintln!("knuffle {command}: warning: {warning}");
+                Ok(())
+            }
+            Err(refusal) => Err(fail(command, &refusal, USAGE)),
+        }
     }
 
     /// Checks whether a seed the user gave can reach every order of `n`
