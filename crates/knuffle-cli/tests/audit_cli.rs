@@ -1,33 +1,18 @@
 //! `knuffle audit` on real files: GNU shuf passes, the naive swap is caught,
 //! bad input exits 2 with the line number.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use knuffle_lab::zoo::{Algorithm, NoObserver};
 
+mod support;
+
 fn audit(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_knuffle"))
-        .arg("audit")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run knuffle");
-    let input = stdin.unwrap_or("").to_string();
-    let mut pipe = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(input.as_bytes());
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    let mut command = Command::new(support::binary());
+    command.arg("audit").args(args);
+    let output = support::run_with_input(&mut command, stdin.unwrap_or("").as_bytes());
+    support::code_and_text(&output)
 }
 
 fn fixture(name: &str) -> String {

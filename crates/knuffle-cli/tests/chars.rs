@@ -4,52 +4,9 @@
 //! Regenerate the golden files after an intended change with
 //! `KNUFFLE_BLESS=1 cargo test -p knuffle-cli --test chars`.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+mod support;
 
-fn knuffle_with_input(args: &[&str], input: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_knuffle"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the knuffle binary runs");
-    let mut stdin = child.stdin.take().unwrap();
-    if let Some(bytes) = input {
-        stdin.write_all(bytes).unwrap();
-    }
-    drop(stdin);
-    child.wait_with_output().unwrap()
-}
-
-fn knuffle(args: &[&str]) -> Output {
-    knuffle_with_input(args, None)
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).expect("UTF-8 errors")
-}
-
-fn golden(name: &str, args: &[&str], input: Option<&[u8]>) {
-    let output = knuffle_with_input(args, input);
-    assert!(output.status.success(), "{args:?}: {}", stderr(&output));
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    let actual = stdout(&output);
-    if std::env::var_os("KNUFFLE_BLESS").is_some() {
-        std::fs::write(&path, &actual).unwrap();
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with KNUFFLE_BLESS=1)", path.display()));
-    assert_eq!(actual, expected, "knuffle {args:?} differs from {name}");
-}
+use support::{golden, golden_with_input, knuffle, knuffle_with_input, stderr, stdout};
 
 fn sorted_graphemes(text: &str) -> Vec<String> {
     use unicode_segmentation::UnicodeSegmentation;
@@ -65,12 +22,10 @@ fn golden_outputs_under_fixed_seeds() {
     golden(
         "chars-seed000.txt",
         &["chars", "--seed", "golden", ALPHABET],
-        None,
     );
     golden(
         "chars-count.txt",
         &["chars", "--count", "3", "--seed", "golden", ALPHABET],
-        None,
     );
     golden(
         "chars-words.txt",
@@ -81,12 +36,11 @@ fn golden_outputs_under_fixed_seeds() {
             "golden",
             "the quick  brown\tfox jumps",
         ],
-        None,
     );
-    golden(
+    golden_with_input(
         "chars-stdin.txt",
         &["chars", "--seed", "golden"],
-        Some("hello\r\nworld\n\nCrème brûlée".as_bytes()),
+        "hello\r\nworld\n\nCrème brûlée".as_bytes(),
     );
 }
 
@@ -137,7 +91,7 @@ fn code_points_mode_shuffles_chars() {
 #[test]
 fn standard_input_keeps_every_line_and_its_ending() {
     let input = b"abc\r\n\nxyz 123\nlast line without newline";
-    let output = knuffle_with_input(&["chars", "--seed", "lines"], Some(input));
+    let output = knuffle_with_input(&["chars", "--seed", "lines"], input);
     assert!(output.status.success());
     let text = stdout(&output);
     let original = String::from_utf8(input.to_vec()).unwrap();
@@ -181,7 +135,7 @@ fn words_mode_moves_words_and_keeps_whitespace() {
 
 #[test]
 fn input_that_is_not_utf8_is_an_error_and_prints_nothing() {
-    let output = knuffle_with_input(&["chars"], Some(b"fine\nbad \xff line\n"));
+    let output = knuffle_with_input(&["chars"], b"fine\nbad \xff line\n");
     assert_eq!(output.status.code(), Some(1));
     assert!(output.stdout.is_empty());
     assert!(stderr(&output).contains("line 2 of standard input is not valid UTF-8"));

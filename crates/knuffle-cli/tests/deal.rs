@@ -6,41 +6,12 @@
 //! `KNUFFLE_BLESS=1 cargo test -p knuffle-cli --test deal`.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use knuffle::cards::{Card, Deck};
 
-fn knuffle(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_knuffle"))
-        .args(args)
-        .output()
-        .expect("the knuffle binary runs")
-}
+mod support;
 
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).expect("UTF-8 errors")
-}
-
-/// Runs `args` and compares standard output with `tests/golden/NAME`.
-fn golden(name: &str, args: &[&str]) {
-    let output = knuffle(args);
-    assert!(output.status.success(), "{args:?}: {}", stderr(&output));
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    let actual = stdout(&output);
-    if std::env::var_os("KNUFFLE_BLESS").is_some() {
-        std::fs::write(&path, &actual).unwrap();
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with KNUFFLE_BLESS=1)", path.display()));
-    assert_eq!(actual, expected, "knuffle {args:?} differs from {name}");
-}
+use support::{golden, knuffle, stderr, stdout};
 
 #[test]
 fn golden_deals_under_fixed_seeds() {

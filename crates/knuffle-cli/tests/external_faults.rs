@@ -3,7 +3,7 @@
 //! process (they are unlinked at creation), an existing `-o` file is never
 //! damaged by a failing run, and errors are clear.
 
-mod external_support;
+mod support;
 
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -12,7 +12,7 @@ use std::process::{Child, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use external_support::*;
+use support::external::*;
 use tempfile::TempDir;
 
 /// Starts `knuffle --memory 1M -T DIR ARGS` reading a pipe, writes `first`

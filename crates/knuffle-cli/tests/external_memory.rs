@@ -1,13 +1,13 @@
 //! External mode keeps its peak resident memory within `--memory` plus a
 //! small constant, for an input several times larger than the limit.
 
-mod external_support;
+mod support;
 
 use std::io::Write;
 use std::process::Stdio;
 use std::thread;
 
-use external_support::*;
+use support::external::*;
 use tempfile::TempDir;
 
 /// The limit used here.

@@ -1,17 +1,9 @@
 //! `knuffle lab` as a user runs it.
 
-use std::process::Command;
+mod support;
 
 fn knuffle(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_knuffle"))
-        .args(args)
-        .output()
-        .expect("run knuffle");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    support::code_and_text(&support::knuffle(args))
 }
 
 #[test]

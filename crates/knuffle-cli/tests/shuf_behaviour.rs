@@ -1,13 +1,13 @@
 //! knuffle's shuf mode beyond GNU's own tests: any bytes, huge lines, safe
 //! `-o`, `--seed`, `--header`, several files, fairness, closed pipes.
 
-mod shuf_support;
+mod support;
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
-use shuf_support::{knuffle, lines, run, seq};
+use support::shuf::{knuffle, lines, run, seq};
 
 /// The delimited records of `bytes` (a missing last delimiter tolerated),
 /// sorted, for comparing multisets of lines.

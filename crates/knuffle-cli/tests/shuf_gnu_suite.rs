@@ -1,11 +1,11 @@
 //! The cases of GNU coreutils' own test script `tests/shuf/shuf.sh`, run
 //! against our binary both as `knuffle` and under the name `shuf`.
 
-mod shuf_support;
+mod support;
 
 use std::path::{Path, PathBuf};
 
-use shuf_support::{first_lines, knuffle, lines, run, seq, sh, shuf_dir};
+use support::shuf::{first_lines, knuffle, lines, run, seq, sh, shuf_dir};
 
 /// Runs `case` with the binary as `knuffle` and as `shuf`.
 fn both(case: impl Fn(&Path, &Path)) {

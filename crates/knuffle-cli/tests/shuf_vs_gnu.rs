@@ -2,12 +2,12 @@
 //! `--random-source` output in every mode, and the messages and exit
 //! status of every error. Skipped, with a message, when GNU shuf is absent.
 
-mod shuf_support;
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use shuf_support::{gnu_shuf, knuffle, run, seq, shuf_dir};
+use support::shuf::{gnu_shuf, knuffle, run, seq, shuf_dir};
 
 /// A fixed pseudo-random byte file (xorshift), `len` bytes.
 fn random_bytes(len: usize, seed: u64) -> Vec<u8> {

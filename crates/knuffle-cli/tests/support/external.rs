@@ -1,35 +1,19 @@
-//! Helpers shared by the `external_*` integration tests (external mode:
+//! Helpers of the `external_*` integration tests (external mode:
 //! inputs larger than the memory limit).
 
-#![allow(dead_code)]
-
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 use std::thread;
 
 /// The `knuffle` binary under test.
 pub fn knuffle() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_knuffle"))
+    Command::new(super::binary())
 }
 
 /// Runs `knuffle ARGS` with `input` on standard input.
 pub fn run(args: &[&str], input: &[u8]) -> Output {
-    let mut child = knuffle()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("knuffle runs");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_vec();
-    let writer = thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let output = child.wait_with_output().expect("knuffle finishes");
-    writer.join().expect("stdin writer");
-    output
+    super::run_with_input(knuffle().args(args), input)
 }
 
 /// Runs `knuffle ARGS` and checks it succeeded; returns standard output.

@@ -1,7 +1,5 @@
-//! Helpers shared by the `shuf_*` integration tests: run the real binary,
+//! Helpers of the `shuf_*` integration tests: run the real binary,
 //! as `knuffle` or under the name `shuf`, on real files.
-
-#![allow(dead_code)]
 
 use std::ffi::OsStr;
 use std::io::{Read, Write};
@@ -10,7 +8,7 @@ use std::process::{Command, Output, Stdio};
 
 /// The `knuffle` binary built by Cargo.
 pub fn knuffle() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_knuffle"))
+    super::binary()
 }
 
 /// A directory holding a symlink named `shuf` to the binary (argv[0]'s file
@@ -34,23 +32,13 @@ pub fn gnu_shuf() -> Option<PathBuf> {
 
 /// Runs `program args` in `dir` with `stdin` bytes; returns the output.
 pub fn run_in(program: &Path, dir: &Path, args: &[&OsStr], stdin: &[u8]) -> Output {
-    let mut child = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .env("LC_ALL", "C.UTF-8")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("spawn {}: {e}", program.display()));
-    let mut input = child.stdin.take().expect("stdin");
-    let data = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let output = child.wait_with_output().expect("wait");
-    feeder.join().expect("feeder");
-    output
+    super::run_with_input(
+        Command::new(program)
+            .args(args)
+            .current_dir(dir)
+            .env("LC_ALL", "C.UTF-8"),
+        stdin,
+    )
 }
 
 /// `run_in` with string arguments.
