@@ -51,9 +51,9 @@ mod bounded;
 pub mod cards;
 mod entropy;
 mod ext;
-mod rng;
 #[cfg(feature = "parallel")]
 mod parallel;
+mod rng;
 mod sample;
 mod scatter;
 mod shuffle;

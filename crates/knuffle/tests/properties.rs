@@ -104,6 +104,7 @@ proptest! {
         prop_assert_eq!(a, b);
     }
 
+    #[cfg(feature = "text")]
     #[test]
     fn text_shuffles_keep_every_char(s in "\\PC{0,40}", seed in any::<u64>()) {
         let mut rng = Seed::from_text(&seed.to_string()).rng();
@@ -112,6 +113,7 @@ proptest! {
         }
     }
 
+    #[cfg(feature = "text")]
     #[test]
     fn grapheme_shuffle_never_splits_a_cluster(picks in prop::collection::vec(0usize..6, 0..40), seed in any::<u64>()) {
         use unicode_segmentation::UnicodeSegmentation;
