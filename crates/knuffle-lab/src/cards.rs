@@ -1,18 +1,37 @@
-//! Reading playing-card names for the audit: `AS`, `10h`, `TH`, `A♠`, `q♦`.
+//! Card names for the audit: `AS`, `10h`, `TH`, `A♠`, `q♦`, read by
+//! [`knuffle::cards::Card`]'s parser (case does not matter; `T` and `10`
+//! are both ten).
 //!
-//! A card's index is `suit * 13 + rank`, suits in the order ♠ ♥ ♦ ♣ (S H D
-//! C), ranks A 2 3 ... 10 J Q K (rank 0 is the ace). Case does not matter;
-//! `T` and `10` are both ten.
+//! The audit numbers the 52 cards `suit * 13 + rank`, suits in the order
+//! ♠ ♥ ♦ ♣ (S H D C), ranks A 2 3 ... 10 J Q K (rank 0 is the ace).
+
+use knuffle::cards::{Card, Rank, Suit};
 
 /// Cards in a deck.
 pub const DECK: usize = 52;
 
-const RANKS: [&str; 13] = [
-    "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K",
-];
-const SUITS: [char; 4] = ['♠', '♥', '♦', '♣'];
+/// The audit's suit order (`index / 13`).
+const SUITS: [Suit; 4] = [Suit::Spades, Suit::Hearts, Suit::Diamonds, Suit::Clubs];
 
-/// The index (`0..52`) of a card name, or `None` if it is not one.
+/// The audit's rank order (`index % 13`), the ace first.
+const RANKS: [Rank; 13] = [
+    Rank::Ace,
+    Rank::Two,
+    Rank::Three,
+    Rank::Four,
+    Rank::Five,
+    Rank::Six,
+    Rank::Seven,
+    Rank::Eight,
+    Rank::Nine,
+    Rank::Ten,
+    Rank::Jack,
+    Rank::Queen,
+    Rank::King,
+];
+
+/// The index (`0..52`) of a card name, or `None` if it is not the name of
+/// one of the 52 cards (a joker is not).
 ///
 /// ```
 /// use knuffle_lab::cards::parse_card;
@@ -21,30 +40,17 @@ const SUITS: [char; 4] = ['♠', '♥', '♦', '♣'];
 /// assert_eq!(parse_card("10h"), parse_card("TH"));
 /// assert_eq!(parse_card("K♣"), Some(51));
 /// assert_eq!(parse_card("1S"), None);
+/// assert_eq!(parse_card("JK"), None);
 /// ```
 pub fn parse_card(text: &str) -> Option<usize> {
-    let suit_char = text.chars().last()?;
-    let rank_text = &text[..text.len() - suit_char.len_utf8()];
-    let suit = match suit_char {
-        's' | 'S' | '♠' | '♤' => 0,
-        'h' | 'H' | '♥' | '♡' => 1,
-        'd' | 'D' | '♦' | '♢' => 2,
-        'c' | 'C' | '♣' | '♧' => 3,
-        _ => return None,
-    };
-    let rank = match rank_text.to_ascii_uppercase().as_str() {
-        "A" => 0,
-        "T" | "10" => 9,
-        "J" => 10,
-        "Q" => 11,
-        "K" => 12,
-        digit if digit.len() == 1 => match digit.as_bytes()[0] {
-            b @ b'2'..=b'9' => usize::from(b - b'1'),
-            _ => return None,
-        },
-        _ => return None,
-    };
-    Some(suit * 13 + rank)
+    match text.parse::<Card>().ok()? {
+        Card::Suited { suit, rank } => {
+            let suit = SUITS.iter().position(|&s| s == suit)?;
+            let rank = RANKS.iter().position(|&r| r == rank)?;
+            Some(suit * 13 + rank)
+        }
+        Card::Joker => None,
+    }
 }
 
 /// The display name of card `index` (`A♠`, `10♥`, ...).
@@ -53,7 +59,7 @@ pub fn parse_card(text: &str) -> Option<usize> {
 /// assert_eq!(knuffle_lab::cards::card_name(22), "10♥");
 /// ```
 pub fn card_name(index: usize) -> String {
-    format!("{}{}", RANKS[index % 13], SUITS[index / 13])
+    Card::new(RANKS[index % 13], SUITS[index / 13]).to_string()
 }
 
 #[cfg(test)]
@@ -64,16 +70,21 @@ mod tests {
     fn every_card_round_trips_in_every_notation() {
         for i in 0..DECK {
             assert_eq!(parse_card(&card_name(i)), Some(i));
-            let ascii = format!(
-                "{}{}",
-                RANKS[i % 13].replace("10", "T"),
-                ['S', 'H', 'D', 'C'][i / 13]
-            );
+            let ascii = format!("{}{}", RANKS[i % 13].letter(), ['S', 'H', 'D', 'C'][i / 13]);
             assert_eq!(parse_card(&ascii), Some(i));
             assert_eq!(parse_card(&ascii.to_lowercase()), Some(i));
         }
-        for bad in ["", "S", "11S", "AX", "ZZ", "0S", "♠"] {
+        for bad in ["", "S", "11S", "AX", "ZZ", "0S", "♠", "JK", "joker"] {
             assert_eq!(parse_card(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn the_audit_numbering_is_suit_by_suit_ace_first() {
+        assert_eq!(card_name(0), "A♠");
+        assert_eq!(card_name(9), "10♠");
+        assert_eq!(card_name(13), "A♥");
+        assert_eq!(card_name(26), "A♦");
+        assert_eq!(card_name(51), "K♣");
     }
 }

@@ -104,24 +104,7 @@ fn count_chunk(
             }
         };
     }
-    dispatch!(
-        FisherYates,
-        InsideOut,
-        Sattolo,
-        NaiveSwap,
-        PickUnused,
-        SortKeys,
-        SortGuid,
-        SortDoubles,
-        SortComparator,
-        KeyCollisions,
-        StringMethod,
-        DeckMethod,
-        BasicNaive,
-        BasicJj,
-        BasicJjShortLoop,
-        BasicJjShortRange,
-    );
+    crate::zoo::every_algorithm!(dispatch);
 }
 
 #[inline(always)]

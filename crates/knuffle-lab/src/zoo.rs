@@ -146,25 +146,41 @@ pub enum Algorithm {
     BasicJjShortRange,
 }
 
+/// Calls the macro `$then!` with the variant names of every algorithm, in
+/// the order the lab prints them: the one list behind [`ALL`] and the
+/// per-algorithm dispatch of [`crate::sample`].
+macro_rules! every_algorithm {
+    ($then:ident) => {
+        $then!(
+            FisherYates,
+            InsideOut,
+            Sattolo,
+            NaiveSwap,
+            PickUnused,
+            SortKeys,
+            SortGuid,
+            SortDoubles,
+            SortComparator,
+            KeyCollisions,
+            StringMethod,
+            DeckMethod,
+            BasicNaive,
+            BasicJj,
+            BasicJjShortLoop,
+            BasicJjShortRange,
+        )
+    };
+}
+pub(crate) use every_algorithm;
+
+macro_rules! algorithm_slice {
+    ($($variant:ident),* $(,)?) => {
+        &[$(Algorithm::$variant),*]
+    };
+}
+
 /// Every algorithm, in the order the lab prints them.
-pub const ALL: &[Algorithm] = &[
-    Algorithm::FisherYates,
-    Algorithm::InsideOut,
-    Algorithm::Sattolo,
-    Algorithm::NaiveSwap,
-    Algorithm::PickUnused,
-    Algorithm::SortKeys,
-    Algorithm::SortGuid,
-    Algorithm::SortDoubles,
-    Algorithm::SortComparator,
-    Algorithm::KeyCollisions,
-    Algorithm::StringMethod,
-    Algorithm::DeckMethod,
-    Algorithm::BasicNaive,
-    Algorithm::BasicJj,
-    Algorithm::BasicJjShortLoop,
-    Algorithm::BasicJjShortRange,
-];
+pub const ALL: &[Algorithm] = every_algorithm!(algorithm_slice);
 
 /// Key width of [`Algorithm::KeyCollisions`].
 pub const COLLISION_KEY_BITS: u32 = 8;
