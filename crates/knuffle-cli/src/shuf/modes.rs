@@ -125,32 +125,10 @@ fn echo(run: &Run<'_>, operands: &[OsString]) -> Result<(), ShufError> {
         write: &write,
         prefetch: None,
     };
-    let header_len = options.header.min(n) as u32;
+    let header_len = options.header.min(n) as usize;
     let mut indices: Vec<u32> = (0..lines.len() as u32).collect();
-    let (header, body) = indices.split_at_mut(header_len as usize);
-    if options.repeat {
-        let nth = |j: u64| header_len + j as u32;
-        let n_body = body.len() as u64;
-        return repeat_and_write(
-            header,
-            n_body,
-            &nth,
-            &render,
-            options.head_count,
-            &mut randomness,
-            &run.output,
-        );
-    }
-    let notice = |h: u64| run.notice_permutation(h);
-    permute_and_write(
-        header,
-        body,
-        options.head_count,
-        &mut randomness,
-        &render,
-        &run.output,
-        &notice,
-    )
+    let (header, body) = indices.split_at_mut(header_len);
+    write_shuffled(run, header, body, &render, &mut randomness)
 }
 
 /// `-i LO-HI`.
@@ -336,16 +314,29 @@ fn shuffle_lines<O: Offset>(
         write: &write,
         prefetch: Some(&prefetch),
     };
+    write_shuffled(run, header, body, &render, &mut randomness)
+}
+
+/// Writes `header`, then `body`: `-r` draws from it (with replacement),
+/// otherwise a permutation of it (`-n` of them at most).
+fn write_shuffled<T: Copy + Send + Sync>(
+    run: &Run<'_>,
+    header: &[T],
+    body: &mut [T],
+    render: &Render<'_, T>,
+    randomness: &mut Randomness,
+) -> Result<(), ShufError> {
+    let options = run.options;
     if options.repeat {
-        let body: &[O] = body;
+        let body: &[T] = body;
         let nth = |j: u64| body[j as usize];
         return repeat_and_write(
             header,
-            n,
+            body.len() as u64,
             &nth,
-            &render,
+            render,
             options.head_count,
-            &mut randomness,
+            randomness,
             &run.output,
         );
     }
@@ -354,8 +345,8 @@ fn shuffle_lines<O: Offset>(
         header,
         body,
         options.head_count,
-        &mut randomness,
-        &render,
+        randomness,
+        render,
         &run.output,
         &notice,
     )
