@@ -75,6 +75,24 @@ fn block_mask(block: &[u8; 64], delimiter: u8) -> u64 {
     mask
 }
 
+/// Inputs for the tests of the scanners built on this one.
+#[cfg(test)]
+pub(crate) mod test_data {
+    /// 1000 bytes with a newline at every multiple of 13 and at the last
+    /// byte of every 64-byte block, `a` elsewhere.
+    pub fn newlines_at_block_edges() -> Vec<u8> {
+        (0..1000u32)
+            .map(|i| {
+                if i % 13 == 0 || i % 64 == 63 {
+                    b'\n'
+                } else {
+                    b'a'
+                }
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,15 +118,7 @@ mod tests {
 
     #[test]
     fn finds_every_position_at_block_edges() {
-        let data: Vec<u8> = (0..1000u32)
-            .map(|i| {
-                if i % 13 == 0 || i % 64 == 63 {
-                    b'\n'
-                } else {
-                    b'a'
-                }
-            })
-            .collect();
+        let data = test_data::newlines_at_block_edges();
         let mut found = Vec::new();
         for_each_delimiter(&data, b'\n', |p| found.push(p));
         let expected: Vec<usize> = (0..1000).filter(|i| i % 13 == 0 || i % 64 == 63).collect();

@@ -148,15 +148,7 @@ mod tests {
 
     #[test]
     fn chunked_starts_match_the_whole_index() {
-        let data: Vec<u8> = (0..1000u32)
-            .map(|i| {
-                if i % 13 == 0 || i % 64 == 63 {
-                    b'\n'
-                } else {
-                    b'a'
-                }
-            })
-            .collect();
+        let data = crate::scan::test_data::newlines_at_block_edges();
         let mut pushed: Vec<u32> = Vec::new();
         push_starts(&data[..500], 0, 1000, b'\n', &mut pushed);
         push_starts(&data[500..], 500, 1000, b'\n', &mut pushed);

@@ -263,14 +263,7 @@ pub fn shuffle_files_in_memory(run: &Run<'_>, opened: Vec<Opened>) -> Result<(),
             shuffle_lines(run, &bytes, starts)
         };
     }
-    let bytes = input::load(opened, delimiter)?;
-    if u32::try_from(bytes.len()).is_ok() {
-        let starts = line_starts::<u32>(&bytes, delimiter)?;
-        shuffle_lines(run, &bytes, starts)
-    } else {
-        let starts = line_starts::<u64>(&bytes, delimiter)?;
-        shuffle_lines(run, &bytes, starts)
-    }
+    shuffle_bytes_in_memory(run, input::load(opened, delimiter)?)
 }
 
 /// The in-memory path for bytes already read (pipes that fit the limit).
