@@ -10,25 +10,34 @@ use knuffle::cards::{Card, Rank, Suit};
 /// Cards in a deck.
 pub const DECK: usize = 52;
 
-/// The audit's suit order (`index / 13`).
-const SUITS: [Suit; 4] = [Suit::Spades, Suit::Hearts, Suit::Diamonds, Suit::Clubs];
+/// The suit of audit position `index / 13`: ♠ ♥ ♦ ♣, the reverse of
+/// [`Suit::ALL`].
+fn suit_at(position: usize) -> Suit {
+    Suit::ALL[3 - position]
+}
 
-/// The audit's rank order (`index % 13`), the ace first.
-const RANKS: [Rank; 13] = [
-    Rank::Ace,
-    Rank::Two,
-    Rank::Three,
-    Rank::Four,
-    Rank::Five,
-    Rank::Six,
-    Rank::Seven,
-    Rank::Eight,
-    Rank::Nine,
-    Rank::Ten,
-    Rank::Jack,
-    Rank::Queen,
-    Rank::King,
-];
+/// The audit position of `suit` (`0..4`).
+fn suit_position(suit: Suit) -> usize {
+    3 - suit as usize
+}
+
+/// The rank of audit position `index % 13`: the ace first, then two to king
+/// (the order of [`Rank::ALL`], whose ace comes last).
+fn rank_at(position: usize) -> Rank {
+    if position == 0 {
+        Rank::Ace
+    } else {
+        Rank::ALL[position - 1]
+    }
+}
+
+/// The audit position of `rank` (`0..13`).
+fn rank_position(rank: Rank) -> usize {
+    match rank {
+        Rank::Ace => 0,
+        other => usize::from(other.value()) - 1,
+    }
+}
 
 /// The index (`0..52`) of a card name, or `None` if it is not the name of
 /// one of the 52 cards (a joker is not).
@@ -44,11 +53,7 @@ const RANKS: [Rank; 13] = [
 /// ```
 pub fn parse_card(text: &str) -> Option<usize> {
     match text.parse::<Card>().ok()? {
-        Card::Suited { suit, rank } => {
-            let suit = SUITS.iter().position(|&s| s == suit)?;
-            let rank = RANKS.iter().position(|&r| r == rank)?;
-            Some(suit * 13 + rank)
-        }
+        Card::Suited { suit, rank } => Some(suit_position(suit) * 13 + rank_position(rank)),
         Card::Joker => None,
     }
 }
@@ -59,7 +64,7 @@ pub fn parse_card(text: &str) -> Option<usize> {
 /// assert_eq!(knuffle_lab::cards::card_name(22), "10♥");
 /// ```
 pub fn card_name(index: usize) -> String {
-    Card::new(RANKS[index % 13], SUITS[index / 13]).to_string()
+    Card::new(rank_at(index % 13), suit_at(index / 13)).to_string()
 }
 
 #[cfg(test)]
@@ -70,7 +75,11 @@ mod tests {
     fn every_card_round_trips_in_every_notation() {
         for i in 0..DECK {
             assert_eq!(parse_card(&card_name(i)), Some(i));
-            let ascii = format!("{}{}", RANKS[i % 13].letter(), ['S', 'H', 'D', 'C'][i / 13]);
+            let ascii = format!(
+                "{}{}",
+                rank_at(i % 13).letter(),
+                ['S', 'H', 'D', 'C'][i / 13]
+            );
             assert_eq!(parse_card(&ascii), Some(i));
             assert_eq!(parse_card(&ascii.to_lowercase()), Some(i));
         }
