@@ -13,6 +13,8 @@ use clap::Parser;
 use knuffle_lab::audit::{AuditOptions, audit_text};
 use knuffle_lab::stats::DEFAULT_ALPHA;
 
+use crate::emit::{self, USAGE, fail};
+
 const EXAMPLES: &str = "\
 Input: one shuffle per line; elements separated by spaces, tabs or commas;
 integers (0- or 1-based, detected) or card names (AS, 10h, TH, A♠).
@@ -54,20 +56,13 @@ struct Args {
 
 /// Runs `knuffle audit` with the arguments after the subcommand name.
 pub fn run(args: &[OsString]) -> ExitCode {
-    let argv = std::iter::once(OsString::from("knuffle audit")).chain(args.iter().cloned());
-    let args = match Args::try_parse_from(argv) {
+    let args: Args = match emit::parse("knuffle audit", args) {
         Ok(args) => args,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
-        }
+        Err(code) => return code,
     };
     match audit(&args) {
         Ok(biased) => ExitCode::from(u8::from(biased)),
-        Err(message) => {
-            eprintln!("knuffle audit: {message}");
-            ExitCode::from(2)
-        }
+        Err(message) => fail("audit", &message, USAGE),
     }
 }
 

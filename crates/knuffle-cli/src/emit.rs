@@ -1,5 +1,6 @@
 //! Writing results for `deal`, `chars` and `trace`: the whole output at
 //! once to standard output, JSON strings, and the exit codes they share.
+//! `lab` and `audit` use its argument parsing and error reporting too.
 //!
 //! Exit status: 0 success; 1 a read or write failed (or the input is not
 //! UTF-8); 2 the arguments are invalid (clap's own status for usage errors,

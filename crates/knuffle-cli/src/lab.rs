@@ -13,6 +13,8 @@ use knuffle_lab::ratio::Ratio;
 use knuffle_lab::stats::DEFAULT_ALPHA;
 use knuffle_lab::zoo::{ALL, Algorithm};
 
+use crate::emit::{self, USAGE, fail};
+
 const EXAMPLES: &str = "\
 Examples:
   knuffle lab                               every algorithm, n = 4, 10M shuffles each (seed 003's experiment)
@@ -66,20 +68,13 @@ struct Args {
 
 /// Runs `knuffle lab` with the arguments after the subcommand name.
 pub fn run(args: &[OsString]) -> ExitCode {
-    let argv = std::iter::once(OsString::from("knuffle lab")).chain(args.iter().cloned());
-    let args = match Args::try_parse_from(argv) {
+    let args: Args = match emit::parse("knuffle lab", args) {
         Ok(args) => args,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
-        }
+        Err(code) => return code,
     };
     match lab(&args) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("knuffle lab: {message}");
-            ExitCode::from(2)
-        }
+        Err(message) => fail("lab", &message, USAGE),
     }
 }
 
