@@ -7,13 +7,42 @@ mod support;
 
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use support::external::*;
 use tempfile::TempDir;
+
+/// The directories of a run with `-o`: its temporary space, the output's
+/// directory holding `result.txt` (an earlier result) and the input's
+/// directory with the path `big.txt` in it.
+struct Dirs {
+    temp: TempDir,
+    out_dir: TempDir,
+    out: PathBuf,
+    input_dir: TempDir,
+    input: PathBuf,
+}
+
+impl Dirs {
+    fn new(earlier_result: &[u8]) -> Dirs {
+        let temp = TempDir::new().unwrap();
+        let out_dir = TempDir::new().unwrap();
+        let out = out_dir.path().join("result.txt");
+        std::fs::write(&out, earlier_result).unwrap();
+        let input_dir = TempDir::new().unwrap();
+        let input = input_dir.path().join("big.txt");
+        Dirs {
+            temp,
+            out_dir,
+            out,
+            input_dir,
+            input,
+        }
+    }
+}
 
 /// Starts `knuffle --memory 1M -T DIR ARGS` reading a pipe, writes `first`
 /// to it and keeps it open: the run is then certainly in the middle of
@@ -132,12 +161,13 @@ fn temporary_space_running_out_is_a_clear_error_and_harms_nothing() {
     // A size-limited temporary space: RLIMIT_FSIZE makes every write
     // beyond 64 KiB in a file fail with EFBIG (SIGXFSZ ignored, so the
     // write returns the error as a full disk's ENOSPC would).
-    let temp = TempDir::new().unwrap();
-    let out_dir = TempDir::new().unwrap();
-    let out = out_dir.path().join("result.txt");
-    std::fs::write(&out, b"precious earlier result\n").unwrap();
-    let input_dir = TempDir::new().unwrap();
-    let input = input_dir.path().join("big.txt");
+    let Dirs {
+        temp,
+        out_dir,
+        out,
+        input_dir: _input_dir,
+        input,
+    } = Dirs::new(b"precious earlier result\n");
     std::fs::write(&input, numbered_lines(100_000)).unwrap(); // 5 MB
 
     let mut command = knuffle();
@@ -212,12 +242,13 @@ fn sigterm_while_writing_the_output_leaves_the_old_output_and_nothing_else() {
     // `-o FILE` is written to a nameless file in FILE's directory, named
     // only at the very end: killing the run while it writes leaves FILE as
     // it was and no stray file next to it.
-    let temp = TempDir::new().unwrap();
-    let out_dir = TempDir::new().unwrap();
-    let out = out_dir.path().join("result.txt");
-    std::fs::write(&out, b"earlier result\n").unwrap();
-    let input_dir = TempDir::new().unwrap();
-    let input = input_dir.path().join("big.txt");
+    let Dirs {
+        temp,
+        out_dir,
+        out,
+        input_dir: _input_dir,
+        input,
+    } = Dirs::new(b"earlier result\n");
     let mut hit = false;
     for lines in [1_000_000usize, 3_000_000, 9_000_000] {
         std::fs::write(&input, numbered_lines(lines)).unwrap();
