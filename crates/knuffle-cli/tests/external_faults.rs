@@ -22,7 +22,8 @@ struct Dirs {
     temp: TempDir,
     out_dir: TempDir,
     out: PathBuf,
-    input_dir: TempDir,
+    /// Kept so that the directory lives as long as the fixture.
+    _input_dir: TempDir,
     input: PathBuf,
 }
 
@@ -38,7 +39,7 @@ impl Dirs {
             temp,
             out_dir,
             out,
-            input_dir,
+            _input_dir: input_dir,
             input,
         }
     }
@@ -161,22 +162,16 @@ fn temporary_space_running_out_is_a_clear_error_and_harms_nothing() {
     // A size-limited temporary space: RLIMIT_FSIZE makes every write
     // beyond 64 KiB in a file fail with EFBIG (SIGXFSZ ignored, so the
     // write returns the error as a full disk's ENOSPC would).
-    let Dirs {
-        temp,
-        out_dir,
-        out,
-        input_dir: _input_dir,
-        input,
-    } = Dirs::new(b"precious earlier result\n");
-    std::fs::write(&input, numbered_lines(100_000)).unwrap(); // 5 MB
+    let dirs = Dirs::new(b"precious earlier result\n");
+    std::fs::write(&dirs.input, numbered_lines(100_000)).unwrap(); // 5 MB
 
     let mut command = knuffle();
     command
         .args(["--memory", "1M", "-T"])
-        .arg(temp.path())
+        .arg(dirs.temp.path())
         .arg("-o")
-        .arg(&out)
-        .arg(&input);
+        .arg(&dirs.out)
+        .arg(&dirs.input);
     // SAFETY: only async-signal-safe calls (signal, setrlimit) between
     // fork and exec.
     unsafe {
@@ -199,14 +194,20 @@ fn temporary_space_running_out_is_a_clear_error_and_harms_nothing() {
         message.contains("temporary") && message.contains("File too large"),
         "unclear message: {message}"
     );
-    assert!(message.contains(temp.path().to_str().unwrap()), "{message}");
-    assert_eq!(std::fs::read(&out).unwrap(), b"precious earlier result\n");
     assert!(
-        entries(temp.path()).is_empty(),
+        message.contains(dirs.temp.path().to_str().unwrap()),
+        "{message}"
+    );
+    assert_eq!(
+        std::fs::read(&dirs.out).unwrap(),
+        b"precious earlier result\n"
+    );
+    assert!(
+        entries(dirs.temp.path()).is_empty(),
         "temporary files left behind"
     );
     assert_eq!(
-        entries(out_dir.path()),
+        entries(dirs.out_dir.path()),
         ["result.txt"],
         "stray output temp file"
     );
@@ -242,27 +243,21 @@ fn sigterm_while_writing_the_output_leaves_the_old_output_and_nothing_else() {
     // `-o FILE` is written to a nameless file in FILE's directory, named
     // only at the very end: killing the run while it writes leaves FILE as
     // it was and no stray file next to it.
-    let Dirs {
-        temp,
-        out_dir,
-        out,
-        input_dir: _input_dir,
-        input,
-    } = Dirs::new(b"earlier result\n");
+    let dirs = Dirs::new(b"earlier result\n");
     let mut hit = false;
     for lines in [1_000_000usize, 3_000_000, 9_000_000] {
-        std::fs::write(&input, numbered_lines(lines)).unwrap();
+        std::fs::write(&dirs.input, numbered_lines(lines)).unwrap();
         let mut child = knuffle()
             .args(["--memory", "2M", "-T"])
-            .arg(temp.path())
+            .arg(dirs.temp.path())
             .arg("-o")
-            .arg(&out)
-            .arg(&input)
+            .arg(&dirs.out)
+            .arg(&dirs.input)
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
         // Wait until the output is open (pass 2 writing), then SIGTERM.
-        let out_dir_path = out_dir.path().canonicalize().unwrap();
+        let out_dir_path = dirs.out_dir.path().canonicalize().unwrap();
         let mut writing = false;
         while child.try_wait().unwrap().is_none() {
             let fds = std::fs::read_dir(format!("/proc/{}/fd", child.id()));
@@ -280,19 +275,19 @@ fn sigterm_while_writing_the_output_leaves_the_old_output_and_nothing_else() {
             thread::sleep(Duration::from_millis(1));
         }
         let status = child.wait().unwrap();
-        assert_eq!(entries(out_dir.path()), ["result.txt"], "stray file");
+        assert_eq!(entries(dirs.out_dir.path()), ["result.txt"], "stray file");
         assert!(
-            entries(temp.path()).is_empty(),
+            entries(dirs.temp.path()).is_empty(),
             "temporary files left behind"
         );
         if writing && status.signal() == Some(libc::SIGTERM) {
-            assert_eq!(std::fs::read(&out).unwrap(), b"earlier result\n");
+            assert_eq!(std::fs::read(&dirs.out).unwrap(), b"earlier result\n");
             hit = true;
             break;
         }
         // The run finished before the signal: the output was replaced.
         assert!(status.success());
-        std::fs::write(&out, b"earlier result\n").unwrap();
+        std::fs::write(&dirs.out, b"earlier result\n").unwrap();
     }
     assert!(hit, "never caught the run while it was writing its output");
 }
