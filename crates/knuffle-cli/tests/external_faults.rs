@@ -45,11 +45,10 @@ impl Dirs {
     }
 }
 
-/// Starts `knuffle --memory 1M -T DIR ARGS` reading a pipe, writes `first`
-/// to it and keeps it open: the run is then certainly in the middle of
-/// its scatter pass.
-fn start_mid_run(temp: &Path, args: &[&str], first: &[u8]) -> (Child, std::process::ChildStdin) {
-    let mut child = knuffle()
+/// Starts `knuffle --memory 1M -T DIR ARGS` with its three standard streams
+/// piped.
+fn start_piped(temp: &Path, args: &[&str]) -> Child {
+    knuffle()
         .args(["--memory", "1M", "-T"])
         .arg(temp)
         .args(args)
@@ -57,7 +56,14 @@ fn start_mid_run(temp: &Path, args: &[&str], first: &[u8]) -> (Child, std::proce
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// Starts `knuffle --memory 1M -T DIR ARGS` reading a pipe, writes `first`
+/// to it and keeps it open: the run is then certainly in the middle of
+/// its scatter pass.
+fn start_mid_run(temp: &Path, args: &[&str], first: &[u8]) -> (Child, std::process::ChildStdin) {
+    let mut child = start_piped(temp, args);
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(first).unwrap();
     (child, stdin)
@@ -123,14 +129,7 @@ fn sigkill_mid_run_leaves_no_temporary_files() {
 fn a_reader_that_goes_away_ends_the_run_quietly() {
     let temp = TempDir::new().unwrap();
     let input = numbered_lines(200_000);
-    let mut child = knuffle()
-        .args(["--memory", "1M", "-T"])
-        .arg(temp.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = start_piped(temp.path(), &[]);
     let mut stdin = child.stdin.take().unwrap();
     let writer = thread::spawn(move || {
         let _ = stdin.write_all(&input);
