@@ -148,7 +148,9 @@ pub enum Algorithm {
 
 /// Calls the macro `$then!` with the variant names of every algorithm, in
 /// the order the lab prints them: the one list behind [`ALL`] and the
-/// per-algorithm dispatch of [`crate::sample`].
+/// per-algorithm dispatch of [`crate::sample`]. That dispatch is a `match`
+/// over this list, so the compiler checks it against the enum: a missing
+/// variant is a non-exhaustive match, a repeated one an unreachable pattern.
 macro_rules! every_algorithm {
     ($then:ident) => {
         $then!(
