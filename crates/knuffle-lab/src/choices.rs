@@ -60,66 +60,22 @@ pub trait Choices {
 /// ```
 pub struct RngChoices<'a, R: Rng + ?Sized>(pub &'a mut R);
 
-/// The largest product of bounds served by one 64-bit word (as in
-/// `knuffle`: a batch is rejected with probability below 2^-8).
-const BATCH_LIMIT: u64 = 1 << 56;
-/// At most this many bounds share one word.
-const MAX_BATCH: usize = 56;
-
 impl<R: Rng + ?Sized> Choices for RngChoices<'_, R> {
     #[inline]
     fn below(&mut self, bound: u64) -> u64 {
         knuffle::below(self.0, bound)
     }
 
-    /// Batched draws (N. Brackett-Rozinsky and D. Lemire, "Batched Ranged
-    /// Random Integer Generation", Software: Practice and Experience, 2024),
-    /// word for word the same as the `knuffle` library's internal batching:
-    /// the digits of `x * b1 * b2 * ...` taken one factor at a time, the final
-    /// low half tested against `2^64 mod product`.
+    /// Batched draws through the library's own engine
+    /// ([`knuffle::for_each_below`]; Brackett-Rozinsky & Lemire 2024), so
+    /// the zoo consumes the generator word for word as `knuffle` does.
     #[inline]
-    fn for_each_below<B, F>(&mut self, count: usize, bound_at: B, mut emit: F)
+    fn for_each_below<B, F>(&mut self, count: usize, bound_at: B, emit: F)
     where
         B: Fn(usize) -> u64,
         F: FnMut(usize, u64),
     {
-        let mut step = 0;
-        while step < count {
-            let first = bound_at(step);
-            if first > BATCH_LIMIT {
-                emit(step, knuffle::below(self.0, first));
-                step += 1;
-                continue;
-            }
-            let mut product = first;
-            let mut len = 1;
-            while len < MAX_BATCH && step + len < count {
-                match product.checked_mul(bound_at(step + len)) {
-                    Some(p) if p <= BATCH_LIMIT => {
-                        product = p;
-                        len += 1;
-                    }
-                    _ => break,
-                }
-            }
-            // The low half left after multiplying by every bound in turn is
-            // x * product mod 2^64, so the rejection test needs no digits.
-            // Reject below 2^64 mod product (computed on the bound, never on
-            // random bits, and only when the low half is below product).
-            let mut low = self.0.next_u64();
-            if low.wrapping_mul(product) < product {
-                let threshold = product.wrapping_neg() % product;
-                while low.wrapping_mul(product) < threshold {
-                    low = self.0.next_u64();
-                }
-            }
-            for offset in 0..len {
-                let wide = u128::from(low) * u128::from(bound_at(step + offset));
-                emit(step + offset, (wide >> 64) as u64);
-                low = wide as u64;
-            }
-            step += len;
-        }
+        knuffle::for_each_below(self.0, count, bound_at, emit);
     }
 
     fn below_until<A, O>(&mut self, bound: u64, accept: A, obs: &mut O, rejected: &str) -> u64

@@ -8,7 +8,7 @@
 //!   Integer Generation in an Interval", ACM TOMACS 29(1), 2019). Multiply a
 //!   64-bit random word by the bound; the high half is the result; reject the
 //!   rare words whose low half falls below `2^64 mod bound`.
-//! * [`for_each_bounded`]: batched draws (N. Brackett-Rozinsky and D. Lemire,
+//! * [`for_each_below`]: batched draws (N. Brackett-Rozinsky and D. Lemire,
 //!   "Batched Ranged Random Integer Generation", Software: Practice and
 //!   Experience, 2024). Several bounds `b1, b2, ..., bk` whose product `p` is
 //!   small are served by one 64-bit word: `x * p` is computed one factor at a
@@ -60,21 +60,36 @@ pub fn below<R: Rng + ?Sized>(rng: &mut R, bound: u64) -> u64 {
 
 /// Draws `count` independent uniform integers, the `step`-th one in
 /// `0..bound_at(step)`, and hands each to `emit(step, value)` in order of
-/// `step`. Consecutive small bounds share one 64-bit word (batched draws);
-/// bounds above [`BATCH_LIMIT`] get a word of their own through [`below`].
+/// `step`. Consecutive small bounds share one 64-bit word (batched draws,
+/// Brackett-Rozinsky & Lemire 2024); a bound above 2^56 gets a word of its
+/// own through [`below`]. Every value is exactly uniform and independent of
+/// the others.
 ///
-/// The sequence of words consumed, and so the output, depends only on the
-/// generator and the bounds: this is part of knuffle's value-stability
-/// promise (golden vectors pin it).
+/// This is the draw engine under every shuffle of the library; it is public
+/// so that instrumented re-implementations (the bias lab's zoo, step traces)
+/// consume the generator word for word as the library does. The words
+/// consumed, and so the output, depend only on the generator and the
+/// bounds: part of knuffle's value-stability promise (golden vectors pin it).
+///
+/// # Example
+/// ```
+/// use knuffle::{for_each_below, Seed};
+/// // Durstenfeld's loop, written out: bounds n, n-1, ..., 2.
+/// let mut rng = Seed::from_text("golden-10").rng();
+/// let mut v: Vec<usize> = (0..10).collect();
+/// let n = v.len();
+/// for_each_below(&mut rng, n - 1, |step| (n - step) as u64, |step, j| {
+///     v.swap(n - 1 - step, j as usize)
+/// });
+/// assert_eq!(v, knuffle::permutation(10, &mut Seed::from_text("golden-10").rng()));
+/// ```
 #[inline]
-pub(crate) fn for_each_bounded<R, B, F>(rng: &mut R, count: usize, bound_at: B, mut emit: F)
+pub fn for_each_below<R, B, F>(rng: &mut R, count: usize, bound_at: B, mut emit: F)
 where
     R: Rng + ?Sized,
     B: Fn(usize) -> u64,
     F: FnMut(usize, u64),
 {
-    let mut bounds = [0u64; MAX_BATCH];
-    let mut digits = [0u64; MAX_BATCH];
     let mut step = 0;
     while step < count {
         let first = bound_at(step);
@@ -86,33 +101,30 @@ where
         }
         let mut product = first;
         let mut len = 1;
-        bounds[0] = first;
         while len < MAX_BATCH && step + len < count {
-            let next = bound_at(step + len);
-            match product.checked_mul(next) {
+            match product.checked_mul(bound_at(step + len)) {
                 Some(p) if p <= BATCH_LIMIT => {
                     product = p;
-                    bounds[len] = next;
                     len += 1;
                 }
                 _ => break,
             }
         }
-        loop {
-            let mut low = rng.next_u64();
-            for (digit, &bound) in digits[..len].iter_mut().zip(&bounds[..len]) {
-                let wide = u128::from(low) * u128::from(bound);
-                *digit = (wide >> 64) as u64;
-                low = wide as u64;
-            }
-            // Nearly divisionless: the exact threshold `2^64 mod product`
-            // is below `product`, so it is only computed when `low` is.
-            if low >= product || low >= product.wrapping_neg() % product {
-                break;
+        // The low half left after multiplying by every bound in turn is
+        // `x * product mod 2^64`, so the rejection test (Lemire's, on the
+        // product) needs no digits; the exact threshold `2^64 mod product`
+        // is below `product`, so it is only computed when `low` is.
+        let mut low = rng.next_u64();
+        if low.wrapping_mul(product) < product {
+            let threshold = product.wrapping_neg() % product;
+            while low.wrapping_mul(product) < threshold {
+                low = rng.next_u64();
             }
         }
-        for (offset, &digit) in digits[..len].iter().enumerate() {
-            emit(step + offset, digit);
+        for offset in 0..len {
+            let wide = u128::from(low) * u128::from(bound_at(step + offset));
+            emit(step + offset, (wide >> 64) as u64);
+            low = wide as u64;
         }
         step += len;
     }
@@ -173,7 +185,7 @@ mod tests {
         let d = below(&mut direct, 120);
         let mut batched = Replay(vec![word], 0);
         let mut got = Vec::new();
-        for_each_bounded(&mut batched, 3, |s| [6, 5, 4][s], |_, v| got.push(v));
+        for_each_below(&mut batched, 3, |s| [6, 5, 4][s], |_, v| got.push(v));
         assert_eq!(got, vec![d / 20, (d / 4) % 5, d % 4]);
     }
 
@@ -182,7 +194,7 @@ mod tests {
         // bounds 3,3: product 9, 2^64 mod 9 == 7. Word 0 leaves low 0 < 7: rejected.
         let mut rng = Replay(vec![0, u64::MAX], 0);
         let mut got = Vec::new();
-        for_each_bounded(&mut rng, 2, |_| 3, |s, v| got.push((s, v)));
+        for_each_below(&mut rng, 2, |_| 3, |s, v| got.push((s, v)));
         assert_eq!(rng.1, 2);
         assert_eq!(got, vec![(0, 2), (1, 2)]);
     }

@@ -60,7 +60,7 @@ mod shuffle;
 #[cfg(feature = "text")]
 pub mod text;
 
-pub use bounded::below;
+pub use bounded::{below, for_each_below};
 pub use entropy::{
     entropy_bits_needed, largest_fully_covered_n, seed_can_reach_every_order, seed_text_bits,
 };

@@ -1,13 +1,13 @@
 //! The Fisher–Yates family: in-place shuffle, deal (partial shuffle),
 //! shuffled copy (inside-out), Sattolo's cyclic permutation.
 //!
-//! Every function draws its indices through [`for_each_bounded`], so each
+//! Every function draws its indices through [`for_each_below`], so each
 //! swap partner is exactly uniform, and several small draws share one
 //! 64-bit word.
 
 use rand_core::Rng;
 
-use crate::bounded::{BATCH_LIMIT, MAX_BATCH, below, for_each_bounded};
+use crate::bounded::{BATCH_LIMIT, MAX_BATCH, below, for_each_below};
 
 /// Shuffles `slice` in place; every one of the `n!` orders is equally likely.
 ///
@@ -51,7 +51,7 @@ pub fn shuffle<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
 /// branch of [`shuffle`] and the base case of the scatter.
 #[inline]
 pub(crate) fn durstenfeld<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
-    // The draws are exactly those of `for_each_bounded` with the bounds
+    // The draws are exactly those of `for_each_below` with the bounds
     // `n, n-1, ..., 2` (same batches, same words, same rejections), but each
     // batch swaps as it extracts its digits, and a rejected batch (less than
     // one in 2^8) is undone in reverse order before it is redrawn.
@@ -229,7 +229,7 @@ pub fn partial_shuffle<'a, T, R: Rng + ?Sized>(
     let k = k.min(n);
     // The last step of a full deal has a single choice: no draw is needed.
     let steps = k.min(n.saturating_sub(1));
-    for_each_bounded(
+    for_each_below(
         rng,
         steps,
         |step| (n - step) as u64,
@@ -258,7 +258,7 @@ pub fn partial_shuffle<'a, T, R: Rng + ?Sized>(
 /// ```
 pub fn shuffled<T: Clone, R: Rng + ?Sized>(items: &[T], rng: &mut R) -> Vec<T> {
     let mut out: Vec<T> = Vec::with_capacity(items.len());
-    for_each_bounded(
+    for_each_below(
         rng,
         items.len(),
         |step| step as u64 + 1,
@@ -292,7 +292,7 @@ pub fn sattolo<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
     if n < 2 {
         return;
     }
-    for_each_bounded(
+    for_each_below(
         rng,
         n - 1,
         |step| (n - 1 - step) as u64,
@@ -323,11 +323,11 @@ mod tests {
     use super::*;
     use crate::Seed;
 
-    /// Durstenfeld's loop written plainly on top of `for_each_bounded`.
+    /// Durstenfeld's loop written plainly on top of `for_each_below`.
     fn reference<T>(slice: &mut [T], rng: &mut crate::DefaultRng) {
         let n = slice.len();
         if n >= 2 {
-            for_each_bounded(
+            for_each_below(
                 rng,
                 n - 1,
                 |step| (n - step) as u64,
