@@ -45,7 +45,7 @@ pub fn count_delimiters(data: &[u8], delimiter: u8) -> u64 {
 /// and byte masks (SSE2 is part of every x86-64 CPU).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn block_mask(block: &[u8; 64], delimiter: u8) -> u64 {
+pub fn block_mask(block: &[u8; 64], delimiter: u8) -> u64 {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
     };
@@ -67,7 +67,7 @@ fn block_mask(block: &[u8; 64], delimiter: u8) -> u64 {
 /// Bit `j` is set when `block[j] == delimiter` (portable version).
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-fn block_mask(block: &[u8; 64], delimiter: u8) -> u64 {
+pub fn block_mask(block: &[u8; 64], delimiter: u8) -> u64 {
     let mut mask = 0u64;
     for (j, &byte) in block.iter().enumerate() {
         mask |= u64::from(byte == delimiter) << j;

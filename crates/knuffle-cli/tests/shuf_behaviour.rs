@@ -185,6 +185,44 @@ fn seeds_reproduce_and_short_seeds_are_flagged() {
 }
 
 #[test]
+fn a_seed_gives_the_same_order_on_one_thread_and_on_two() {
+    // Several 1 MiB read pieces, many output blocks, lines of 0 to 299
+    // bytes (some longer than the 128-byte copy window), no final newline.
+    let dir = work();
+    let mut input = Vec::new();
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    for i in 0..200_000u32 {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let len = (state >> 33) as usize % 300;
+        input.extend(format!("{i}:").bytes());
+        input.extend((0..len).map(|j| b'a' + (j % 26) as u8));
+        input.push(b'\n');
+    }
+    input.extend_from_slice(b"last line without newline");
+    std::fs::write(dir.path().join("in"), &input).unwrap();
+    let shuffled = |threads: &str| {
+        let out = Command::new(knuffle())
+            .args(["--seed", "threads", "in"])
+            .current_dir(dir.path())
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .expect("knuffle");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let one = shuffled("1");
+    assert_eq!(one, shuffled("2"));
+    assert_ne!(one[..1000], input[..1000]);
+    assert_eq!(records(&one, b'\n'), records(&input, b'\n'));
+}
+
+#[test]
 fn header_lines_stay_on_top() {
     let dir = work();
     let p = dir.path();

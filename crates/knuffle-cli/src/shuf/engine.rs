@@ -150,19 +150,19 @@ pub fn repeat_and_write<T: Copy + Sync>(
     out.finish()
 }
 
-/// Starts loading the two cache lines from `at`, where supported.
+/// Starts loading the cache lines of the
+/// [`LINE_WINDOW`](super::line_index::LINE_WINDOW) bytes from `at`
+/// (three lines unless `at` is 64-byte aligned: all that
+/// [`append_line`](super::line_index::append_line) reads), where supported.
 #[inline]
 pub fn prefetch_bytes(data: &[u8], at: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        if at < data.len() {
-            let p = data[at..].as_ptr() as *const i8;
-            // SAFETY: prefetching is a hint; the address is inside `data`.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
-            if at + 64 < data.len() {
-                // SAFETY: as above, still inside `data`.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(p.add(64)) };
+        for offset in [0, 64, super::line_index::LINE_WINDOW - 1] {
+            if let Some(byte) = data.get(at + offset) {
+                // SAFETY: prefetching is a hint; the address is inside `data`.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(byte).cast::<i8>()) };
             }
         }
     }

@@ -10,7 +10,7 @@
 use rayon::prelude::*;
 
 use super::errors::ShufError;
-use crate::scan::{count_delimiters, for_each_delimiter};
+use crate::scan::{block_mask, count_delimiters, for_each_delimiter};
 
 /// A line offset: `u32` or `u64`.
 pub trait Offset: Copy + Send + Sync + 'static {
@@ -128,6 +128,45 @@ pub fn line_end(data: &[u8], start: usize, delimiter: u8) -> usize {
     memchr::memchr(delimiter, &data[start..]).map_or(data.len(), |p| start + p)
 }
 
+/// The bytes [`append_line`] reads at once from a line's start.
+pub const LINE_WINDOW: usize = 128;
+
+/// Appends the line that starts at `start` to `out`, ending in `delimiter`
+/// (added when the input's last line has none). A line whose delimiter is
+/// within [`LINE_WINDOW`] bytes (nearly all text lines) is found with one
+/// 128-bit mask of the window and copied as one fixed-size block, of which
+/// only the line's bytes are kept: no per-line search call, no branch on
+/// the line's length. Longer lines and the input's last bytes take the
+/// plain search.
+#[inline]
+pub fn append_line(data: &[u8], start: usize, delimiter: u8, out: &mut Vec<u8>) {
+    if let Some(window) = data
+        .get(start..start + LINE_WINDOW)
+        .and_then(|w| <&[u8; LINE_WINDOW]>::try_from(w).ok())
+    {
+        let (low, high) = window.split_at(64);
+        let mask = u128::from(block_mask(low.try_into().expect("64 bytes"), delimiter))
+            | u128::from(block_mask(high.try_into().expect("64 bytes"), delimiter)) << 64;
+        if mask != 0 {
+            let len = mask.trailing_zeros() as usize + 1;
+            out.reserve(LINE_WINDOW);
+            let at = out.len();
+            // SAFETY: `reserve` made room for LINE_WINDOW bytes after `at`;
+            // the first `len <= LINE_WINDOW` of them are then initialised.
+            unsafe {
+                out.as_mut_ptr()
+                    .add(at)
+                    .copy_from_nonoverlapping(window.as_ptr(), LINE_WINDOW);
+                out.set_len(at + len);
+            }
+            return;
+        }
+    }
+    let end = line_end(data, start, delimiter);
+    out.extend_from_slice(&data[start..end]);
+    out.push(delimiter);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,6 +183,33 @@ mod tests {
         );
         assert_eq!(line_starts::<u32>(b"\n", b'\n').unwrap(), vec![0]);
         assert!(line_starts::<u32>(b"", b'\n').unwrap().is_empty());
+    }
+
+    #[test]
+    fn appended_lines_are_the_lines_whatever_their_length_and_place() {
+        // Lengths around the window's edges, a line that crosses the
+        // window, and a last line without a delimiter near the end.
+        let lengths = [0usize, 1, 63, 64, 65, 126, 127, 128, 129, 300, 5, 0, 70];
+        let mut data = Vec::new();
+        let mut lines = Vec::new();
+        for (i, &len) in lengths.iter().enumerate() {
+            let line: Vec<u8> = (0..len).map(|j| b'a' + ((i + j) % 26) as u8).collect();
+            data.extend_from_slice(&line);
+            data.push(b'\n');
+            lines.push(line);
+        }
+        data.extend_from_slice(b"tail");
+        lines.push(b"tail".to_vec());
+        let starts = line_starts::<u32>(&data, b'\n').unwrap();
+        assert_eq!(starts.len(), lines.len());
+        let mut out = b"previous\n".to_vec();
+        let mut expected = out.clone();
+        for (&start, line) in starts.iter().zip(&lines).rev() {
+            append_line(&data, start as usize, b'\n', &mut out);
+            expected.extend_from_slice(line);
+            expected.push(b'\n');
+            assert_eq!(out, expected);
+        }
     }
 
     #[test]

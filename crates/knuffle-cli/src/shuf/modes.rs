@@ -11,7 +11,7 @@ use super::errors::ShufError;
 use super::external_mode::{self, Route};
 use super::gnu_random::{GnuRandom, randperm_bound};
 use super::input::{self, Bytes, Opened};
-use super::line_index::{Offset, line_end, line_starts};
+use super::line_index::{Offset, append_line, line_starts};
 use super::numbers::push_number;
 use super::options::{InputSpec, Options};
 use super::output::OutputPlan;
@@ -296,12 +296,7 @@ fn shuffle_lines<O: Offset>(
         options.head_count.min(n)
     };
     let mut randomness = run.randomness(gnu_needs_source(options, h, n))?;
-    let write = |start: O, buffer: &mut Vec<u8>| {
-        let s = start.get();
-        let e = line_end(data, s, delimiter);
-        buffer.extend_from_slice(&data[s..e]);
-        buffer.push(delimiter);
-    };
+    let write = |start: O, buffer: &mut Vec<u8>| append_line(data, start.get(), delimiter, buffer);
     let prefetch = |start: O| prefetch_bytes(data, start.get());
     let render = Render {
         write: &write,
