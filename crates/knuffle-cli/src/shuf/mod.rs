@@ -10,7 +10,7 @@
 //! | `randomness.rs` | knuffle's generator or a GNU random source behind one interface |
 //! | `gnu_random.rs` | GNU's `randint`/`randperm` re-implemented for `--random-source` |
 //! | `input.rs` | opening inputs; reading them into memory (one regular file: both cores, huge pages, indexed on the way) |
-//! | `line_index.rs` | line starts on both cores via `crate::scan` (`u32` offsets under 4 GiB) |
+//! | `line_index.rs` | line starts on both cores via `crate::scan` (`u32` offsets under 4 GiB); copying a line out by one 128-byte window |
 //! | `stream.rs` | lines of a stream in constant memory (take or skip) |
 //! | `sample.rs` | `-n` on a stream: reservoir sampling (Algorithm L, or GNU's) |
 //! | `engine.rs` | permute-and-write and repeat-and-write, shared by every input kind |
