@@ -11,8 +11,7 @@
 use rand_core::Rng;
 use rayon::prelude::*;
 
-use crate::scatter::{Executor, LabelStream, ShuffleConfig, draw_key, shuffle_node};
-use crate::shuffle::durstenfeld;
+use crate::scatter::{Executor, LabelStream, ShuffleConfig, shuffle_node, shuffle_on};
 
 /// Positions per counting task (a multiple of the 128-label chunk).
 const COUNT_TASK: usize = 1 << 17;
@@ -43,13 +42,7 @@ pub fn par_shuffle_with_config<T: Send, R: Rng + ?Sized>(
     rng: &mut R,
     config: &ShuffleConfig,
 ) {
-    config.check();
-    if slice.len() <= config.direct_len {
-        durstenfeld(slice, rng);
-        return;
-    }
-    let key = draw_key(rng);
-    shuffle_node(slice, key, config, &Parallel);
+    shuffle_on(slice, rng, config, &Parallel);
 }
 
 /// Counting and bucket shuffles on rayon's pool.

@@ -128,12 +128,25 @@ pub fn shuffle_with_config<T, R: Rng + ?Sized>(
     rng: &mut R,
     config: &ShuffleConfig,
 ) {
+    shuffle_on(slice, rng, config, &Sequential);
+}
+
+/// The size switch shared by [`shuffle_with_config`] and `par_shuffle`:
+/// Durstenfeld up to `direct_len`, else the scatter tree run by `executor`.
+/// Both executors consume the generator identically (a key of four words),
+/// which is why `par_shuffle` equals `shuffle`.
+pub(crate) fn shuffle_on<T, R: Rng + ?Sized, E: Executor<T>>(
+    slice: &mut [T],
+    rng: &mut R,
+    config: &ShuffleConfig,
+    executor: &E,
+) {
     config.check();
     if slice.len() <= config.direct_len {
         durstenfeld(slice, rng);
     } else {
         let key = draw_key(rng);
-        shuffle_node(slice, key, config, &Sequential);
+        shuffle_node(slice, key, config, executor);
     }
 }
 
