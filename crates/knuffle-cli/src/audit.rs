@@ -56,6 +56,7 @@ struct Args {
 
 /// Runs `knuffle audit` with the arguments after the subcommand name.
 pub fn run(args: &[OsString]) -> ExitCode {
+    emit::end_quietly_on_closed_pipe();
     let args: Args = match emit::parse("knuffle audit", args) {
         Ok(args) => args,
         Err(code) => return code,

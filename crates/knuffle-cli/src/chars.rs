@@ -7,13 +7,13 @@
 //! line from standard input.
 
 use std::ffi::OsString;
-use std::io::{IsTerminal, Read};
+use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::emit::{self, IO_FAILURE, fail, write_stdout};
+use crate::emit::{self, IO_FAILURE, fail};
 use crate::seeding::RunSeed;
 
 const ABOUT: &str = "Shuffle the characters (or words) of strings";
@@ -153,7 +153,10 @@ pub fn run(args: &[OsString]) -> ExitCode {
     }
 
     let mut rng = seed.rng();
-    let mut out = String::new();
+    // Each version is written as soon as it is made (`--count` may be
+    // huge); a reader that goes away ends the run quietly.
+    emit::end_quietly_on_closed_pipe();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     for piece in &pieces {
         let count = units_in(&piece.text, unit);
         if count < 2 && args.verbose {
@@ -173,11 +176,24 @@ pub fn run(args: &[OsString]) -> ExitCode {
                 Unit::Char => knuffle::text::shuffle_chars(&piece.text, &mut rng),
                 Unit::Word => shuffle_words(&piece.text, &mut rng),
             };
-            out.push_str(&mixed);
-            out.push_str(piece.ending);
+            if let Err(err) = out
+                .write_all(mixed.as_bytes())
+                .and_then(|()| out.write_all(piece.ending.as_bytes()))
+            {
+                return write_error(err);
+            }
         }
     }
-    write_stdout("chars", &out)
+    match out.flush() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => write_error(err),
+    }
+}
+
+/// A failed write to standard output (a closed pipe never gets here: it
+/// ends the process).
+fn write_error(err: std::io::Error) -> ExitCode {
+    fail("chars", &format!("write error: {err}"), IO_FAILURE)
 }
 
 /// How many units `text` has.

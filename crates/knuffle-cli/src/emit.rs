@@ -26,9 +26,22 @@ pub fn parse<P: clap::Parser>(name: &str, args: &[std::ffi::OsString]) -> Result
 }
 
 /// Prints `knuffle SUB: MESSAGE` on standard error and returns `status`.
+/// A standard error that is itself gone (a closed pipe) is not a reason to
+/// panic: the message is then dropped.
 pub fn fail(command: &str, message: &str, status: u8) -> ExitCode {
-    eprintln!("knuffle {command}: {message}");
+    let _ = writeln!(io::stderr(), "knuffle {command}: {message}");
     ExitCode::from(status)
+}
+
+/// Restores SIGPIPE's default action (Rust ignores it), so that a reader
+/// going away (`knuffle big | head -1`) ends the process at once and
+/// quietly, as it does GNU tools; no write to a closed pipe ever reports an
+/// error or panics.
+pub fn end_quietly_on_closed_pipe() {
+    // SAFETY: setting a signal disposition to SIG_DFL has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }
 
 /// Writes `text` to standard output and flushes. A closed pipe (`| head`)

@@ -68,6 +68,7 @@ struct Args {
 
 /// Runs `knuffle lab` with the arguments after the subcommand name.
 pub fn run(args: &[OsString]) -> ExitCode {
+    emit::end_quietly_on_closed_pipe();
     let args: Args = match emit::parse("knuffle lab", args) {
         Ok(args) => args,
         Err(code) => return code,

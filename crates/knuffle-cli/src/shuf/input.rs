@@ -149,12 +149,16 @@ pub fn load(opened: Vec<Opened>, delimiter: u8) -> Result<Bytes, ShufError> {
 /// while it is still in cache. Both cores work (positioned reads of
 /// disjoint pieces). The copy is private, so nothing can truncate it under
 /// us, and `-o FILE` may name the input file.
+///
+/// Returns `Ok(None)` when the file ends before `len` bytes (files whose
+/// reported size is not their content, like those under `/sys`, or a file
+/// truncated meanwhile): the caller then reads it with plain reads.
 pub fn read_indexed<O: Offset>(
     file: &File,
     offset: u64,
     len: usize,
     delimiter: u8,
-) -> Result<(Bytes, Vec<O>), ShufError> {
+) -> Result<Option<(Bytes, Vec<O>)>, ShufError> {
     use rayon::prelude::*;
     use std::os::unix::fs::FileExt;
     const PIECE: usize = 1 << 20;
@@ -187,6 +191,7 @@ pub fn read_indexed<O: Offset>(
     for piece in &pieces {
         match piece {
             Ok(starts) => total += starts.len(),
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
             Err(e) => return Err(ShufError::read(e)),
         }
     }
@@ -198,7 +203,7 @@ pub fn read_indexed<O: Offset>(
         starts.extend_from_slice(&piece);
     }
     let map = map.make_read_only().map_err(|e| ShufError::read(&e))?;
-    Ok((Bytes::Anonymous(map), starts))
+    Ok(Some((Bytes::Anonymous(map), starts)))
 }
 
 /// `read_to_end` with GNU's `read error: strerror`; an allocation failure

@@ -51,12 +51,8 @@ use options::{Command, Personality};
 /// Runs shuf mode with the full argument list (`args[0]` is the program
 /// name as invoked; the name `shuf` selects exact GNU behaviour).
 pub fn run(args: Vec<OsString>) -> ExitCode {
-    // GNU shuf dies of SIGPIPE when its reader goes away (`shuf big | head -1`):
-    // quietly, at once. Rust ignores SIGPIPE by default; restore the default.
-    // SAFETY: setting a signal disposition to SIG_DFL has no preconditions.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+    // GNU shuf dies of SIGPIPE when its reader goes away (`shuf big | head -1`).
+    crate::emit::end_quietly_on_closed_pipe();
     let program = args
         .first()
         .map(|a| a.to_string_lossy().into_owned())

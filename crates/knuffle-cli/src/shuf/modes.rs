@@ -255,13 +255,18 @@ pub fn shuffle_files_in_memory(run: &Run<'_>, opened: Vec<Opened>) -> Result<(),
     let delimiter = run.options.delimiter;
     if let Some((file, offset, remaining)) = input::single_regular(&opened) {
         let len = usize::try_from(remaining).map_err(|_| ShufError::memory())?;
-        return if u32::try_from(len).is_ok() {
-            let (bytes, starts) = input::read_indexed::<u32>(file, offset, len, delimiter)?;
-            shuffle_lines(run, &bytes, starts)
-        } else {
-            let (bytes, starts) = input::read_indexed::<u64>(file, offset, len, delimiter)?;
-            shuffle_lines(run, &bytes, starts)
-        };
+        // Positioned reads leave the file's cursor alone, so a file shorter
+        // than its reported size (`None`) is simply read again below.
+        if u32::try_from(len).is_ok() {
+            if let Some((bytes, starts)) = input::read_indexed::<u32>(file, offset, len, delimiter)?
+            {
+                return shuffle_lines(run, &bytes, starts);
+            }
+        } else if let Some((bytes, starts)) =
+            input::read_indexed::<u64>(file, offset, len, delimiter)?
+        {
+            return shuffle_lines(run, &bytes, starts);
+        }
     }
     shuffle_bytes_in_memory(run, input::load(opened, delimiter)?)
 }
