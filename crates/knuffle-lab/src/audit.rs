@@ -177,7 +177,7 @@ fn parse_lines<R: BufRead>(mut input: R) -> Result<Parsed, AuditError> {
             continue;
         }
         let line_kind = *kind.get_or_insert_with(|| {
-            if tokens[0].parse::<u64>().is_ok() {
+            if tokens[0].bytes().all(|b| b.is_ascii_digit()) {
                 ElementKind::Integers
             } else {
                 ElementKind::Cards
@@ -196,20 +196,39 @@ fn parse_lines<R: BufRead>(mut input: R) -> Result<Parsed, AuditError> {
                 ),
             ));
         }
+        // Earlier lines decided integers or cards; say so when they did.
+        let earlier = |what: &str| {
+            if parsed.line_numbers.is_empty() {
+                String::new()
+            } else {
+                format!(" (earlier lines hold {what})")
+            }
+        };
         for token in tokens {
             let value = match line_kind {
-                ElementKind::Integers => token.parse::<u64>().map_err(|_| {
-                    line_error(
+                ElementKind::Integers if token.bytes().all(|b| b.is_ascii_digit()) => {
+                    token.parse::<u64>().unwrap_or(u64::MAX)
+                }
+                ElementKind::Integers => {
+                    return Err(line_error(
                         line_no,
-                        format!("{token:?} is not a non-negative integer (earlier lines hold integers)"),
-                    )
-                })?,
-                ElementKind::Cards => cards::parse_card(token).map(|c| c as u64).ok_or_else(|| {
-                    line_error(
-                        line_no,
-                        format!("{token:?} is not a card name like AS, 10h, TH or A♠ (earlier lines hold card names)"),
-                    )
-                })?,
+                        format!(
+                            "{token:?} is not a non-negative integer{}",
+                            earlier("integers")
+                        ),
+                    ));
+                }
+                ElementKind::Cards => {
+                    cards::parse_card(token).map(|c| c as u64).ok_or_else(|| {
+                        line_error(
+                            line_no,
+                            format!(
+                                "{token:?} is not a card name like AS, 10h, TH or A♠{}",
+                                earlier("card names")
+                            ),
+                        )
+                    })?
+                }
             };
             let value = u32::try_from(value).map_err(|_| {
                 line_error(
