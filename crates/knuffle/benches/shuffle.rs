@@ -9,9 +9,11 @@
 //! cargo bench -p knuffle --bench shuffle -- --rip-bias   # rip_shuffle's first-position bias
 //! ```
 //!
-//! Each line gives the median time per element over the repetitions and
-//! the speed-up of knuffle over each anchor (anchor time / knuffle time).
-//! A streaming copy of the same array is printed as the memory yardstick.
+//! The contestants take turns, round after round, on the same array (a
+//! slow spell of the shared machine then hits all of them alike). Each line
+//! gives a contestant's median time per element over the rounds; the
+//! speed-ups are anchor median / knuffle median. A streaming copy of the
+//! same array is the memory yardstick.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -50,41 +52,71 @@ fn options() -> Options {
     }
 }
 
-/// Median of `reps` timings of `run`, in nanoseconds per element. Small
-/// arrays are shuffled repeatedly inside one timing (at least 10^6
-/// elements' worth) so that the clock's resolution does not matter.
-fn median_ns_per_element(n: usize, reps: usize, mut run: impl FnMut()) -> f64 {
-    let inner = (1_000_000 / n).max(1);
-    run(); // warm-up: page faults, caches, thread pool
-    let mut times: Vec<f64> = (0..reps)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..inner {
-                run();
+/// One contestant: a name and a function that shuffles the shared data
+/// the given number of times (inside one thread-pool entry, for the
+/// parallel ones).
+type Contestant<'a, T> = (String, Box<dyn FnMut(&mut [T], usize) + 'a>);
+
+/// A contestant that calls `run` once per repetition.
+fn contestant<'a, T>(name: &str, mut run: impl FnMut(&mut [T]) + 'a) -> Contestant<'a, T> {
+    (
+        name.to_string(),
+        Box::new(move |data: &mut [T], times: usize| {
+            for _ in 0..times {
+                run(black_box(&mut *data));
             }
-            start.elapsed().as_secs_f64() * 1e9 / (n * inner) as f64
-        })
-        .collect();
-    times.sort_by(|a, b| a.total_cmp(b));
-    times[times.len() / 2]
+        }),
+    )
 }
 
-/// For tiny inputs: time batches of `batch` shuffles.
-fn median_ns_per_call(reps: usize, batch: usize, mut run: impl FnMut()) -> f64 {
-    for _ in 0..batch {
-        run();
+/// A contestant that runs on `pool`, entered once per timing.
+fn pooled<'a, T: Send>(
+    name: &str,
+    pool: &'a rayon::ThreadPool,
+    mut run: impl FnMut(&mut [T]) + Send + 'a,
+) -> Contestant<'a, T> {
+    (
+        name.to_string(),
+        Box::new(move |data: &mut [T], times: usize| {
+            pool.install(|| {
+                for _ in 0..times {
+                    run(black_box(&mut *data));
+                }
+            })
+        }),
+    )
+}
+
+/// Runs the contestants in turn, `rounds` times (after one warm-up round),
+/// every timing `inner` calls long, and returns each one's median time per
+/// `unit` (element or call), in nanoseconds. Taking turns matters on a
+/// shared machine: a slow spell hits every contestant alike instead of
+/// whichever happened to run during it.
+fn race<T>(
+    data: &mut [T],
+    rounds: usize,
+    inner: usize,
+    units: usize,
+    contestants: &mut [Contestant<'_, T>],
+) -> Vec<f64> {
+    for (_, run) in contestants.iter_mut() {
+        run(data, 1); // warm-up: page faults, caches, thread pools
     }
-    let mut times: Vec<f64> = (0..reps)
-        .map(|_| {
+    let mut times = vec![Vec::with_capacity(rounds); contestants.len()];
+    for _ in 0..rounds {
+        for (slot, (_, run)) in times.iter_mut().zip(contestants.iter_mut()) {
             let start = Instant::now();
-            for _ in 0..batch {
-                run();
-            }
-            start.elapsed().as_secs_f64() * 1e9 / batch as f64
+            run(data, inner);
+            slot.push(start.elapsed().as_secs_f64() * 1e9 / (inner * units) as f64);
+        }
+    }
+    times
+        .into_iter()
+        .map(|mut t| {
+            t.sort_by(f64::total_cmp);
+            t[t.len() / 2]
         })
-        .collect();
-    times.sort_by(|a, b| a.total_cmp(b));
-    times[times.len() / 2]
+        .collect()
 }
 
 fn pool(threads: usize) -> rayon::ThreadPool {
@@ -106,19 +138,12 @@ fn rip_rng() -> rand_pcg03::Pcg64Mcg {
     rand_pcg03::Pcg64Mcg::seed_from_u64(SEED)
 }
 
-fn print_row(label: &str, ns: f64, ours: f64) {
-    println!(
-        "  {label:<34} {ns:>9.2} ns/elem   knuffle speed-up {:>6.2}x",
-        ns / ours
-    );
-}
-
 /// One array size: knuffle sequential and parallel (1 and 2 threads)
-/// against rand 0.9 and rip_shuffle.
+/// against rand 0.9 and rip_shuffle, and a streaming copy, taking turns.
 fn bench_array<T: Send + Sync + Copy + Default>(
     name: &str,
     n: usize,
-    reps: usize,
+    rounds: usize,
     make: impl Fn(usize) -> T,
 ) {
     use rand09::seq::SliceRandom as _;
@@ -127,93 +152,81 @@ fn bench_array<T: Send + Sync + Copy + Default>(
     let mut data: Vec<T> = (0..n).map(&make).collect();
     let mut copy_target: Vec<T> = vec![T::default(); n];
     println!(
-        "n = {n} {name} ({} bytes each), median of {reps}",
+        "n = {n} {name} ({} bytes each), median of {rounds} rounds",
         size_of::<T>()
     );
-
-    let mut rng = knuffle_rng();
-    let ours = median_ns_per_element(n, reps, || knuffle::shuffle(black_box(&mut data), &mut rng));
-    println!("  {:<34} {ours:>9.2} ns/elem", "knuffle::shuffle");
-    let mut ours_par = Vec::new();
-    for threads in [1, 2] {
-        let pool = pool(threads);
-        let mut rng = knuffle_rng();
-        let ns = pool.install(|| {
-            median_ns_per_element(n, reps, || {
-                knuffle::par_shuffle(black_box(&mut data), &mut rng)
-            })
-        });
-        println!(
-            "  {:<34} {ns:>9.2} ns/elem",
-            format!("knuffle::par_shuffle, {threads} thread(s)")
-        );
-        ours_par.push(ns);
+    let (pool1, pool2) = (pool(1), pool(2));
+    let (mut ours, mut ours1, mut ours2) = (knuffle_rng(), knuffle_rng(), knuffle_rng());
+    let mut rand = rand09_rng();
+    let (mut rip_seq, mut rip_par) = (rip_rng(), rip_rng());
+    let mut contestants: Vec<Contestant<'_, T>> = vec![
+        contestant("knuffle::shuffle", |d| knuffle::shuffle(d, &mut ours)),
+        pooled("knuffle::par_shuffle, 1 thread", &pool1, |d| {
+            knuffle::par_shuffle(d, &mut ours1)
+        }),
+        pooled("knuffle::par_shuffle, 2 threads", &pool2, |d| {
+            knuffle::par_shuffle(d, &mut ours2)
+        }),
+        contestant("rand 0.9 shuffle", |d| d.shuffle(&mut rand)),
+        contestant("rip_shuffle seq_shuffle", |d| d.seq_shuffle(&mut rip_seq)),
+        pooled("rip_shuffle par_shuffle, 2 threads", &pool2, |d| {
+            d.par_shuffle(&mut rip_par)
+        }),
+        contestant("streaming copy (yardstick)", |d| {
+            copy_target.copy_from_slice(d)
+        }),
+    ];
+    let inner = (1_000_000 / n).max(1);
+    let ns = race(&mut data, rounds, inner, n, &mut contestants);
+    for ((name, _), ns) in contestants.iter().zip(&ns) {
+        println!("  {name:<36} {ns:>8.2} ns/elem");
     }
-
-    let mut rng = rand09_rng();
-    let ns = median_ns_per_element(n, reps, || black_box(&mut data[..]).shuffle(&mut rng));
-    print_row("rand 0.9 shuffle (vs knuffle seq)", ns, ours);
-    print_row("rand 0.9 shuffle (vs knuffle par 2)", ns, ours_par[1]);
-
-    let mut rng = rip_rng();
-    let ns = median_ns_per_element(n, reps, || black_box(&mut data[..]).seq_shuffle(&mut rng));
-    print_row("rip_shuffle seq_shuffle (vs seq)", ns, ours);
-    let mut rng = rip_rng();
-    let ns = median_ns_per_element(n, reps, || black_box(&mut data[..]).seq_shuffle(&mut rng));
-    print_row("rip_shuffle seq_shuffle (vs par 1)", ns, ours_par[0]);
-    let pool2 = pool(2);
-    let mut rng = rip_rng();
-    let ns = pool2.install(|| {
-        median_ns_per_element(n, reps, || black_box(&mut data[..]).par_shuffle(&mut rng))
-    });
-    print_row("rip_shuffle par_shuffle, 2 threads", ns, ours_par[1]);
-
-    let ns = median_ns_per_element(n, reps, || copy_target.copy_from_slice(black_box(&data)));
+    let (seq, par1, par2, rand, rip_seq, rip_par) = (ns[0], ns[1], ns[2], ns[3], ns[4], ns[5]);
     println!(
-        "  {:<34} {ns:>9.2} ns/elem   (memory yardstick)",
-        "streaming copy"
+        "  speed-up (anchor / knuffle): vs rand 0.9 {:.2}x (seq), {:.2}x (2 threads); \
+         vs rip_shuffle {:.2}x (seq / seq), {:.2}x (par 1 thread / seq), {:.2}x (2 threads / 2 threads)",
+        rand / seq,
+        rand / par2,
+        rip_seq / seq,
+        rip_seq / par1,
+        rip_par / par2
     );
-    black_box(&copy_target);
 }
 
 /// The 52-card deck: knuffle's default ChaCha20 against rand 0.9 with
-/// rand_chacha 0.9's ChaCha20 (and both with Pcg64Mcg).
-fn bench_deck(reps: usize) {
+/// rand_chacha 0.9's ChaCha20, and both with Pcg64Mcg, taking turns.
+fn bench_deck(rounds: usize) {
     use rand09::seq::SliceRandom as _;
     let batch = 20_000;
-    println!("n = 52 u32 (one deck), median of {reps} batches of {batch}");
+    println!("n = 52 u32 (one deck), median of {rounds} rounds of {batch} shuffles");
     let mut deck: Vec<u32> = (0..52).collect();
-
-    let mut rng = knuffle::Seed::from_text("bench").rng();
-    let ours = median_ns_per_call(reps, batch, || {
-        knuffle::shuffle(black_box(&mut deck), &mut rng)
-    });
-    println!(
-        "  {:<34} {ours:>9.1} ns/deck",
-        "knuffle::shuffle, DefaultRng"
-    );
-    let mut rng = {
+    let mut ours_chacha = knuffle::Seed::from_text("bench").rng();
+    let mut rand_chacha = {
         use rand_chacha09::rand_core::SeedableRng;
         rand_chacha09::ChaCha20Rng::seed_from_u64(SEED)
     };
-    let ns = median_ns_per_call(reps, batch, || black_box(&mut deck[..]).shuffle(&mut rng));
+    let mut ours_pcg = knuffle_rng();
+    let mut rand_pcg = rand09_rng();
+    let mut contestants: Vec<Contestant<'_, u32>> = vec![
+        contestant("knuffle::shuffle, DefaultRng (ChaCha20)", |d| {
+            knuffle::shuffle(d, &mut ours_chacha)
+        }),
+        contestant("rand 0.9 shuffle, ChaCha20Rng", |d| {
+            d.shuffle(&mut rand_chacha)
+        }),
+        contestant("knuffle::shuffle, Pcg64Mcg", |d| {
+            knuffle::shuffle(d, &mut ours_pcg)
+        }),
+        contestant("rand 0.9 shuffle, Pcg64Mcg", |d| d.shuffle(&mut rand_pcg)),
+    ];
+    let ns = race(&mut deck, rounds, batch, 1, &mut contestants);
+    for ((name, _), ns) in contestants.iter().zip(&ns) {
+        println!("  {name:<40} {ns:>8.1} ns/deck");
+    }
     println!(
-        "  {:<34} {ns:>9.1} ns/deck   knuffle speed-up {:>6.2}x",
-        "rand 0.9 shuffle, ChaCha20Rng",
-        ns / ours
-    );
-
-    let mut rng = knuffle_rng();
-    let ours = median_ns_per_call(reps, batch, || {
-        knuffle::shuffle(black_box(&mut deck), &mut rng)
-    });
-    println!("  {:<34} {ours:>9.1} ns/deck", "knuffle::shuffle, Pcg64Mcg");
-    let mut rng = rand09_rng();
-    let ns = median_ns_per_call(reps, batch, || black_box(&mut deck[..]).shuffle(&mut rng));
-    println!(
-        "  {:<34} {ns:>9.1} ns/deck   knuffle speed-up {:>6.2}x",
-        "rand 0.9 shuffle, Pcg64Mcg",
-        ns / ours
+        "  speed-up (rand 0.9 / knuffle): ChaCha20 {:.2}x, Pcg64Mcg {:.2}x",
+        ns[1] / ns[0],
+        ns[3] / ns[2]
     );
 }
 
@@ -272,9 +285,9 @@ fn main() {
     };
     let reps_for = |n: usize| -> usize {
         let base = if n >= 100_000_000 {
-            5
+            7
         } else if n >= 10_000_000 {
-            9
+            11
         } else {
             31
         };
@@ -282,7 +295,7 @@ fn main() {
     };
     let started = Instant::now();
     if options.only.is_none() || options.only == Some(52) {
-        bench_deck(if options.quick { 11 } else { 31 });
+        bench_deck(if options.quick { 11 } else { 51 });
     }
     for &n in sizes {
         if options.only.is_some_and(|only| only != n) {

@@ -21,10 +21,11 @@
 //! I/O; the `knuffle` command line and the bias lab are separate crates.
 //!
 //! Slices larger than the cache are shuffled by an in-place scatter into
-//! random buckets (module `scatter`: counted multinomial bucket sizes, an
-//! American-flag cycle walk, then each bucket shuffled), just as exactly
-//! uniform and with extra memory O(buckets); `par_shuffle` (feature
-//! `parallel`) gives the same permutation on rayon's thread pool.
+//! random buckets (module `scatter`: counted multinomial bucket sizes, a
+//! block distribution after IPS4o in module `distribute`, then each bucket
+//! shuffled), just as exactly uniform, without a second copy of the array;
+//! `par_shuffle` (feature `parallel`) gives the same permutation on rayon's
+//! thread pool.
 //!
 //! ## Example
 //!
@@ -49,6 +50,7 @@
 
 mod bounded;
 pub mod cards;
+mod distribute;
 mod entropy;
 mod ext;
 #[cfg(feature = "parallel")]

@@ -1,20 +1,18 @@
 //! `par_shuffle`: the large-array shuffle on rayon's thread pool, giving the
 //! very same permutation as [`shuffle`](crate::shuffle).
 //!
-//! Of the three parts of a scatter node (see the `scatter` module), two run
-//! in parallel: counting the labels (fixed chunks of positions, counts
-//! summed, so the result does not depend on the split) and shuffling the
-//! buckets (each with its own derived key). The cycle walk in between stays
-//! sequential, so the arrangement of each bucket before its own shuffle is
-//! the same whatever the number of threads.
+//! Of a scatter node's steps (see the `scatter` and `distribute` modules),
+//! two run in parallel: classifying the stripes (fixed by the length, not
+//! by the threads) and shuffling the buckets (each with its own derived
+//! key). The block permutation in between runs on one thread, so the
+//! arrangement of each bucket before its own shuffle is the same whatever
+//! the number of threads.
 
 use rand_core::Rng;
 use rayon::prelude::*;
 
+use crate::distribute::Stripe;
 use crate::scatter::{Executor, LabelStream, ShuffleConfig, shuffle_node, shuffle_on};
-
-/// Positions per counting task (a multiple of the 128-label chunk).
-const COUNT_TASK: usize = 1 << 17;
 
 /// Shuffles `slice` in place on rayon's thread pool: exactly the permutation
 /// that [`shuffle`](crate::shuffle) gives for the same generator state,
@@ -49,26 +47,11 @@ pub fn par_shuffle_with_config<T: Send, R: Rng + ?Sized>(
 struct Parallel;
 
 impl<T: Send> Executor<T> for Parallel {
-    fn count(&self, labels: &LabelStream, len: usize) -> Vec<usize> {
-        if len <= COUNT_TASK {
-            return labels.count_range(0, len);
-        }
-        let k = labels.buckets();
-        (0..len.div_ceil(COUNT_TASK))
-            .into_par_iter()
-            .map(|task| {
-                let from = task * COUNT_TASK;
-                labels.count_range(from, (from + COUNT_TASK).min(len))
-            })
-            .reduce(
-                || vec![0usize; k],
-                |mut a, b| {
-                    for (x, y) in a.iter_mut().zip(b) {
-                        *x += y;
-                    }
-                    a
-                },
-            )
+    fn classify(&self, stripes: &mut [Stripe<'_, T>], labels: &LabelStream) {
+        stripes
+            .par_iter_mut()
+            .with_max_len(1)
+            .for_each(|stripe| stripe.classify(labels));
     }
 
     fn buckets(&self, buckets: Vec<&mut [T]>, keys: Vec<[u8; 32]>, config: &ShuffleConfig) {

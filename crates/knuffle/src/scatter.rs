@@ -1,5 +1,6 @@
 //! The large-array shuffle: scatter into random buckets, then shuffle each
-//! bucket. Exactly uniform, in place, extra memory O(number of buckets).
+//! bucket. Exactly uniform, in place; the extra memory does not hold the
+//! array (see `distribute` for what it holds).
 //!
 //! Random access to an array far larger than the cache costs a cache and TLB
 //! miss per element, so Durstenfeld's loop slows down to the memory latency.
@@ -16,8 +17,8 @@
 //!   power of two), made of bits of a ChaCha8 keystream (D. J. Bernstein,
 //!   "ChaCha, a variant of Salsa20", 2008): the labels are independent and
 //!   uniform, so the bucket sizes follow the exact multinomial law. They are
-//!   *counted*, never sampled from an approximate distribution, and no
-//!   floating point is involved anywhere.
+//!   *counted* while the elements are distributed, never sampled from an
+//!   approximate distribution, and no floating point is involved anywhere.
 //! * Each bucket is then shuffled uniformly (recursively, or by
 //!   Durstenfeld's loop) with its own generator.
 //! * Then every arrangement `a` has the same probability: the labels are
@@ -32,25 +33,24 @@
 //! start ends up overloaded with elements from the input start.)
 //!
 //! # Keeping it in place
-//! The label of an original position can be recomputed at any time, because
-//! the keystream is addressable (`set_word_pos`). Pass 1 counts the labels.
-//! Pass 2 is an American-flag cycle walk (McIlroy, Bostic and McIlroy,
-//! "Engineering radix sort", Computing Systems 6(1), 1993): every bucket
-//! region is filled from its front; a slot at or past the front of its
-//! region has never been written, so the element there is still at its
-//! original position and its label is recomputed from that position. Each
-//! bucket keeps one cached chunk of labels; nothing else is stored.
+//! The elements move to their buckets' regions by block moves (module
+//! `distribute`, after IPS4o): classified into small per-bucket buffers,
+//! written back as blocks, the blocks permuted into their regions, the
+//! leftovers put in the regions' ends. Where an element lands inside its
+//! region depends on the labels only, never on the data or the threads.
 //!
 //! # Reproducible and parallel
 //! The caller's generator is only asked for a 256-bit key; every bucket's
-//! key is derived from its parent's. The walk is sequential and the bucket
-//! shuffles use their own keys, so [`par_shuffle`](crate::par_shuffle) gives
-//! the very same permutation as [`shuffle`](crate::shuffle) with any number
-//! of threads.
+//! key is derived from its parent's. The stripes that are classified in
+//! parallel are fixed by the length, the block permutation runs on one
+//! thread, and the bucket shuffles use their own keys, so
+//! [`par_shuffle`](crate::par_shuffle) gives the very same permutation as
+//! [`shuffle`](crate::shuffle) with any number of threads.
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 
+use crate::distribute::{Plan, Stripe, distribute};
 use crate::shuffle::durstenfeld;
 
 /// Keystream 0 of a node's key: the labels.
@@ -69,8 +69,10 @@ const DIRECT_BYTES: usize = 32 << 20;
 /// (prefetching beyond 1 MiB): one level of scatter then covers up to
 /// 1 GiB; a second level would cost another pass over the data.
 const BASE_BYTES: usize = 4 << 20;
-/// How far ahead of a region's front the walk prefetches.
-const WALK_PREFETCH_BYTES: usize = 256;
+/// Blocks of the distribution hold this many bytes (of the size class).
+const BLOCK_BYTES: usize = 1 << 10;
+/// Stripes per node: classification runs on up to this many threads.
+const STRIPES: usize = 8;
 /// At most `2^MAX_BITS` buckets per level.
 const MAX_BITS: u32 = 8;
 
@@ -88,6 +90,10 @@ pub struct ShuffleConfig {
     pub base_len: usize,
     /// At most `2^max_bits` buckets per level (1 to 16).
     pub max_bits: u32,
+    /// Elements per block of the distribution (at least 1).
+    pub block_len: usize,
+    /// Stripes per node, classified independently (at least 1).
+    pub stripes: usize,
 }
 
 impl ShuffleConfig {
@@ -102,6 +108,8 @@ impl ShuffleConfig {
             direct_len: DIRECT_BYTES / class,
             base_len: BASE_BYTES / class,
             max_bits: MAX_BITS,
+            block_len: (BLOCK_BYTES / class).max(1),
+            stripes: STRIPES,
         }
     }
 
@@ -113,6 +121,10 @@ impl ShuffleConfig {
         assert!(
             (1..=16).contains(&self.max_bits),
             "ShuffleConfig: max_bits must be in 1..=16"
+        );
+        assert!(
+            self.block_len >= 1 && self.stripes >= 1,
+            "ShuffleConfig: block_len and stripes must be at least 1"
         );
     }
 }
@@ -159,11 +171,11 @@ pub(crate) fn draw_key<R: Rng + ?Sized>(rng: &mut R) -> [u8; 32] {
     key
 }
 
-/// How the two parallelizable parts of a node run: counting the labels and
+/// How the parallelizable parts of a node run: classifying the stripes and
 /// shuffling the buckets. Both give the same result however they run.
 pub(crate) trait Executor<T> {
-    /// The label counts of positions `0..len`.
-    fn count(&self, labels: &LabelStream, len: usize) -> Vec<usize>;
+    /// Runs step 1 of the distribution on every stripe.
+    fn classify(&self, stripes: &mut [Stripe<'_, T>], labels: &LabelStream);
     /// Shuffles each bucket with its key.
     fn buckets(&self, buckets: Vec<&mut [T]>, keys: Vec<[u8; 32]>, config: &ShuffleConfig);
 }
@@ -172,8 +184,10 @@ pub(crate) trait Executor<T> {
 pub(crate) struct Sequential;
 
 impl<T> Executor<T> for Sequential {
-    fn count(&self, labels: &LabelStream, len: usize) -> Vec<usize> {
-        labels.count_range(0, len)
+    fn classify(&self, stripes: &mut [Stripe<'_, T>], labels: &LabelStream) {
+        for stripe in stripes {
+            stripe.classify(labels);
+        }
     }
 
     fn buckets(&self, buckets: Vec<&mut [T]>, keys: Vec<[u8; 32]>, config: &ShuffleConfig) {
@@ -196,7 +210,7 @@ pub(crate) fn shuffle_node<T, E: Executor<T>>(
         if len >= 2 {
             let mut rng = ChaCha8Rng::from_seed(key);
             rng.set_stream(STREAM_BASE);
-            // The walk left this bucket in memory, not in cache: one
+            // The distribution left this bucket in memory, not in cache: one
             // sequential sweep of prefetches is far cheaper than a miss
             // on each of Durstenfeld's random accesses.
             for index in (0..len).step_by((64 / size_of::<T>().max(1)).max(1)) {
@@ -206,36 +220,36 @@ pub(crate) fn shuffle_node<T, E: Executor<T>>(
         }
         return;
     }
+    if size_of::<T>() == 0 {
+        return; // every order of zero-sized values is the same
+    }
     let bits = bits_for(len, config);
     let labels = LabelStream::new(key, bits);
-    let counts = exec.count(&labels, len);
-    let mut starts = Vec::with_capacity(counts.len() + 1);
-    let mut total = 0;
-    starts.push(0);
-    for &count in &counts {
-        total += count;
-        starts.push(total);
+    let plan = Plan::new(len, config.block_len, config.stripes, labels.buckets());
+    let starts = distribute(slice, &plan, |stripes| exec.classify(stripes, &labels));
+    let keys = child_keys(key, labels.buckets());
+    let mut buckets = Vec::with_capacity(keys.len());
+    let mut rest = slice;
+    for pair in starts.windows(2) {
+        let (bucket, tail) = rest.split_at_mut(pair[1] - pair[0]);
+        buckets.push(bucket);
+        rest = tail;
     }
-    debug_assert_eq!(total, len);
-    walk(slice, labels, &starts);
+    exec.buckets(buckets, keys, config);
+}
 
+/// The keys of a node's `buckets` children, in order: keystream 1 of the
+/// node's key, 32 bytes each.
+fn child_keys(key: [u8; 32], buckets: usize) -> Vec<[u8; 32]> {
     let mut keys_rng = ChaCha8Rng::from_seed(key);
     keys_rng.set_stream(STREAM_CHILD_KEYS);
-    let keys: Vec<[u8; 32]> = (0..counts.len())
+    (0..buckets)
         .map(|_| {
             let mut child = [0u8; 32];
             keys_rng.fill_bytes(&mut child);
             child
         })
-        .collect();
-    let mut buckets = Vec::with_capacity(counts.len());
-    let mut rest = slice;
-    for &count in &counts {
-        let (bucket, tail) = rest.split_at_mut(count);
-        buckets.push(bucket);
-        rest = tail;
-    }
-    exec.buckets(buckets, keys, config);
+        .collect()
 }
 
 /// The number of label bits for a node of `len > base_len` elements.
@@ -273,10 +287,10 @@ pub(crate) struct LabelStream {
 }
 
 /// Keystream bytes per chunk.
-const CHUNK_BYTES: usize = 256;
+pub(crate) const CHUNK_BYTES: usize = 256;
 
 impl LabelStream {
-    fn new(key: [u8; 32], bits: u32) -> LabelStream {
+    pub(crate) fn new(key: [u8; 32], bits: u32) -> LabelStream {
         let mut rng = ChaCha8Rng::from_seed(key);
         rng.set_stream(STREAM_LABELS);
         LabelStream {
@@ -287,22 +301,10 @@ impl LabelStream {
         }
     }
 
-    /// Labels per chunk: 256 or 128.
-    #[inline(always)]
-    fn per_chunk(&self) -> usize {
-        1 << self.chunk_shift()
-    }
-
-    /// log2 of the labels per chunk (a shift, never a division).
-    #[inline(always)]
-    fn chunk_shift(&self) -> u32 {
-        if self.wide { 7 } else { 8 }
-    }
-
     /// The keystream bytes of chunk `chunk`. Seeks only when the stream is
     /// not already there.
     #[inline]
-    fn fill_chunk(&mut self, chunk: usize, out: &mut [u8; CHUNK_BYTES]) {
+    pub(crate) fn fill_chunk(&mut self, chunk: usize, out: &mut [u8; CHUNK_BYTES]) {
         let word = chunk as u128 * (CHUNK_BYTES as u128 / 4);
         if self.rng.get_word_pos() != word {
             self.rng.set_word_pos(word);
@@ -310,136 +312,19 @@ impl LabelStream {
         self.rng.fill_bytes(out);
     }
 
-    /// Label counts of the positions `from..to` (`from` a multiple of 256).
-    #[inline(never)]
-    pub(crate) fn count_range(&self, from: usize, to: usize) -> Vec<usize> {
-        debug_assert_eq!(from % CHUNK_BYTES, 0);
-        let mut stream = self.clone();
-        let mut counts = vec![0usize; self.buckets];
-        let mut bytes = [0u8; CHUNK_BYTES];
-        let per_chunk = self.per_chunk();
-        let mut pos = from;
-        while pos < to {
-            stream.fill_chunk(pos >> self.chunk_shift(), &mut bytes);
-            let take = (to - pos).min(per_chunk);
-            if self.wide {
-                for pair in bytes.chunks_exact(2).take(take) {
-                    counts[usize::from(u16::from_le_bytes([pair[0], pair[1]]) & self.mask)] += 1;
-                }
-            } else {
-                let mask = self.mask as u8;
-                for &byte in &bytes[..take] {
-                    counts[usize::from(byte & mask)] += 1;
-                }
-            }
-            pos += take;
-        }
-        counts
-    }
-
-    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    /// The number of buckets, `2^bits`.
     pub(crate) fn buckets(&self) -> usize {
         self.buckets
     }
-}
 
-/// The walk's view of the bucket regions, one entry per bucket (O(1)
-/// each): the region's front, its end, the label of the (original) element
-/// at the front, and the cached keystream chunk that covers the front.
-/// `WIDE` is the label width (two bytes when more than 8 bits), fixed at
-/// compile time so that the walk's inner loop has no branch on it.
-struct Fronts<const WIDE: bool> {
-    labels: LabelStream,
-    head: Vec<usize>,
-    end: Vec<usize>,
-    head_label: Vec<u16>,
-    chunk: Vec<usize>,
-    bytes: Vec<[u8; CHUNK_BYTES]>,
-}
-
-impl<const WIDE: bool> Fronts<WIDE> {
-    const SHIFT: u32 = if WIDE { 7 } else { 8 };
-
-    fn new(labels: LabelStream, starts: &[usize]) -> Self {
-        debug_assert_eq!(labels.wide, WIDE);
-        let k = starts.len() - 1;
-        let mut fronts = Fronts {
-            labels,
-            head: starts[..k].to_vec(),
-            end: starts[1..].to_vec(),
-            head_label: vec![0; k],
-            chunk: vec![usize::MAX; k],
-            bytes: vec![[0; CHUNK_BYTES]; k],
-        };
-        for (b, &start) in starts[..k].iter().enumerate() {
-            fronts.head_label[b] = fronts.label_at(b, start) as u16;
-        }
-        fronts
+    /// Two keystream bytes per label (more than 8 bits).
+    pub(crate) fn wide(&self) -> bool {
+        self.wide
     }
 
-    /// The label of original position `pos`, through bucket `b`'s chunk.
-    #[inline(always)]
-    fn label_at(&mut self, b: usize, pos: usize) -> usize {
-        let chunk = pos >> Self::SHIFT;
-        let bytes = &mut self.bytes[b];
-        if chunk != self.chunk[b] {
-            self.labels.fill_chunk(chunk, bytes);
-            self.chunk[b] = chunk;
-        }
-        let index = pos & ((1 << Self::SHIFT) - 1);
-        let raw = if WIDE {
-            u16::from_le_bytes([bytes[2 * index], bytes[2 * index + 1]])
-        } else {
-            u16::from(bytes[index])
-        };
-        usize::from(raw & self.labels.mask)
-    }
-
-    /// Moves region `b`'s front one slot on; returns the slot it was at and
-    /// the label of the element there.
-    #[inline(always)]
-    fn advance(&mut self, b: usize) -> (usize, usize) {
-        let slot = self.head[b];
-        let label = usize::from(self.head_label[b]);
-        self.head[b] = slot + 1;
-        self.head_label[b] = self.label_at(b, slot + 1) as u16;
-        (slot, label)
-    }
-}
-
-/// Pass 2: moves every element to its bucket's region (`starts[b] ..
-/// starts[b + 1]`) by an American-flag cycle walk.
-///
-/// Invariant: slots `starts[b] .. head[b]` hold elements labelled `b`,
-/// except the leader slot of the cycle in progress; every slot at or past
-/// its region's front has never been written, so its element is the
-/// original one and its label is `label(slot)`. The leader slot holds an
-/// element whose label `l` is known; it is swapped with the front of region
-/// `l` (an original element, whose label is known from its position, comes
-/// back) until the leader slot holds an element of its own region. Which
-/// slots are visited depends on the labels only, never on the data; the
-/// next lines of each region are prefetched.
-fn walk<T>(data: &mut [T], labels: LabelStream, starts: &[usize]) {
-    if labels.wide {
-        walk_with::<T, true>(data, Fronts::new(labels, starts));
-    } else {
-        walk_with::<T, false>(data, Fronts::new(labels, starts));
-    }
-}
-
-#[inline(never)]
-fn walk_with<T, const WIDE: bool>(data: &mut [T], mut fronts: Fronts<WIDE>) {
-    for b in 0..fronts.head.len() {
-        while fronts.head[b] < fronts.end[b] {
-            let (leader, mut l) = fronts.advance(b);
-            while l != b {
-                let (dest, next) = fronts.advance(l);
-                debug_assert!(dest < fronts.end[l], "label counts must match");
-                prefetch(data, dest, WALK_PREFETCH_BYTES);
-                data.swap(leader, dest);
-                l = next;
-            }
-        }
+    /// The mask applied to the raw keystream byte or `u16`.
+    pub(crate) fn mask(&self) -> u16 {
+        self.mask
     }
 }
 

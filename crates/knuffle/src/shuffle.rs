@@ -62,37 +62,63 @@ pub(crate) fn durstenfeld<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
     }
 }
 
-/// [`durstenfeld`] for slices that fit in the cache: each batch swaps as it
-/// extracts its digits.
+/// [`durstenfeld`] for slices that fit in the cache: each batch swaps as
+/// it extracts its digits (a rejected word is tested, from `word *
+/// product`, before any swap).
 fn durstenfeld_in_cache<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
-    let Some(mut i) = slice.len().checked_sub(1) else {
+    let Some(mut top) = slice.len().checked_sub(1) else {
         return;
     };
-    while i > 0 {
-        let first = i as u64 + 1;
+    while top > 0 {
+        let first = top as u64 + 1;
         if first > BATCH_LIMIT {
-            slice.swap(i, below(rng, first) as usize);
-            i -= 1;
+            slice.swap(top, below(rng, first) as usize);
+            top -= 1;
             continue;
         }
-        let (len, product) = match SMALL_BATCHES.get(i) {
-            Some(&(len, product)) => (usize::from(len), product),
-            None => batch_from(i),
-        };
-        loop {
-            let word = rng.next_u64();
-            let mut low = word;
-            for pos in (i + 1 - len..=i).rev() {
-                let wide = u128::from(low) * u128::from(pos as u64 + 1);
-                slice.swap(pos, (wide >> 64) as usize);
-                low = wide as u64;
-            }
-            if low >= product || low >= product.wrapping_neg() % product {
-                break;
-            }
-            undo_batch(slice, i, len, word);
+        let (len, product) = batch_at(top);
+        let mut low = accepted_word(rng, product);
+        for pos in (top + 1 - len..=top).rev() {
+            let wide = u128::from(low) * u128::from(pos as u64 + 1);
+            slice.swap(pos, (wide >> 64) as usize);
+            low = wide as u64;
         }
-        i -= len;
+        top -= len;
+    }
+}
+
+/// The batch starting at `top` (tabulated below 256).
+#[inline(always)]
+fn batch_at(top: usize) -> (usize, u64) {
+    match SMALL_BATCHES.get(top) {
+        Some(&(len, product)) => (usize::from(len), product),
+        None => batch_from(top),
+    }
+}
+
+/// The first word that passes Lemire's test for `product`: a word `x` is
+/// rejected when `x * product mod 2^64 < 2^64 mod product`.
+#[inline(always)]
+fn accepted_word<R: Rng + ?Sized>(rng: &mut R, product: u64) -> u64 {
+    let mut word = rng.next_u64();
+    if word.wrapping_mul(product) < product {
+        let threshold = product.wrapping_neg() % product;
+        while word.wrapping_mul(product) < threshold {
+            word = rng.next_u64();
+        }
+    }
+    word
+}
+
+/// The digits of an accepted `word` for the bounds `top + 1, top, ...`:
+/// the partners of positions `top, top - 1, ...`.
+#[inline(always)]
+fn batch_partners(word: u64, top: usize, partners: &mut [usize]) {
+    let mut low = word;
+    for (step, partner) in partners.iter_mut().enumerate() {
+        let wide = u128::from(low) * u128::from((top - step) as u64 + 1);
+        *partner = (wide >> 64) as usize;
+        low = wide as u64;
     }
 }
 
@@ -122,21 +148,10 @@ fn durstenfeld_prefetched<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
                 digits[0] = below(rng, first) as usize;
                 1
             } else {
-                let (len, product) = match SMALL_BATCHES.get(top) {
-                    Some(&(len, product)) => (usize::from(len), product),
-                    None => batch_from(top),
-                };
-                loop {
-                    let mut low = rng.next_u64();
-                    for (digit, pos) in digits.iter_mut().zip((top + 1 - len..=top).rev()) {
-                        let wide = u128::from(low) * u128::from(pos as u64 + 1);
-                        *digit = (wide >> 64) as usize;
-                        low = wide as u64;
-                    }
-                    if low >= product || low >= product.wrapping_neg() % product {
-                        break len;
-                    }
-                }
+                let (len, product) = batch_at(top);
+                let word = accepted_word(rng, product);
+                batch_partners(word, top, &mut digits[..len]);
+                len
             };
             for (step, &partner) in digits[..len].iter().enumerate() {
                 crate::scatter::prefetch(slice, partner, 0);
@@ -185,21 +200,6 @@ static SMALL_BATCHES: [(u8, u64); 256] = {
     }
     table
 };
-
-/// Reverses the swaps of one rejected Durstenfeld batch.
-#[cold]
-fn undo_batch<T>(slice: &mut [T], top: usize, len: usize, word: u64) {
-    let mut partners = [0usize; MAX_BATCH];
-    let mut low = word;
-    for (partner, pos) in partners.iter_mut().zip((top + 1 - len..=top).rev()) {
-        let wide = u128::from(low) * u128::from(pos as u64 + 1);
-        *partner = (wide >> 64) as usize;
-        low = wide as u64;
-    }
-    for step in (0..len).rev() {
-        slice.swap(top - step, partners[step]);
-    }
-}
 
 /// Deals `k` elements: afterwards the **front** `k` elements of `slice` are a
 /// uniformly random selection of `k` of the `n`, in uniformly random order.
@@ -339,7 +339,7 @@ mod tests {
     #[test]
     fn both_loops_match_the_plain_batched_loop_rejections_included() {
         // Thousands of seeds: a few hundred batches are rejected on the
-        // way, so the undo path runs too.
+        // way, so the rejection path runs too.
         for seed in 0..3000 {
             for n in [0, 1, 2, 3, 52, 100, 300] {
                 let mut rng = Seed::from_text(&format!("loops-{seed}")).rng();

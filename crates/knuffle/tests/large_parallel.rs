@@ -51,16 +51,22 @@ fn par_shuffle_equals_shuffle_with_deep_recursion() {
             direct_len: 0,
             base_len: 1,
             max_bits: 1,
+            block_len: 1,
+            stripes: 3,
         },
         ShuffleConfig {
             direct_len: 10,
             base_len: 7,
             max_bits: 3,
+            block_len: 2,
+            stripes: 5,
         },
         ShuffleConfig {
             direct_len: 100,
             base_len: 64,
             max_bits: 16,
+            block_len: 4,
+            stripes: 8,
         },
     ];
     for config in configs {

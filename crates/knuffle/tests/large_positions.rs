@@ -148,6 +148,8 @@ fn positions_are_uniform_at_2_pow_20_with_deep_recursion() {
         direct_len: 0,
         base_len: 4096,
         max_bits: 3,
+        block_len: 16,
+        stripes: 8,
     };
     let tally = run(1 << 20, 40, "positions-2^20-deep", |v, rng| {
         shuffle_with_config(v, rng, &config)

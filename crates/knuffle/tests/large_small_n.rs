@@ -16,18 +16,24 @@ const BINARY: ShuffleConfig = ShuffleConfig {
     direct_len: 0,
     base_len: 1,
     max_bits: 1,
+    block_len: 1,
+    stripes: 3,
 };
 /// Four buckets per level, Durstenfeld on buckets of at most 2.
 const QUAD_BASE2: ShuffleConfig = ShuffleConfig {
     direct_len: 1,
     base_len: 2,
     max_bits: 2,
+    block_len: 2,
+    stripes: 2,
 };
 /// One wide level: up to 2^16 buckets, so most buckets are empty or single.
 const WIDE: ShuffleConfig = ShuffleConfig {
     direct_len: 2,
     base_len: 1,
     max_bits: 16,
+    block_len: 1,
+    stripes: 1,
 };
 
 fn trials_for(cells: usize, per_cell: usize) -> usize {
@@ -127,6 +133,8 @@ fn scatter_path_output_is_a_permutation_for_many_shapes() {
             direct_len: 0,
             base_len: 5,
             max_bits: 3,
+            block_len: 3,
+            stripes: 4,
         },
     ] {
         let mut rng = Seed::from_text("large-shapes").rng();
@@ -157,6 +165,8 @@ fn a_zero_base_len_is_refused() {
         direct_len: 0,
         base_len: 0,
         max_bits: 2,
+        block_len: 2,
+        stripes: 2,
     };
     shuffle_with_config(&mut [1, 2, 3], &mut rng, &config);
 }
