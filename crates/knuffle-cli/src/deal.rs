@@ -82,7 +82,7 @@ struct Args {
           value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     players: u64,
 
-    /// Cards dealt to each player.
+    /// Cards dealt to each player (0 with --board: the board only).
     #[arg(short, long, value_name = "N", default_value_t = 5)]
     cards: u64,
 
@@ -155,6 +155,13 @@ pub fn run(args: &[OsString]) -> ExitCode {
         Ok(args) => args,
         Err(code) => return code,
     };
+    if !args.shuffle && args.cards == 0 && args.board == 0 {
+        return fail(
+            "deal",
+            "nothing to deal: --cards and --board are both 0",
+            USAGE,
+        );
+    }
     let seed = RunSeed::choose(args.seed.clone());
     let custom = !args.items.is_empty();
     let deck_size = if custom {
@@ -257,6 +264,9 @@ fn deal_named<T>(
         rng,
     )?;
     let mut hands = deal.hands;
+    if args.cards == 0 {
+        hands.clear(); // a board-only deal: no empty hands to show
+    }
     if args.sort {
         hands
             .iter_mut()

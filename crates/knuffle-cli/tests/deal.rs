@@ -210,6 +210,43 @@ fn impossible_deals_are_refused_with_status_2() {
     let custom = knuffle(&["deal", "--cards", "3", "a", "b"]);
     assert_eq!(custom.status.code(), Some(2));
     assert!(stderr(&custom).contains("from a deck of 2"));
+    let nothing = knuffle(&["deal", "--cards", "0", "--players", "3"]);
+    assert_eq!(nothing.status.code(), Some(2));
+    assert!(nothing.stdout.is_empty());
+    assert!(
+        stderr(&nothing)
+            .starts_with("knuffle deal: nothing to deal: --cards and --board are both 0\n"),
+        "{}",
+        stderr(&nothing)
+    );
+}
+
+#[test]
+fn a_board_only_deal_shows_no_empty_hands() {
+    let output = knuffle(&[
+        "deal",
+        "--cards",
+        "0",
+        "--board",
+        "3",
+        "--players",
+        "4",
+        "--ascii",
+        "--seed",
+        "flop",
+    ]);
+    assert!(output.status.success());
+    let text = stdout(&output);
+    assert!(!text.contains("player"), "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("flop:")).count(), 1);
+    let json = knuffle(&[
+        "deal", "--cards", "0", "--board", "3", "--format", "json", "--seed", "flop",
+    ]);
+    assert!(
+        stdout(&json).contains("\"hands\": [],"),
+        "{}",
+        stdout(&json)
+    );
 }
 
 #[test]

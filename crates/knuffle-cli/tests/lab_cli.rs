@@ -147,3 +147,19 @@ fn report_is_written() {
     assert!(html.contains("naive-swap-positions.svg"));
     assert!(target.join("naive-swap-histogram.png").exists());
 }
+
+#[test]
+fn too_few_shuffles_are_not_called_fair() {
+    // 10 shuffles of 4 items cannot clear anything: the verdict says so.
+    let (code, out, _) = knuffle(&["lab", "-a", "fisher-yates", "--trials", "10"]);
+    assert_eq!(code, 0);
+    assert!(out.contains(" fair? "), "{out}");
+    assert!(
+        out.contains("fair? = no bias found, but 10 shuffles are too few to tell"),
+        "{out}"
+    );
+    // With enough shuffles the same algorithm is plainly fair.
+    let (_, out, _) = knuffle(&["lab", "-a", "fisher-yates", "--trials", "200000"]);
+    assert!(out.contains(" fair "), "{out}");
+    assert!(!out.contains("fair?"), "{out}");
+}

@@ -37,12 +37,24 @@ pub struct Analysis {
     pub positions: PositionMatrix,
     /// Power statements (one sentence each).
     pub power: Vec<String>,
+    /// Shuffles needed to catch the naive swap's bias at this `n` 90% of
+    /// the time (full shuffles of 3 to 300 items).
+    pub naive_swap_shuffles: Option<f64>,
 }
 
 impl Analysis {
     /// Whether any test is significant after Holm's correction.
     pub fn biased(&self) -> bool {
         self.tests.iter().any(|t| t.adjusted_p < self.alpha)
+    }
+
+    /// No bias found, but too few shuffles to catch even the naive swap's
+    /// bias at this `n`: "fair" would claim more than the data shows.
+    pub fn too_few_to_clear(&self) -> bool {
+        !self.biased()
+            && self
+                .naive_swap_shuffles
+                .is_some_and(|needed| (self.trials as f64) < needed)
     }
 
     /// The smallest Holm-adjusted p-value (1 when no test ran).
@@ -88,6 +100,8 @@ impl Analysis {
             "verdict: {} (family-wise alpha = {}, Holm correction over {} tests)",
             if self.biased() {
                 "BIASED"
+            } else if self.too_few_to_clear() {
+                "no bias found, but too few shuffles to rule out even the naive swap's bias"
             } else {
                 "no bias found"
             },
@@ -223,6 +237,7 @@ pub fn analyze(tally: &Tally, alpha: f64) -> Analysis {
     stats::holm(&mut tests);
 
     // Power: what this sample can see, and what the naive swap needs.
+    let mut naive_swap_shuffles = None;
     if let Some(t) = tests.iter().find(|t| t.name.contains("positions")) {
         let lambda = stats::noncentrality_for_power(t.dof, alpha, POWER);
         let w = (lambda / m.max(1) as f64).sqrt();
@@ -242,9 +257,10 @@ pub fn analyze(tally: &Tally, alpha: f64) -> Analysis {
             w2 *= (n - 1) as f64;
             let lambda_full =
                 stats::noncentrality_for_power(((n - 1) * (n - 1)) as f64, alpha, POWER);
+            let needed = (lambda_full / w2).ceil();
+            naive_swap_shuffles = Some(needed);
             power.push(format!(
-                "the naive swap's bias at n = {n} needs about {} shuffles to be caught {:.0}% of the time by the unbinned position test",
-                (lambda_full / w2).ceil(),
+                "the naive swap's bias at n = {n} needs about {needed} shuffles to be caught {:.0}% of the time by the unbinned position test",
                 POWER * 100.0
             ));
         }
@@ -261,6 +277,7 @@ pub fn analyze(tally: &Tally, alpha: f64) -> Analysis {
         order_count_sd: sd,
         positions,
         power,
+        naive_swap_shuffles,
     }
 }
 

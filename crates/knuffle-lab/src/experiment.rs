@@ -126,7 +126,13 @@ pub fn table(runs: &[LabRun]) -> String {
         });
         let orders = a.orders_seen.map_or("-".into(), |o| o.to_string());
         let sd = a.order_count_sd.map_or("-".into(), |d| format!("{d:.0}"));
-        let verdict = if a.biased() { "BIASED" } else { "fair" };
+        let verdict = if a.biased() {
+            "BIASED"
+        } else if a.too_few_to_clear() {
+            "fair?"
+        } else {
+            "fair"
+        };
         let expected = match (run.algorithm.fairness(), run.expected_fair) {
             (Fairness::Uniform, _) => "fair",
             (Fairness::UniformUpToTies, _) => "fair (ties unseeable)",
@@ -152,6 +158,17 @@ pub fn table(runs: &[LabRun]) -> String {
             verdict,
             expected,
             mark
+        );
+    }
+    if let Some(needed) = runs
+        .iter()
+        .filter(|run| run.analysis.too_few_to_clear())
+        .find_map(|run| run.analysis.naive_swap_shuffles)
+    {
+        let _ = writeln!(
+            s,
+            "fair? = no bias found, but {} shuffles are too few to tell: even the naive swap's bias at n = {} needs about {needed} to be caught (--trials)",
+            a.trials, a.n
         );
     }
     s

@@ -33,7 +33,7 @@ pub fn help(program: &str, personality: Personality) -> String {
         text.push_str(
             "\x20     --seed=TEXT           reproducible output: the same TEXT gives the same\n\
              \x20                           output (ChaCha20 keyed with SHA-256 of TEXT)\n\
-             \x20     --header=N            keep the first N lines (of the first FILE) in place\n\
+             \x20     --header=N            keep the first N input lines in place at the top\n\
              \x20     --memory=SIZE         use at most SIZE of memory (512M, 4G, 10%; default\n\
              \x20                           3/4 of the available memory); a larger input is\n\
              \x20                           shuffled through temporary files\n\
