@@ -101,11 +101,19 @@ impl ShuffleConfig {
     /// (the element size rounded up to a power of two, at least 8 bytes),
     /// so that types whose size differs between platforms (`usize`,
     /// pointers) get the same thresholds, hence the same permutation, on
-    /// 32-bit and 64-bit targets.
+    /// 32-bit and 64-bit targets. Elements of a size class above
+    /// [`BLOCK_BYTES`] are always shuffled by Durstenfeld's loop: each one
+    /// fills cache lines of its own, so the scatter has little locality to
+    /// win, and its buffers (a block per bucket and stripe) would grow with
+    /// the element.
     pub fn for_type<T>() -> ShuffleConfig {
         let class = size_class::<T>();
         ShuffleConfig {
-            direct_len: DIRECT_BYTES / class,
+            direct_len: if class > BLOCK_BYTES {
+                usize::MAX
+            } else {
+                DIRECT_BYTES / class
+            },
             base_len: BASE_BYTES / class,
             max_bits: MAX_BITS,
             block_len: (BLOCK_BYTES / class).max(1),

@@ -30,15 +30,15 @@ use crate::bounded::{BATCH_LIMIT, MAX_BATCH, below, for_each_below};
 /// ```
 ///
 /// # Large slices
-/// Slices larger than 32 MiB are shuffled by an in-place
-/// scatter into random buckets (Sandelius 1962, Sanders 1998), equally
-/// exactly uniform and several times faster there; its extra memory grows
-/// with the number of buckets, not with the slice. The caller's generator
-/// then only supplies a 256-bit key. The permutation depends on the
-/// generator state, the length, and the element size class (the size
-/// rounded up to a power of two, at least 8 bytes). See
-/// [`par_shuffle`](crate::par_shuffle) for the same permutation on several
-/// threads.
+/// Slices larger than 32 MiB (of elements up to 1 KiB) are shuffled by an
+/// in-place scatter into random buckets (Sandelius 1962, Sanders 1998),
+/// equally exactly uniform and several times faster there; it never holds
+/// a second copy of the slice (its buffers take about 2 MiB, plus two bytes
+/// per 1 KiB block of the slice). The caller's generator then only supplies
+/// a 256-bit key. The permutation depends on the generator state, the
+/// length, and the element size class (the size rounded up to a power of
+/// two, at least 8 bytes). See [`par_shuffle`](crate::par_shuffle) for the
+/// same permutation on several threads.
 pub fn shuffle<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
     crate::scatter::shuffle_with_config(
         slice,

@@ -170,3 +170,17 @@ fn a_zero_base_len_is_refused() {
     };
     shuffle_with_config(&mut [1, 2, 3], &mut rng, &config);
 }
+
+#[test]
+fn elements_above_a_kilobyte_never_take_the_scatter() {
+    // Their buffers would grow with the element; Durstenfeld's loop it is.
+    assert_eq!(
+        ShuffleConfig::for_type::<[u8; 1025]>().direct_len,
+        usize::MAX
+    );
+    assert_eq!(
+        ShuffleConfig::for_type::<[u8; 1024]>().direct_len,
+        32 * 1024
+    );
+    assert_eq!(ShuffleConfig::for_type::<u64>().block_len, 128);
+}
