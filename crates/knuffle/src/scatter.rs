@@ -106,6 +106,7 @@ impl ShuffleConfig {
     /// fills cache lines of its own, so the scatter has little locality to
     /// win, and its buffers (a block per bucket and stripe) would grow with
     /// the element.
+    #[inline]
     pub fn for_type<T>() -> ShuffleConfig {
         let class = size_class::<T>();
         ShuffleConfig {

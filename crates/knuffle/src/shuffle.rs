@@ -40,11 +40,14 @@ use crate::bounded::{BATCH_LIMIT, MAX_BATCH, below, for_each_below};
 /// two, at least 8 bytes). See [`par_shuffle`](crate::par_shuffle) for the
 /// same permutation on several threads.
 pub fn shuffle<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
-    crate::scatter::shuffle_with_config(
-        slice,
-        rng,
-        &crate::scatter::ShuffleConfig::for_type::<T>(),
-    );
+    let config = crate::scatter::ShuffleConfig::for_type::<T>();
+    if slice.len() <= config.direct_len {
+        // The same switch as in `shuffle_with_config`, with the threshold
+        // a constant of the type: a deck goes straight to the loop.
+        durstenfeld(slice, rng);
+    } else {
+        crate::scatter::shuffle_with_config(slice, rng, &config);
+    }
 }
 
 /// Durstenfeld's loop itself, with batched bounded draws: the small-slice
