@@ -88,7 +88,6 @@ impl<T> Stripe<'_, T> {
         let mut next: Vec<usize> = (0..self.fill.len()).map(|b| b * block).collect();
         let full = &mut self.full[..];
         let tags = &mut self.tags[..];
-        let data = &*self.data;
         while pos < len {
             let global = self.start + pos;
             stream.fill_chunk(global >> shift, &mut bytes);
@@ -103,7 +102,7 @@ impl<T> Stripe<'_, T> {
                 };
                 let label = raw & mask;
                 // The hardware does not stream this far ahead on its own.
-                crate::scatter::prefetch(data, pos + i, CLASSIFY_PREFETCH_BYTES);
+                crate::scatter::prefetch_at(src, pos + i, CLASSIFY_PREFETCH_BYTES);
                 let slot = next[label];
                 // SAFETY: `pos + i < len`; `slot` is inside the buffer of
                 // `label`, which is not full.
@@ -147,7 +146,10 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
+    /// A block never exceeds the node (a longer one would only be a larger
+    /// buffer: no block could fill).
     pub(crate) fn new(len: usize, block: usize, stripes: usize, buckets: usize) -> Plan {
+        let block = block.min(len).max(1);
         let stripe_len = len.div_ceil(stripes).div_ceil(block).max(1) * block;
         Plan {
             len,
@@ -160,19 +162,29 @@ impl Plan {
     fn stripes(&self) -> usize {
         self.len.div_ceil(self.stripe_len)
     }
+
+    /// Elements in all buffers: a block per bucket and stripe.
+    ///
+    /// # Panics
+    /// When that does not fit a `usize` (an absurd configuration).
+    fn buffer_len(&self) -> usize {
+        self.stripes()
+            .checked_mul(self.buckets)
+            .and_then(|len| len.checked_mul(self.block))
+            .expect("ShuffleConfig: stripes x buckets x block_len is too large")
+    }
 }
 
-/// Aborts the process if dropped during a panic: between the first and the
-/// last step, some elements exist twice (a buffered copy and a stale slot)
-/// and others only in a buffer, so unwinding could drop an element twice.
-/// No step can panic unless the distribution itself has a bug.
+/// Aborts the process if dropped: it is forgotten when the distribution
+/// completes, so it only drops when a panic unwinds through the steps,
+/// where some elements exist twice (a buffered copy and a stale slot) and
+/// others only in a buffer, so unwinding could drop an element twice. No
+/// step can panic unless the distribution itself has a bug.
 struct AbortOnUnwind;
 
 impl Drop for AbortOnUnwind {
     fn drop(&mut self) {
-        if std::thread::panicking() {
-            std::process::abort();
-        }
+        std::process::abort();
     }
 }
 
@@ -187,12 +199,17 @@ pub(crate) fn distribute<T>(
     let block = plan.block;
     let n = data.len();
     debug_assert_eq!(n, plan.len);
-    let guard = AbortOnUnwind;
-
+    // Everything that can fail (sizes, allocations) before the first
+    // element is copied.
+    let buffer_len = plan.buffer_len();
     let mut tags = vec![0u16; n / block];
-    let mut buffers: Vec<MaybeUninit<T>> = Vec::with_capacity(plan.stripes() * k * block);
+    let mut buffers: Vec<MaybeUninit<T>> = Vec::with_capacity(buffer_len);
     // SAFETY: `MaybeUninit` needs no initialization.
-    unsafe { buffers.set_len(plan.stripes() * k * block) };
+    unsafe { buffers.set_len(buffer_len) };
+    let mut overflow: Vec<MaybeUninit<T>> = Vec::with_capacity(block);
+    // SAFETY: as above.
+    unsafe { overflow.set_len(block) };
+    let guard = AbortOnUnwind;
 
     let mut stripes: Vec<Stripe<'_, T>> = Vec::with_capacity(plan.stripes());
     {
@@ -254,9 +271,6 @@ pub(crate) fn distribute<T>(
         complete: n / block,
     };
     let first_slot: Vec<usize> = starts.iter().map(|&s| s.div_ceil(block)).collect();
-    let mut overflow: Vec<MaybeUninit<T>> = Vec::with_capacity(block);
-    // SAFETY: as above.
-    unsafe { overflow.set_len(block) };
 
     permute_blocks(data, &tags, &slots, &first_slot, &mut overflow);
 
@@ -312,7 +326,7 @@ pub(crate) fn distribute<T>(
         }
         debug_assert!(gaps.next().is_none(), "every gap slot filled");
     }
-    drop(guard);
+    core::mem::forget(guard);
     starts
 }
 

@@ -341,10 +341,16 @@ impl LabelStream {
 /// element `index`. A hint only: it never faults, whatever the address.
 #[inline(always)]
 pub(crate) fn prefetch<T>(data: &[T], index: usize, ahead_bytes: usize) {
+    prefetch_at(data.as_ptr(), index, ahead_bytes);
+}
+
+/// [`prefetch`] from a raw base pointer (for code that writes through raw
+/// pointers, where holding a shared reference to the data would alias).
+#[inline(always)]
+pub(crate) fn prefetch_at<T>(base: *const T, index: usize, ahead_bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
-        let ptr = data
-            .as_ptr()
+        let ptr = base
             .wrapping_add(index)
             .cast::<i8>()
             .wrapping_add(ahead_bytes);
@@ -354,5 +360,5 @@ pub(crate) fn prefetch<T>(data: &[T], index: usize, ahead_bytes: usize) {
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (data, index, ahead_bytes);
+    let _ = (base, index, ahead_bytes);
 }

@@ -184,3 +184,49 @@ fn elements_above_a_kilobyte_never_take_the_scatter() {
     );
     assert_eq!(ShuffleConfig::for_type::<u64>().block_len, 128);
 }
+
+#[test]
+fn a_scatter_inside_a_destructor_during_unwinding_completes() {
+    // The distribution's abort-on-unwind guard must only fire for a panic
+    // inside the distribution, not because some other panic is unwinding.
+    struct ShuffleOnDrop;
+    impl Drop for ShuffleOnDrop {
+        fn drop(&mut self) {
+            let mut v: Vec<String> = (0..100).map(|i| i.to_string()).collect();
+            let config = ShuffleConfig {
+                direct_len: 0,
+                base_len: 4,
+                max_bits: 2,
+                block_len: 2,
+                stripes: 2,
+            };
+            shuffle_with_config(&mut v, &mut Seed::from_text("unwinding").rng(), &config);
+            let mut numbers: Vec<usize> = v.iter().map(|s| s.parse().unwrap()).collect();
+            numbers.sort_unstable();
+            assert_eq!(numbers, (0..100).collect::<Vec<_>>());
+        }
+    }
+    let caught = std::panic::catch_unwind(|| {
+        let _guard = ShuffleOnDrop;
+        panic!("an unrelated panic");
+    });
+    assert!(caught.is_err());
+}
+
+#[test]
+fn a_block_longer_than_the_slice_is_harmless() {
+    // Blocks are capped at the node's length: no oversized buffers, no
+    // overflowing size arithmetic.
+    let config = ShuffleConfig {
+        direct_len: 0,
+        base_len: 1,
+        max_bits: 1,
+        block_len: 1 << 63,
+        stripes: 1,
+    };
+    let mut v: Vec<String> = (0..1000).map(|i| i.to_string()).collect();
+    shuffle_with_config(&mut v, &mut Seed::from_text("long blocks").rng(), &config);
+    let mut numbers: Vec<usize> = v.iter().map(|s| s.parse().unwrap()).collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (0..1000).collect::<Vec<_>>());
+}
