@@ -67,7 +67,7 @@ enum Color {
     Auto,
     /// Always ANSI colour.
     Always,
-    /// Never colour: [brackets] mark the swapped pair.
+    /// Never colour: square brackets mark the swapped pair.
     Never,
 }
 

@@ -7,7 +7,7 @@
 //! [`Algorithm::run`] shuffles a slice with a generator and reports every
 //! step to an [`Observer`]; [`NoObserver`] compiles to nothing, which is what
 //! the lab's hot loop uses. All randomness goes through
-//! [`Choices`](crate::choices::Choices), so the same code is sampled, traced
+//! [`Choices`], so the same code is sampled, traced
 //! and enumerated exactly ([`crate::exact`]).
 //!
 //! ```

@@ -2,7 +2,7 @@
 
 use super::options::Personality;
 
-/// The `--help` text for `program` (argv[0], as GNU prints it).
+/// The `--help` text for `program` (`argv[0]`, as GNU prints it).
 pub fn help(program: &str, personality: Personality) -> String {
     let mut text = String::new();
     let file_operand = match personality {
