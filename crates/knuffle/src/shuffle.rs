@@ -30,7 +30,7 @@ use crate::bounded::{BATCH_LIMIT, MAX_BATCH, below, for_each_below};
 /// ```
 ///
 /// # Large slices
-/// Slices larger than 32 MiB (of elements up to 1 KiB) are shuffled by an
+/// Slices larger than 16 MiB (of elements up to 1 KiB) are shuffled by an
 /// in-place scatter into random buckets (Sandelius 1962, Sanders 1998),
 /// equally exactly uniform and several times faster there; it never holds
 /// a second copy of the slice (its buffers take about 2 MiB, plus two bytes

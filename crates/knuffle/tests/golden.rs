@@ -103,7 +103,7 @@ fn other_algorithms() {
 }
 
 /// The large-array (scatter) path: 2^20 `u32` with the default bucket
-/// sizes (the scatter forced: by default it starts past 32 MiB), and a
+/// sizes (the scatter forced: by default it starts past 16 MiB), and a
 /// forced four-level scatter. FNV-1a over the whole output; the caller's
 /// generator only gives a 256-bit key (4 words).
 #[test]

@@ -19,7 +19,7 @@ fn in_pool<T: Send>(threads: usize, job: impl FnOnce() -> T + Send) -> T {
 #[test]
 fn par_shuffle_equals_shuffle_at_default_thresholds() {
     let direct = ShuffleConfig::for_type::<u32>().direct_len;
-    // Around the direct/scatter switch (32 MiB: 4 Mi elements of size
+    // Around the direct/scatter switch (16 MiB: 2 Mi elements of size
     // class 8), and past it.
     for n in [0, 1, 52, direct - 1, direct, direct + 1, direct + 3_000_017] {
         let seed = Seed::from_text(&format!("par-eq-{n}"));

@@ -20,7 +20,7 @@ use knuffle::rand_core::Rng;
 use knuffle::{Seed, ShuffleConfig, below, shuffle_with_config};
 
 /// The default switch points, except that the scatter path is taken at
-/// every size (by default, slices up to 32 MiB go to Durstenfeld's loop).
+/// every size (by default, slices up to 16 MiB go to Durstenfeld's loop).
 fn scatter_always() -> ShuffleConfig {
     ShuffleConfig {
         direct_len: 0,

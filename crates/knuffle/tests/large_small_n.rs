@@ -180,7 +180,7 @@ fn elements_above_a_kilobyte_never_take_the_scatter() {
     );
     assert_eq!(
         ShuffleConfig::for_type::<[u8; 1024]>().direct_len,
-        32 * 1024
+        16 * 1024
     );
     assert_eq!(ShuffleConfig::for_type::<u64>().block_len, 128);
 }
