@@ -29,7 +29,8 @@
 //! buffer at a time; there are no dependent random accesses as in a cycle
 //! walk. Extra memory: the buffers (stripes x buckets x `B` elements), one
 //! 16-bit tag per block (one 512th of the array for 8-byte elements with
-//! 1 KiB blocks), and O(buckets) counters.
+//! 1 KiB blocks, one 64th for bytes in blocks of 128), and O(buckets x
+//! stripes) counters.
 //!
 //! Which bucket an element joins is decided by the labels alone, and where
 //! it lands inside its region by this fixed procedure: the bucket shuffles
