@@ -92,7 +92,7 @@ pub struct ShuffleConfig {
     pub base_len: usize,
     /// At most `2^max_bits` buckets per level (1 to 16).
     pub max_bits: u32,
-    /// Elements per block of the distribution (at least 1).
+    /// Elements per block of the distribution (a power of two).
     pub block_len: usize,
     /// Stripes per node, classified independently (at least 1).
     pub stripes: usize,
@@ -134,8 +134,8 @@ impl ShuffleConfig {
             "ShuffleConfig: max_bits must be in 1..=16"
         );
         assert!(
-            self.block_len >= 1 && self.stripes >= 1,
-            "ShuffleConfig: block_len and stripes must be at least 1"
+            self.block_len.is_power_of_two() && self.stripes >= 1,
+            "ShuffleConfig: block_len must be a power of two and stripes at least 1"
         );
     }
 }

@@ -133,7 +133,7 @@ fn scatter_path_output_is_a_permutation_for_many_shapes() {
             direct_len: 0,
             base_len: 5,
             max_bits: 3,
-            block_len: 3,
+            block_len: 4,
             stripes: 4,
         },
     ] {
