@@ -110,17 +110,7 @@ where
                 _ => break,
             }
         }
-        // The low half left after multiplying by every bound in turn is
-        // `x * product mod 2^64`, so the rejection test (Lemire's, on the
-        // product) needs no digits; the exact threshold `2^64 mod product`
-        // is below `product`, so it is only computed when `low` is.
-        let mut low = rng.next_u64();
-        if low.wrapping_mul(product) < product {
-            let threshold = product.wrapping_neg() % product;
-            while low.wrapping_mul(product) < threshold {
-                low = rng.next_u64();
-            }
-        }
+        let mut low = accepted_word(rng, product);
         for offset in 0..len {
             let wide = u128::from(low) * u128::from(bound_at(step + offset));
             emit(step + offset, (wide >> 64) as u64);
@@ -128,6 +118,24 @@ where
         }
         step += len;
     }
+}
+
+/// The first word that passes Lemire's test for a batch whose bounds
+/// multiply to `product`: a word `x` is rejected when
+/// `x * product mod 2^64 < 2^64 mod product`. The low half left after
+/// multiplying by every bound in turn is `x * product mod 2^64`, so the
+/// test needs no digits; the exact threshold is below `product`, so it is
+/// only computed when the low half is.
+#[inline(always)]
+pub(crate) fn accepted_word<R: Rng + ?Sized>(rng: &mut R, product: u64) -> u64 {
+    let mut word = rng.next_u64();
+    if word.wrapping_mul(product) < product {
+        let threshold = product.wrapping_neg() % product;
+        while word.wrapping_mul(product) < threshold {
+            word = rng.next_u64();
+        }
+    }
+    word
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use rand_core::Rng;
 
-use crate::bounded::{BATCH_LIMIT, MAX_BATCH, below, for_each_below};
+use crate::bounded::{BATCH_LIMIT, MAX_BATCH, accepted_word, below, for_each_below};
 
 /// Shuffles `slice` in place; every one of the `n!` orders is equally likely.
 ///
@@ -97,20 +97,6 @@ fn batch_at(top: usize) -> (usize, u64) {
         Some(&(len, product)) => (usize::from(len), product),
         None => batch_from(top),
     }
-}
-
-/// The first word that passes Lemire's test for `product`: a word `x` is
-/// rejected when `x * product mod 2^64 < 2^64 mod product`.
-#[inline(always)]
-fn accepted_word<R: Rng + ?Sized>(rng: &mut R, product: u64) -> u64 {
-    let mut word = rng.next_u64();
-    if word.wrapping_mul(product) < product {
-        let threshold = product.wrapping_neg() % product;
-        while word.wrapping_mul(product) < threshold {
-            word = rng.next_u64();
-        }
-    }
-    word
 }
 
 /// The digits of an accepted `word` for the bounds `top + 1, top, ...`:
