@@ -34,20 +34,18 @@ use crate::bounded::{BATCH_LIMIT, MAX_BATCH, accepted_word, below, for_each_belo
 /// in-place scatter into random buckets (Sandelius 1962, Sanders 1998),
 /// equally exactly uniform and several times faster there; it never holds
 /// a second copy of the slice (its buffers take at most 2 MiB, plus two
-/// bytes per block of 1 KiB, or of 128 elements smaller than 8 bytes). The caller's generator then only supplies
-/// a 256-bit key. The permutation depends on the generator state, the
-/// length, and the element size class (the size rounded up to a power of
-/// two, at least 8 bytes). See [`par_shuffle`](crate::par_shuffle) for the
-/// same permutation on several threads.
+/// bytes per block of 1 KiB, or of 128 elements smaller than 8 bytes). The
+/// caller's generator then only supplies a 256-bit key. The permutation
+/// depends on the generator state, the length, and the element size class
+/// (the size rounded up to a power of two, at least 8 bytes). See
+/// [`par_shuffle`](crate::par_shuffle) for the same permutation on several
+/// threads.
 pub fn shuffle<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
-    let config = crate::scatter::ShuffleConfig::for_type::<T>();
-    if slice.len() <= config.direct_len {
-        // The same switch as in `shuffle_with_config`, with the threshold
-        // a constant of the type: a deck goes straight to the loop.
-        durstenfeld(slice, rng);
-    } else {
-        crate::scatter::shuffle_with_config(slice, rng, &config);
-    }
+    crate::scatter::shuffle_with_config(
+        slice,
+        rng,
+        &crate::scatter::ShuffleConfig::for_type::<T>(),
+    );
 }
 
 /// Durstenfeld's loop itself, with batched bounded draws: the small-slice
