@@ -28,9 +28,9 @@
 //! Every element is read and written about twice, always a block or a
 //! buffer at a time; there are no dependent random accesses as in a cycle
 //! walk. Extra memory: the buffers (stripes x buckets x `B` elements), one
-//! 16-bit tag per block (one 512th of the array for 8-byte elements with
-//! 1 KiB blocks, one 64th for bytes in blocks of 128), and O(buckets x
-//! stripes) counters.
+//! byte per block for its tag (one 1024th of the array for 8-byte elements
+//! with 1 KiB blocks, one 128th for bytes in blocks of 128), and O(buckets
+//! x stripes) counters.
 //!
 //! Which bucket an element joins is decided by the labels alone, and where
 //! it lands inside its region by this fixed procedure: the bucket shuffles
@@ -50,7 +50,7 @@ pub(crate) struct Stripe<'a, T> {
     start: usize,
     data: &'a mut [T],
     /// The tags of the stripe's block slots.
-    tags: &'a mut [u16],
+    tags: &'a mut [u8],
     /// `buckets` buffers of `block` elements each.
     buffers: &'a mut [MaybeUninit<T>],
     /// Elements left in each bucket's buffer.
@@ -64,18 +64,9 @@ pub(crate) struct Stripe<'a, T> {
 
 impl<T> Stripe<'_, T> {
     /// Step 1 for this stripe.
-    pub(crate) fn classify(&mut self, labels: &LabelStream) {
-        if labels.wide() {
-            self.classify_with::<true>(labels);
-        } else {
-            self.classify_with::<false>(labels);
-        }
-    }
-
     #[inline(never)]
-    fn classify_with<const WIDE: bool>(&mut self, labels: &LabelStream) {
-        let shift: u32 = if WIDE { 7 } else { 8 };
-        let per_chunk = 1usize << shift;
+    pub(crate) fn classify(&mut self, labels: &LabelStream) {
+        let per_chunk = CHUNK_BYTES;
         let mask = usize::from(labels.mask());
         let block = self.block;
         debug_assert!(block.is_power_of_two());
@@ -96,7 +87,7 @@ impl<T> Stripe<'_, T> {
         let tags = &mut self.tags[..];
         while pos < len {
             let global = self.start + pos;
-            stream.fill_chunk(global >> shift, &mut bytes);
+            stream.fill_chunk(global / per_chunk, &mut bytes);
             let offset = global & (per_chunk - 1);
             let take = (per_chunk - offset).min(len - pos);
             let label_bytes = bytes.as_ptr();
@@ -104,18 +95,8 @@ impl<T> Stripe<'_, T> {
             // their number, not by memory): no bounds checks inside.
             for i in 0..take {
                 let index = offset + i;
-                // SAFETY: `index < per_chunk`, and `per_chunk` labels of
-                // one or two bytes fill exactly `CHUNK_BYTES`.
-                let raw = unsafe {
-                    if WIDE {
-                        usize::from(u16::from_le_bytes(
-                            *label_bytes.add(2 * index).cast::<[u8; 2]>(),
-                        ))
-                    } else {
-                        usize::from(*label_bytes.add(index))
-                    }
-                };
-                let label = raw & mask;
+                // SAFETY: `index < per_chunk = CHUNK_BYTES`.
+                let label = usize::from(unsafe { *label_bytes.add(index) }) & mask;
                 // The hardware does not stream this far ahead on its own.
                 crate::scatter::prefetch_at(src, pos + i, CLASSIFY_PREFETCH_BYTES);
                 // SAFETY: `label <= mask < next.len()`.
@@ -136,7 +117,7 @@ impl<T> Stripe<'_, T> {
                         ptr::copy_nonoverlapping(buffers.add(start), src.add(written), block);
                         *next_ptr.add(label) = start;
                     }
-                    tags[written >> block_shift] = label as u16;
+                    tags[written >> block_shift] = label as u8;
                     full[label] += 1;
                     written += block;
                 }
@@ -218,7 +199,7 @@ pub(crate) fn distribute<T>(
     // Everything that can fail (sizes, allocations) before the first
     // element is copied.
     let buffer_len = plan.buffer_len();
-    let mut tags = vec![0u16; n / block];
+    let mut tags = vec![0u8; n / block];
     let mut buffers: Vec<MaybeUninit<T>> = Vec::with_capacity(buffer_len);
     // SAFETY: `MaybeUninit` needs no initialization.
     unsafe { buffers.set_len(buffer_len) };
@@ -368,7 +349,7 @@ impl SlotMap {
 /// array goes to `overflow`.
 fn permute_blocks<T>(
     data: &mut [T],
-    tags: &[u16],
+    tags: &[u8],
     slots: &SlotMap,
     first_slot: &[usize],
     overflow: &mut [MaybeUninit<T>],
@@ -448,21 +429,14 @@ mod tests {
     fn label_of(labels: &LabelStream, pos: usize) -> usize {
         let mut stream = labels.clone();
         let mut bytes = [0u8; CHUNK_BYTES];
-        let (shift, width) = if labels.wide() { (7, 2) } else { (8, 1) };
-        stream.fill_chunk(pos >> shift, &mut bytes);
-        let at = (pos & ((1 << shift) - 1)) * width;
-        let raw = if labels.wide() {
-            u16::from_le_bytes([bytes[at], bytes[at + 1]])
-        } else {
-            u16::from(bytes[at])
-        };
-        usize::from(raw & labels.mask())
+        stream.fill_chunk(pos / CHUNK_BYTES, &mut bytes);
+        usize::from(bytes[pos % CHUNK_BYTES] & labels.mask())
     }
 
     #[test]
     fn every_element_lands_in_the_region_of_its_label() {
         // Many shapes: block lengths that do and do not divide the length,
-        // one to many stripes, narrow and wide labels, buckets left empty,
+        // one to many stripes, 2 to 256 buckets, buckets left empty,
         // regions shorter than a block (the overflow and the spill into
         // later regions' head gaps). Strings, so that an element dropped
         // twice or lost would show (crash or wrong multiset).
@@ -470,7 +444,7 @@ mod tests {
         for n in [0usize, 1, 2, 3, 7, 31, 64, 65, 127, 1000, 4099] {
             for block in [1usize, 2, 4, 8, 64] {
                 for stripes in [1usize, 2, 5] {
-                    for bits in [1u32, 3, 6, 9] {
+                    for bits in [1u32, 3, 6, 8] {
                         case = case.wrapping_add(1);
                         let labels = LabelStream::new([case; 32], bits);
                         let plan = Plan::new(n, block, stripes, labels.buckets());

@@ -90,7 +90,8 @@ pub struct ShuffleConfig {
     /// Inside the scatter, buckets of at most this many elements are
     /// shuffled by Durstenfeld's loop (at least 1).
     pub base_len: usize,
-    /// At most `2^max_bits` buckets per level (1 to 16).
+    /// At most `2^max_bits` buckets per level (1 to 8: a label is one
+    /// keystream byte, a block's tag one byte).
     pub max_bits: u32,
     /// Elements per block of the distribution (a power of two).
     pub block_len: usize,
@@ -130,8 +131,8 @@ impl ShuffleConfig {
             "ShuffleConfig: base_len must be at least 1"
         );
         assert!(
-            (1..=16).contains(&self.max_bits),
-            "ShuffleConfig: max_bits must be in 1..=16"
+            (1..=MAX_BITS).contains(&self.max_bits),
+            "ShuffleConfig: max_bits must be in 1..=8"
         );
         assert!(
             self.block_len.is_power_of_two() && self.stripes >= 1,
@@ -284,16 +285,13 @@ fn bits_for(len: usize, config: &ShuffleConfig) -> u32 {
         .clamp(1, config.max_bits)
 }
 
-/// The labels of one node. With `bits <= 8`, `label(p)` is byte `p` of the
-/// ChaCha8 keystream (key, stream 0) masked to its low `bits` bits; with
-/// more bits, it is the `p`-th little-endian `u16` of that keystream, masked.
-/// The keystream is read in chunks of 256 bytes (four ChaCha blocks).
+/// The labels of one node (`bits <= 8`): `label(p)` is byte `p` of the
+/// ChaCha8 keystream (key, stream 0) masked to its low `bits` bits. The
+/// keystream is read in chunks of 256 bytes (four ChaCha blocks).
 #[derive(Clone)]
 pub(crate) struct LabelStream {
     rng: ChaCha8Rng,
-    mask: u16,
-    /// Two bytes per label (`bits > 8`).
-    wide: bool,
+    mask: u8,
     buckets: usize,
 }
 
@@ -302,12 +300,12 @@ pub(crate) const CHUNK_BYTES: usize = 256;
 
 impl LabelStream {
     pub(crate) fn new(key: [u8; 32], bits: u32) -> LabelStream {
+        debug_assert!((1..=MAX_BITS).contains(&bits));
         let mut rng = ChaCha8Rng::from_seed(key);
         rng.set_stream(STREAM_LABELS);
         LabelStream {
             rng,
-            mask: ((1u32 << bits) - 1) as u16,
-            wide: bits > 8,
+            mask: ((1u32 << bits) - 1) as u8,
             buckets: 1 << bits,
         }
     }
@@ -328,13 +326,8 @@ impl LabelStream {
         self.buckets
     }
 
-    /// Two keystream bytes per label (more than 8 bits).
-    pub(crate) fn wide(&self) -> bool {
-        self.wide
-    }
-
-    /// The mask applied to the raw keystream byte or `u16`.
-    pub(crate) fn mask(&self) -> u16 {
+    /// The mask applied to the raw keystream byte.
+    pub(crate) fn mask(&self) -> u8 {
         self.mask
     }
 }

@@ -33,8 +33,8 @@ use crate::bounded::{BATCH_LIMIT, MAX_BATCH, accepted_word, below, for_each_belo
 /// Slices larger than 16 MiB (of elements up to 1 KiB) are shuffled by an
 /// in-place scatter into random buckets (Sandelius 1962, Sanders 1998),
 /// equally exactly uniform and several times faster there; it never holds
-/// a second copy of the slice (its buffers take at most 2 MiB, plus two
-/// bytes per block of 1 KiB, or of 128 elements smaller than 8 bytes). The
+/// a second copy of the slice (its buffers take at most 2 MiB, plus one
+/// byte per block of 1 KiB, or of 128 elements smaller than 8 bytes). The
 /// caller's generator then only supplies a 256-bit key. The permutation
 /// depends on the generator state, the length, and the element size class
 /// (the size rounded up to a power of two, at least 8 bytes). See

@@ -64,7 +64,7 @@ fn par_shuffle_equals_shuffle_with_deep_recursion() {
         ShuffleConfig {
             direct_len: 100,
             base_len: 64,
-            max_bits: 16,
+            max_bits: 8,
             block_len: 4,
             stripes: 8,
         },

@@ -27,11 +27,11 @@ const QUAD_BASE2: ShuffleConfig = ShuffleConfig {
     block_len: 2,
     stripes: 2,
 };
-/// One wide level: up to 2^16 buckets, so most buckets are empty or single.
+/// One wide level: up to 2^8 buckets, so most buckets are empty or single.
 const WIDE: ShuffleConfig = ShuffleConfig {
     direct_len: 2,
     base_len: 1,
-    max_bits: 16,
+    max_bits: 8,
     block_len: 1,
     stripes: 1,
 };
