@@ -54,8 +54,8 @@ pub fn shuffle<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
 pub(crate) fn durstenfeld<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
     // The draws are exactly those of `for_each_below` with the bounds
     // `n, n-1, ..., 2` (same batches, same words, same rejections), but each
-    // batch swaps as it extracts its digits, and a rejected batch (less than
-    // one in 2^8) is undone in reverse order before it is redrawn.
+    // batch swaps as it extracts its digits; a word is tested for rejection
+    // (less than one chance in 2^6) before any of its swaps.
     if slice.len().saturating_mul(size_of::<T>()) >= PREFETCH_MIN_BYTES {
         durstenfeld_prefetched(slice, rng);
     } else {

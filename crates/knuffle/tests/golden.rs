@@ -47,8 +47,8 @@ fn shuffle_of_52() {
     assert_eq!(
         permutation(52, &mut rng),
         [
-            12, 10, 20, 31, 17, 18, 40, 23, 0, 25, 7, 29, 37, 2, 15, 28, 14, 24, 8, 48, 16, 9, 4,
-            1, 19, 36, 13, 34, 21, 50, 6, 27, 26, 44, 43, 39, 11, 51, 3, 38, 30, 33, 45, 35, 5, 41,
+            23, 17, 20, 31, 29, 4, 9, 28, 2, 21, 6, 48, 10, 8, 40, 15, 16, 50, 14, 25, 27, 7, 12,
+            19, 24, 1, 13, 18, 0, 36, 37, 34, 26, 44, 43, 39, 11, 51, 3, 38, 30, 33, 45, 35, 5, 41,
             46, 49, 42, 47, 22, 32
         ]
     );
@@ -58,12 +58,12 @@ fn shuffle_of_52() {
 fn shuffle_of_1000() {
     let mut rng = Seed::from_text("golden-1000").rng();
     let p = permutation(1000, &mut rng);
-    assert_eq!(p[..10], [658, 340, 388, 370, 502, 435, 378, 517, 635, 364]);
+    assert_eq!(p[..10], [959, 819, 22, 484, 568, 611, 985, 443, 114, 195]);
     // FNV-1a over the whole permutation.
     let hash = p.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
         (h ^ x as u64).wrapping_mul(0x0100_0000_01b3)
     });
-    assert_eq!(hash, 0x75de_3343_011d_4c21);
+    assert_eq!(hash, 0xa07d_97b1_1d34_e5d7);
 }
 
 #[test]
@@ -122,11 +122,11 @@ fn large_array_path() {
     knuffle::shuffle_with_config(&mut v, &mut rng, &config);
     assert_eq!(
         v[..8],
-        [967450, 487760, 696296, 669985, 40606, 635249, 393686, 85274]
+        [402413, 94596, 31303, 662900, 319660, 218982, 576568, 297069]
     );
     assert_eq!(
         fnv(&mut v.iter().map(|&x| u64::from(x))),
-        0xc8dc_e959_054c_afdb
+        0xd7ec_3a97_cdff_587b
     );
     assert_eq!(rng.next_u64(), 0x49df_ba7d_7899_419b);
 
@@ -142,9 +142,9 @@ fn large_array_path() {
     knuffle::shuffle_with_config(&mut v, &mut rng, &config);
     assert_eq!(
         v[..8],
-        [78408, 19092, 99771, 56906, 18159, 45312, 94281, 97234]
+        [54963, 11156, 80684, 24435, 21639, 8526, 1994, 96555]
     );
-    assert_eq!(fnv(&mut v.iter().copied()), 0xbe59_5e9a_6bd6_a637);
+    assert_eq!(fnv(&mut v.iter().copied()), 0x6cce_6ad5_128a_aa8b);
 }
 
 #[cfg(feature = "text")]
