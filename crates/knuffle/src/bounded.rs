@@ -26,8 +26,9 @@ use rand_core::Rng;
 /// far less than the word saved.
 pub(crate) const BATCH_LIMIT: u64 = 1 << 58;
 
-/// At most this many bounds share one word (each bound is at least 2, and
-/// bounds of 1 are capped too so the digit buffer stays fixed-size).
+/// At most this many bounds share one word: a fixed cap (below the 58
+/// bounds of 2 that [`BATCH_LIMIT`] would allow, and bounds of 1 would not
+/// grow the product at all) so that the digit buffers have a fixed size.
 pub(crate) const MAX_BATCH: usize = 56;
 
 /// A uniformly distributed integer in `0..bound`, exactly unbiased.
