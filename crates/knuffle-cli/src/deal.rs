@@ -15,7 +15,7 @@ use clap::{Parser, ValueEnum};
 use knuffle::DefaultRng;
 use knuffle::cards::{Card, DealError, Deck};
 
-use crate::emit::{self, USAGE, fail, json_string, json_string_array, write_stdout};
+use crate::emit::{self, ColorWhen, USAGE, fail, json_string, json_string_array, write_stdout};
 use crate::seeding::RunSeed;
 
 const ABOUT: &str =
@@ -55,16 +55,6 @@ enum Format {
     Text,
     /// One JSON object.
     Json,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum ColorWhen {
-    /// When standard output is a terminal (and NO_COLOR is unset).
-    Auto,
-    /// Always (ANSI escapes).
-    Always,
-    /// Never.
-    Never,
 }
 
 #[derive(Parser, Debug)]
@@ -178,12 +168,7 @@ pub fn run(args: &[OsString]) -> ExitCode {
         return code;
     }
     let mut rng = seed.rng();
-    let color = args.format == Format::Text
-        && match args.color {
-            ColorWhen::Always => true,
-            ColorWhen::Never => false,
-            ColorWhen::Auto => emit::auto_color(),
-        };
+    let color = args.format == Format::Text && args.color.enabled();
     let label = |card: &Card| {
         let text = if args.ascii {
             card.to_ascii()

@@ -56,12 +56,32 @@ pub fn write_stdout(command: &str, text: &str) -> ExitCode {
     }
 }
 
-/// Whether `--color auto` colours: standard output is a terminal, NO_COLOR
-/// is unset or empty (<https://no-color.org>), and TERM is not `dumb`.
-pub fn auto_color() -> bool {
-    io::stdout().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        && std::env::var("TERM").map_or(true, |term| term != "dumb")
+/// The `--color WHEN` choice of `deal` and `trace`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorWhen {
+    /// When standard output is a terminal (and NO_COLOR is unset).
+    Auto,
+    /// Always (ANSI escapes).
+    Always,
+    /// Never.
+    Never,
+}
+
+impl ColorWhen {
+    /// Whether to colour. `auto` colours when standard output is a
+    /// terminal, NO_COLOR is unset or empty (<https://no-color.org>), and
+    /// TERM is not `dumb`.
+    pub fn enabled(self) -> bool {
+        match self {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => {
+                io::stdout().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::env::var("TERM").map_or(true, |term| term != "dumb")
+            }
+        }
+    }
 }
 
 /// `text` as a JSON string literal (RFC 8259): quotes, backslashes and

@@ -16,13 +16,13 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 use knuffle::DefaultRng;
 use knuffle::cards::Deck;
 use knuffle::rand_core::{Rng, TryRng};
 use knuffle_lab::zoo::{Algorithm, Fairness, Observer};
 
-use crate::emit::{self, USAGE, fail, write_stdout};
+use crate::emit::{self, ColorWhen, USAGE, fail, write_stdout};
 use crate::seeding::RunSeed;
 
 const ABOUT: &str =
@@ -61,16 +61,6 @@ Exit status: 0 success, 1 write error, 2 invalid arguments.";
 /// The largest list `trace` draws (the table has one column per item).
 const MAX_ITEMS: usize = 1000;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Color {
-    /// Colour when standard output is a terminal (and NO_COLOR is unset).
-    Auto,
-    /// Always ANSI colour.
-    Always,
-    /// Never colour: square brackets mark the swapped pair.
-    Never,
-}
-
 #[derive(Parser, Debug)]
 #[command(
     name = "knuffle trace",
@@ -108,9 +98,10 @@ struct Args {
     #[arg(long, value_name = "TEXT")]
     seed: Option<String>,
 
-    /// When to highlight with ANSI colour.
-    #[arg(long, value_enum, value_name = "WHEN", default_value_t = Color::Auto)]
-    color: Color,
+    /// When to highlight with ANSI colour (without colour, square brackets
+    /// mark the swapped pair).
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    color: ColorWhen,
 
     /// Refuse a seed that cannot reach every order of the items.
     #[arg(long)]
@@ -170,11 +161,7 @@ pub fn run(args: &[OsString]) -> ExitCode {
     if let Err(code) = seed.announce_reach("trace", labels.len() as u64, &what, args.strict) {
         return code;
     }
-    let color = match args.color {
-        Color::Always => true,
-        Color::Never => false,
-        Color::Auto => emit::auto_color(),
-    };
+    let color = args.color.enabled();
     let trace = record(args.algorithm, labels.len(), &mut seed.rng());
     let table = render(args.algorithm, &seed, &labels, &trace, color);
     write_stdout("trace", &table)
