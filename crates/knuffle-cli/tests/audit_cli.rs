@@ -26,7 +26,7 @@ fn fixture(name: &str) -> String {
 #[test]
 fn gnu_shuf_with_a_real_random_source_passes() {
     // 100,000 outputs of `shuf -i 1-5 --random-source=/dev/urandom`
-    // (make_gnu_shuf_urandom_fixture.sh).
+    // (data/audit/make_gnu_shuf_fixtures.sh).
     let (code, out, err) = audit(&[&fixture("gnu_shuf_1-5_urandom.txt")], None);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("100000 shuffles of n = 5"), "{out}");
@@ -38,7 +38,7 @@ fn gnu_shuf_with_a_real_random_source_passes() {
 
 #[test]
 fn gnu_shuf_runs_seeded_with_16_bits_are_caught() {
-    // 100,000 separate runs of plain `shuf -i 1-5` (make_gnu_shuf_fixture.sh).
+    // 100,000 separate runs of plain `shuf -i 1-5` (data/audit/make_gnu_shuf_fixtures.sh).
     // GNU shuf 9.1 seeds its ISAAC generator with only as many bytes of
     // getrandom as the permutation needs (2 bytes for 5! = 120 orders; see
     // `strace -e getrandom shuf -i 1-5`), so across runs each order has
