@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 mod audit;
+mod bytes;
 mod chars;
 mod deal;
 mod emit;

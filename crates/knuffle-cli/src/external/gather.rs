@@ -14,7 +14,6 @@
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::mem::size_of;
-use std::ops::Deref;
 use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
 use std::thread;
 
@@ -26,6 +25,7 @@ use super::plan::Plan;
 use super::scatter::{Bucket, Scatter};
 use super::sink::Sink;
 use super::temp::TempSpace;
+use crate::bytes::Bytes;
 use crate::scan::for_each_delimiter;
 
 /// Record spans `(start, end)` into a bucket's bytes: `u32` offsets for
@@ -33,23 +33,6 @@ use crate::scan::for_each_delimiter;
 enum Spans {
     Narrow(Vec<(u32, u32)>),
     Wide(Vec<(u64, u64)>),
-}
-
-/// A bucket's bytes in memory: its file mapped (no copy: the pages are
-/// the page cache's), or read into a buffer where mapping fails.
-enum BucketData {
-    Mapped(Mmap),
-    Read(Vec<u8>),
-}
-
-impl Deref for BucketData {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            BucketData::Mapped(map) => map,
-            BucketData::Read(data) => data,
-        }
-    }
 }
 
 /// Maps a bucket file whole, its pages faulted in at once.
@@ -65,7 +48,7 @@ fn map_bucket(file: &File, bytes: u64) -> Option<Mmap> {
 /// What the loader hands to the writing thread.
 enum Batch {
     /// A bucket's bytes and its records' spans, in shuffled order.
-    Records { data: BucketData, spans: Spans },
+    Records { data: Bytes, spans: Spans },
     /// A record too long for memory starts; its bytes follow as pieces.
     LongRecord,
     /// The next bytes of a long record.
@@ -141,7 +124,7 @@ fn write_batches(
                         }
                     }
                 }
-                if let BucketData::Read(data) = data {
+                if let Bytes::Owned(data) = data {
                     returned.data = data;
                 }
             }
@@ -217,10 +200,8 @@ impl Loader<'_> {
                 let extra_bytes = (bucket.bytes / 16).min(slack) as usize;
                 let extra_records = (bucket.records / 16).min(slack / 8) as usize;
                 let data = match map_bucket(&file, bucket.bytes) {
-                    Some(map) => BucketData::Mapped(map),
-                    None => {
-                        BucketData::Read(self.read_bucket(&mut file, bucket.bytes, extra_bytes)?)
-                    }
+                    Some(map) => Bytes::Mapped(map),
+                    None => Bytes::Owned(self.read_bucket(&mut file, bucket.bytes, extra_bytes)?),
                 };
                 drop(file);
                 let spans = self.shuffled_spans(&data, bucket.records, extra_records, rng);

@@ -7,31 +7,14 @@ use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, Read};
 use std::mem::ManuallyDrop;
-use std::ops::Deref;
 use std::os::fd::FromRawFd;
 
-use memmap2::{Mmap, MmapOptions};
+use memmap2::MmapOptions;
+
+pub use crate::bytes::Bytes;
 
 use super::errors::ShufError;
 use super::line_index::{Offset, push_starts};
-
-/// The input bytes: a read-only map of a file, or an owned buffer.
-pub enum Bytes {
-    /// A private copy of a regular file in huge-page-backed memory.
-    Anonymous(Mmap),
-    /// Bytes read from a pipe, a terminal, several files or `-e` operands.
-    Owned(Vec<u8>),
-}
-
-impl Deref for Bytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Bytes::Anonymous(map) => map,
-            Bytes::Owned(v) => v,
-        }
-    }
-}
 
 /// An opened input: standard input (never closed by us) or a file.
 pub enum Opened {
@@ -203,7 +186,7 @@ pub fn read_indexed<O: Offset>(
         starts.extend_from_slice(&piece);
     }
     let map = map.make_read_only().map_err(|e| ShufError::read(&e))?;
-    Ok(Some((Bytes::Anonymous(map), starts)))
+    Ok(Some((Bytes::Mapped(map), starts)))
 }
 
 /// `read_to_end` with GNU's `read error: strerror`; an allocation failure
