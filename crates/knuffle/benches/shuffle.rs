@@ -6,6 +6,7 @@
 //! cargo bench -p knuffle --bench shuffle              # full run (n up to 10^8)
 //! cargo bench -p knuffle --bench shuffle -- --quick   # n up to 10^7, fewer repetitions
 //! cargo bench -p knuffle --bench shuffle -- --only 100000000
+//! cargo bench -p knuffle --bench shuffle -- --only 268435456  # any n (u64)
 //! cargo bench -p knuffle --bench shuffle -- --rip-bias   # rip_shuffle's first-position bias
 //! ```
 //!
@@ -278,11 +279,18 @@ fn main() {
         first_position_bias(if options.quick { 500 } else { 2000 });
         return;
     }
-    let sizes: &[usize] = if options.quick {
+    let mut sizes: &[usize] = if options.quick {
         &[1_000, 100_000, 1_000_000, 10_000_000]
     } else {
         &[1_000, 100_000, 1_000_000, 10_000_000, 100_000_000]
     };
+    // `--only` another size: that size alone (e.g. 2^28, where the scatter
+    // starts with the walk).
+    let other;
+    if let Some(only) = options.only.filter(|n| *n != 52 && !sizes.contains(n)) {
+        other = [only];
+        sizes = &other;
+    }
     let reps_for = |n: usize| -> usize {
         let base = if n >= 100_000_000 {
             7

@@ -29,8 +29,9 @@
 //! buffer at a time; there are no dependent random accesses as in a cycle
 //! walk. Extra memory: the buffers (stripes x buckets x `B` elements), one
 //! byte per block for its tag (one 1024th of the array for 8-byte elements
-//! with 1 KiB blocks, one 128th for bytes in blocks of 128), and O(buckets
-//! x stripes) counters.
+//! with 1 KiB blocks, one 128th for bytes in blocks of 128; the caller
+//! caps the number of blocks, see `scatter`), and O(buckets x stripes)
+//! counters.
 //!
 //! Which bucket an element joins is decided by the labels alone, and where
 //! it lands inside its region by this fixed procedure: the bucket shuffles
@@ -141,12 +142,17 @@ pub(crate) struct Plan {
     pub(crate) buckets: usize,
 }
 
+/// The block length a node of `len` elements uses: `block` (a power of
+/// two), but never more than the node (a longer one would only be a larger
+/// buffer, no block could fill).
+pub(crate) fn capped_block(len: usize, block: usize) -> usize {
+    let capped = block.min(len).max(1);
+    1usize << (usize::BITS - 1 - capped.leading_zeros())
+}
+
 impl Plan {
-    /// A block (a power of two) never exceeds the node: a longer one would
-    /// only be a larger buffer, no block could fill.
     pub(crate) fn new(len: usize, block: usize, stripes: usize, buckets: usize) -> Plan {
-        let capped = block.min(len).max(1);
-        let block = 1usize << (usize::BITS - 1 - capped.leading_zeros());
+        let block = capped_block(len, block);
         let stripe_len = len.div_ceil(stripes).div_ceil(block).max(1) * block;
         Plan {
             len,

@@ -22,10 +22,11 @@
 //!
 //! Slices larger than the cache are shuffled by an in-place scatter into
 //! random buckets (module `scatter`: counted multinomial bucket sizes, a
-//! block distribution after IPS4o in module `distribute`, then each bucket
-//! shuffled), just as exactly uniform, without a second copy of the array;
-//! `par_shuffle` (feature `parallel`) gives the same permutation on rayon's
-//! thread pool.
+//! block distribution after IPS4o in module `distribute`, preceded above a
+//! gigabyte by an American-flag walk in module `walk`, then each bucket
+//! shuffled), just as exactly uniform, with a few MiB of extra memory
+//! whatever the length; `par_shuffle` (feature `parallel`) gives the same
+//! permutation on rayon's thread pool.
 //!
 //! ## Example
 //!
@@ -61,6 +62,7 @@ mod scatter;
 mod shuffle;
 #[cfg(feature = "text")]
 pub mod text;
+mod walk;
 
 pub use bounded::{below, for_each_below};
 pub use entropy::{

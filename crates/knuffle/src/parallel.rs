@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use crate::distribute::Stripe;
 use crate::scatter::{Executor, LabelStream, ShuffleConfig, shuffle_node, shuffle_on};
+use crate::walk::count_labels;
 
 /// Shuffles `slice` in place on rayon's thread pool: exactly the permutation
 /// that [`shuffle`](crate::shuffle) gives for the same generator state,
@@ -43,10 +44,29 @@ pub fn par_shuffle_with_config<T: Send, R: Rng + ?Sized>(
     shuffle_on(slice, rng, config, &Parallel);
 }
 
-/// Counting and bucket shuffles on rayon's pool.
+/// Counting, classification and bucket shuffles on rayon's pool.
 struct Parallel;
 
+/// Positions per parallel counting task (a multiple of the chunk).
+const COUNT_PIECE: usize = 1 << 22;
+
 impl<T: Send> Executor<T> for Parallel {
+    fn count(&self, labels: &LabelStream, len: usize) -> Vec<usize> {
+        (0..len.div_ceil(COUNT_PIECE))
+            .into_par_iter()
+            .map(|piece| {
+                let start = piece * COUNT_PIECE;
+                count_labels(labels, start..(start + COUNT_PIECE).min(len))
+            })
+            .reduce(
+                || vec![0; labels.buckets()],
+                |mut sum, piece| {
+                    sum.iter_mut().zip(piece).for_each(|(s, c)| *s += c);
+                    sum
+                },
+            )
+    }
+
     fn classify(&self, stripes: &mut [Stripe<'_, T>], labels: &LabelStream) {
         stripes
             .par_iter_mut()

@@ -1,6 +1,6 @@
 //! The large-array shuffle: scatter into random buckets, then shuffle each
-//! bucket. Exactly uniform, in place; the extra memory does not hold the
-//! array (see `distribute` for what it holds).
+//! bucket. Exactly uniform, in place, with extra memory bounded whatever
+//! the length (at most about 4 MiB; see below).
 //!
 //! Random access to an array far larger than the cache costs a cache and TLB
 //! miss per element, so Durstenfeld's loop slows down to the memory latency.
@@ -36,8 +36,16 @@
 //! The elements move to their buckets' regions by block moves (module
 //! `distribute`, after IPS4o): classified into small per-bucket buffers,
 //! written back as blocks, the blocks permuted into their regions, the
-//! leftovers put in the regions' ends. Where an element lands inside its
-//! region depends on the labels only, never on the data or the threads.
+//! leftovers put in the regions' ends. That needs one byte per block for
+//! its bucket (its tag), so a distribution is only used for nodes of at
+//! most `max_blocks` blocks (2^21 blocks of 1 KiB: 2 GiB, 2 MiB of tags).
+//! A larger node is first split into 64 or more buckets by a cycle walk
+//! that needs O(buckets) memory (module `walk`: slower, about 4 ns per
+//! element on one thread, but it only runs on nodes above 2 GiB). Extra
+//! memory, whatever the length: the buffers (8 stripes x up to 256 buckets
+//! x 1 KiB: 2 MiB), at most 2 MiB of tags, and O(buckets) counters per
+//! level. Where an element lands inside its region depends on the
+//! labels only, never on the data or the threads.
 //!
 //! # Reproducible and parallel
 //! The caller's generator is only asked for a 256-bit key; every bucket's
@@ -50,8 +58,9 @@
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 
-use crate::distribute::{Plan, Stripe, distribute};
+use crate::distribute::{Plan, Stripe, capped_block, distribute};
 use crate::shuffle::durstenfeld;
+use crate::walk::{count_labels, region_starts, walk};
 
 /// Keystream 0 of a node's key: the labels.
 const STREAM_LABELS: u64 = 0;
@@ -77,6 +86,16 @@ const BLOCK_BYTES: usize = 1 << 10;
 const STRIPES: usize = 8;
 /// At most `2^MAX_BITS` buckets per level.
 const MAX_BITS: u32 = 8;
+/// A walk splits into at least `2^WALK_MIN_BITS` buckets: a cycle of the
+/// walk closes at a mispredicted branch about once per bucket count, so few
+/// buckets are slow (measured at 2^28 `u64`: 6.0, 4.0, 3.6 and 4.1 ns per
+/// element for 4, 16, 64 and 256 buckets), and smaller buckets are
+/// distributed faster afterwards.
+const WALK_MIN_BITS: u32 = 6;
+/// At most this many blocks (tags) per block distribution: at most 2 MiB
+/// of tags, as much as the buffers take (nodes of up to 2 GiB of elements
+/// of 8 bytes or more). Larger nodes are first split by the walk.
+const MAX_BLOCKS: usize = 1 << 21;
 
 /// The switch points of [`shuffle`](crate::shuffle). Public only so that
 /// tests can drive every branch with small inputs; the defaults are what
@@ -97,6 +116,12 @@ pub struct ShuffleConfig {
     pub block_len: usize,
     /// Stripes per node, classified independently (at least 1).
     pub stripes: usize,
+    /// A node of more blocks than this (at least 1) is not distributed
+    /// with a tag per block but first split, with O(buckets) memory, into
+    /// enough buckets (at least 64 when `max_bits` allows) to bring it
+    /// under half of this (module `walk`): the extra memory stays bounded
+    /// whatever the length.
+    pub max_blocks: usize,
 }
 
 impl ShuffleConfig {
@@ -122,6 +147,7 @@ impl ShuffleConfig {
             max_bits: MAX_BITS,
             block_len: (BLOCK_BYTES / class).max(1),
             stripes: STRIPES,
+            max_blocks: MAX_BLOCKS,
         }
     }
 
@@ -137,6 +163,10 @@ impl ShuffleConfig {
         assert!(
             self.block_len.is_power_of_two() && self.stripes >= 1,
             "ShuffleConfig: block_len must be a power of two and stripes at least 1"
+        );
+        assert!(
+            self.max_blocks >= 1,
+            "ShuffleConfig: max_blocks must be at least 1"
         );
     }
 }
@@ -183,9 +213,12 @@ pub(crate) fn draw_key<R: Rng + ?Sized>(rng: &mut R) -> [u8; 32] {
     key
 }
 
-/// How the parallelizable parts of a node run: classifying the stripes and
-/// shuffling the buckets. Both give the same result however they run.
+/// How the parallelizable parts of a node run: counting the labels (before
+/// a walk), classifying the stripes and shuffling the buckets. All give the
+/// same result however they run.
 pub(crate) trait Executor<T> {
+    /// The number of each label among the node's `len` positions.
+    fn count(&self, labels: &LabelStream, len: usize) -> Vec<usize>;
     /// Runs step 1 of the distribution on every stripe.
     fn classify(&self, stripes: &mut [Stripe<'_, T>], labels: &LabelStream);
     /// Shuffles each bucket with its key.
@@ -196,6 +229,10 @@ pub(crate) trait Executor<T> {
 pub(crate) struct Sequential;
 
 impl<T> Executor<T> for Sequential {
+    fn count(&self, labels: &LabelStream, len: usize) -> Vec<usize> {
+        count_labels(labels, 0..len)
+    }
+
     fn classify(&self, stripes: &mut [Stripe<'_, T>], labels: &LabelStream) {
         for stripe in stripes {
             stripe.classify(labels);
@@ -235,10 +272,18 @@ pub(crate) fn shuffle_node<T, E: Executor<T>>(
     if size_of::<T>() == 0 {
         return; // every order of zero-sized values is the same
     }
-    let bits = bits_for(len, config);
-    let labels = LabelStream::new(key, bits);
-    let plan = Plan::new(len, config.block_len, config.stripes, labels.buckets());
-    let starts = distribute(slice, &plan, |stripes| exec.classify(stripes, &labels));
+    let blocks = len / capped_block(len, config.block_len);
+    let (labels, starts) = if blocks > config.max_blocks {
+        let labels = LabelStream::new(key, walk_bits(blocks, config));
+        let starts = region_starts(&exec.count(&labels, len));
+        walk(slice, &labels, &starts);
+        (labels, starts)
+    } else {
+        let labels = LabelStream::new(key, bits_for(len, config));
+        let plan = Plan::new(len, config.block_len, config.stripes, labels.buckets());
+        let starts = distribute(slice, &plan, |stripes| exec.classify(stripes, &labels));
+        (labels, starts)
+    };
     let keys = child_keys(key, labels.buckets());
     let mut buckets = Vec::with_capacity(keys.len());
     let mut rest = slice;
@@ -283,6 +328,16 @@ fn bits_for(len: usize, config: &ShuffleConfig) -> u32 {
     bits_to_reach(config.base_len / 16)
         .div_ceil(levels)
         .clamp(1, config.max_bits)
+}
+
+/// The number of label bits for a walk over a node of `blocks` blocks
+/// (more than `max_blocks`): enough to make the expected bucket at most
+/// half of `max_blocks` (so that a bucket rarely needs a second walk), and
+/// at least [`WALK_MIN_BITS`].
+fn walk_bits(blocks: usize, config: &ShuffleConfig) -> u32 {
+    let wanted = blocks.saturating_mul(2).div_ceil(config.max_blocks).max(2);
+    let needed = usize::BITS - (wanted - 1).leading_zeros();
+    needed.max(WALK_MIN_BITS).min(config.max_bits)
 }
 
 /// The labels of one node (`bits <= 8`): `label(p)` is byte `p` of the

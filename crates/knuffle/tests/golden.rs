@@ -104,8 +104,9 @@ fn other_algorithms() {
 
 /// The large-array (scatter) path: 2^20 `u32` with the default bucket
 /// sizes (the scatter forced: by default it starts past 16 MiB), and a
-/// forced four-level scatter. FNV-1a over the whole output; the caller's
-/// generator only gives a 256-bit key (4 words).
+/// forced four-level scatter, and the same with walks. FNV-1a over the
+/// whole output; the caller's generator only gives a 256-bit key (4
+/// words).
 #[test]
 fn large_array_path() {
     let fnv = |values: &mut dyn Iterator<Item = u64>| {
@@ -137,6 +138,7 @@ fn large_array_path() {
         max_bits: 4,
         block_len: 8,
         stripes: 3,
+        max_blocks: usize::MAX,
     };
     let mut v: Vec<u64> = (0..100_000).collect();
     knuffle::shuffle_with_config(&mut v, &mut rng, &config);
@@ -145,6 +147,20 @@ fn large_array_path() {
         [54963, 11156, 80684, 24435, 21639, 8526, 1994, 96555]
     );
     assert_eq!(fnv(&mut v.iter().copied()), 0x6cce_6ad5_128a_aa8b);
+
+    // Nodes above 500 blocks split by the walk first (twice here).
+    let mut rng = Seed::from_text("golden-large-walk").rng();
+    let config = knuffle::ShuffleConfig {
+        max_blocks: 500,
+        ..config
+    };
+    let mut v: Vec<u64> = (0..100_000).collect();
+    knuffle::shuffle_with_config(&mut v, &mut rng, &config);
+    assert_eq!(
+        v[..8],
+        [10381, 86541, 79705, 43263, 42832, 43715, 39949, 85586]
+    );
+    assert_eq!(fnv(&mut v.iter().copied()), 0xec4f_bcdc_9422_26ab);
 }
 
 #[cfg(feature = "text")]

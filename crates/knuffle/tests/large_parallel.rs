@@ -53,6 +53,7 @@ fn par_shuffle_equals_shuffle_with_deep_recursion() {
             max_bits: 1,
             block_len: 1,
             stripes: 3,
+            max_blocks: usize::MAX,
         },
         ShuffleConfig {
             direct_len: 10,
@@ -60,6 +61,7 @@ fn par_shuffle_equals_shuffle_with_deep_recursion() {
             max_bits: 3,
             block_len: 2,
             stripes: 5,
+            max_blocks: usize::MAX,
         },
         ShuffleConfig {
             direct_len: 100,
@@ -67,6 +69,16 @@ fn par_shuffle_equals_shuffle_with_deep_recursion() {
             max_bits: 8,
             block_len: 4,
             stripes: 8,
+            max_blocks: usize::MAX,
+        },
+        // Walks above 64 blocks of 4, then distributions.
+        ShuffleConfig {
+            direct_len: 0,
+            base_len: 16,
+            max_bits: 4,
+            block_len: 4,
+            stripes: 3,
+            max_blocks: 64,
         },
     ];
     for config in configs {

@@ -150,8 +150,28 @@ fn positions_are_uniform_at_2_pow_20_with_deep_recursion() {
         max_bits: 3,
         block_len: 16,
         stripes: 8,
+        max_blocks: usize::MAX,
     };
     let tally = run(1 << 20, 40, "positions-2^20-deep", |v, rng| {
+        shuffle_with_config(v, rng, &config)
+    });
+    tally.assert_uniform();
+}
+
+#[test]
+fn positions_are_uniform_at_2_pow_20_through_the_walk() {
+    // At most 4096 blocks of 16 per distribution: the root (65536 blocks)
+    // and its eight buckets are split by the walk, their buckets (about
+    // 1024 blocks) distributed, then Durstenfeld from 4096 down.
+    let config = ShuffleConfig {
+        direct_len: 0,
+        base_len: 4096,
+        max_bits: 3,
+        block_len: 16,
+        stripes: 8,
+        max_blocks: 4096,
+    };
+    let tally = run(1 << 20, 40, "positions-2^20-walk", |v, rng| {
         shuffle_with_config(v, rng, &config)
     });
     tally.assert_uniform();

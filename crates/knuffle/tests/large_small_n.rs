@@ -18,6 +18,7 @@ const BINARY: ShuffleConfig = ShuffleConfig {
     max_bits: 1,
     block_len: 1,
     stripes: 3,
+    max_blocks: usize::MAX,
 };
 /// Four buckets per level, Durstenfeld on buckets of at most 2.
 const QUAD_BASE2: ShuffleConfig = ShuffleConfig {
@@ -26,6 +27,7 @@ const QUAD_BASE2: ShuffleConfig = ShuffleConfig {
     max_bits: 2,
     block_len: 2,
     stripes: 2,
+    max_blocks: usize::MAX,
 };
 /// One wide level: up to 2^8 buckets, so most buckets are empty or single.
 const WIDE: ShuffleConfig = ShuffleConfig {
@@ -34,6 +36,18 @@ const WIDE: ShuffleConfig = ShuffleConfig {
     max_bits: 8,
     block_len: 1,
     stripes: 1,
+    max_blocks: usize::MAX,
+};
+
+/// Nodes of more than two elements split by the walk, two-element nodes
+/// distributed, single elements left: every level takes another branch.
+const WALKED: ShuffleConfig = ShuffleConfig {
+    direct_len: 0,
+    base_len: 1,
+    max_bits: 2,
+    block_len: 1,
+    stripes: 2,
+    max_blocks: 2,
 };
 
 fn trials_for(cells: usize, per_cell: usize) -> usize {
@@ -52,8 +66,17 @@ fn check_uniform(name: &str, n: usize, per_cell: usize, mut shuffler: impl FnMut
 
 #[test]
 fn scatter_path_is_uniform_for_n_2_to_7() {
-    for (name, config) in [("binary", BINARY), ("quad", QUAD_BASE2), ("wide", WIDE)] {
-        let top = if name == "binary" { 7 } else { 6 };
+    for (name, config) in [
+        ("binary", BINARY),
+        ("quad", QUAD_BASE2),
+        ("wide", WIDE),
+        ("walked", WALKED),
+    ] {
+        let top = if matches!(name, "binary" | "walked") {
+            7
+        } else {
+            6
+        };
         for n in 2..=top {
             let mut rng = Seed::from_text(&format!("large-chi2-{name}-{n}")).rng();
             let per_cell = if n == 7 { 60 } else { 150 };
@@ -73,7 +96,7 @@ fn parallel_scatter_path_is_uniform_for_n_3_to_5() {
         .build()
         .unwrap();
     pool.install(|| {
-        for (name, config) in [("binary", BINARY), ("quad", QUAD_BASE2)] {
+        for (name, config) in [("binary", BINARY), ("quad", QUAD_BASE2), ("walked", WALKED)] {
             for n in 3..=5 {
                 let mut rng = Seed::from_text(&format!("large-par-chi2-{name}-{n}")).rng();
                 check_uniform(name, n, 200, |p| {
@@ -129,12 +152,22 @@ fn scatter_path_output_is_a_permutation_for_many_shapes() {
         BINARY,
         QUAD_BASE2,
         WIDE,
+        WALKED,
+        ShuffleConfig {
+            direct_len: 0,
+            base_len: 3,
+            max_bits: 8,
+            block_len: 2,
+            stripes: 3,
+            max_blocks: 40,
+        },
         ShuffleConfig {
             direct_len: 0,
             base_len: 5,
             max_bits: 3,
             block_len: 4,
             stripes: 4,
+            max_blocks: usize::MAX,
         },
     ] {
         let mut rng = Seed::from_text("large-shapes").rng();
@@ -167,6 +200,7 @@ fn a_zero_base_len_is_refused() {
         max_bits: 2,
         block_len: 2,
         stripes: 2,
+        max_blocks: usize::MAX,
     };
     shuffle_with_config(&mut [1, 2, 3], &mut rng, &config);
 }
@@ -199,6 +233,7 @@ fn a_scatter_inside_a_destructor_during_unwinding_completes() {
                 max_bits: 2,
                 block_len: 2,
                 stripes: 2,
+                max_blocks: usize::MAX,
             };
             shuffle_with_config(&mut v, &mut Seed::from_text("unwinding").rng(), &config);
             let mut numbers: Vec<usize> = v.iter().map(|s| s.parse().unwrap()).collect();
@@ -223,6 +258,7 @@ fn a_block_longer_than_the_slice_is_harmless() {
         max_bits: 1,
         block_len: 1 << 63,
         stripes: 1,
+        max_blocks: usize::MAX,
     };
     let mut v: Vec<String> = (0..1000).map(|i| i.to_string()).collect();
     shuffle_with_config(&mut v, &mut Seed::from_text("long blocks").rng(), &config);
