@@ -6,7 +6,7 @@
 //! cargo bench -p knuffle --bench shuffle              # full run (n up to 10^8)
 //! cargo bench -p knuffle --bench shuffle -- --quick   # n up to 10^7, fewer repetitions
 //! cargo bench -p knuffle --bench shuffle -- --only 100000000
-//! cargo bench -p knuffle --bench shuffle -- --only 268435456  # any n (u64)
+//! cargo bench -p knuffle --bench shuffle -- --only 300000000  # any n (u64)
 //! cargo bench -p knuffle --bench shuffle -- --rip-bias   # rip_shuffle's first-position bias
 //! ```
 //!
@@ -284,8 +284,8 @@ fn main() {
     } else {
         &[1_000, 100_000, 1_000_000, 10_000_000, 100_000_000]
     };
-    // `--only` another size: that size alone (e.g. 2^28, where the scatter
-    // starts with the walk).
+    // `--only` another size: that size alone (e.g. 3 x 10^8, where the
+    // scatter starts with the walk: more than 2^21 blocks of 128).
     let other;
     if let Some(only) = options.only.filter(|n| *n != 52 && !sizes.contains(n)) {
         other = [only];

@@ -1,12 +1,13 @@
 //! `par_shuffle`: the large-array shuffle on rayon's thread pool, giving the
 //! very same permutation as [`shuffle`](crate::shuffle).
 //!
-//! Of a scatter node's steps (see the `scatter` and `distribute` modules),
-//! two run in parallel: classifying the stripes (fixed by the length, not
-//! by the threads) and shuffling the buckets (each with its own derived
-//! key). The block permutation in between runs on one thread, so the
-//! arrangement of each bucket before its own shuffle is the same whatever
-//! the number of threads.
+//! Of a scatter node's steps (see the `scatter`, `distribute` and `walk`
+//! modules), three run in parallel: counting the labels before a walk (in
+//! fixed pieces; the sums do not depend on the split), classifying the
+//! stripes (fixed by the length, not by the threads) and shuffling the
+//! buckets (each with its own derived key). The block permutation and the
+//! walk run on one thread, so the arrangement of each bucket before its
+//! own shuffle is the same whatever the number of threads.
 
 use rand_core::Rng;
 use rayon::prelude::*;

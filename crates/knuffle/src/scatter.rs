@@ -1,6 +1,6 @@
 //! The large-array shuffle: scatter into random buckets, then shuffle each
 //! bucket. Exactly uniform, in place, with extra memory bounded whatever
-//! the length (at most about 4 MiB; see below).
+//! the length (see below).
 //!
 //! Random access to an array far larger than the cache costs a cache and TLB
 //! miss per element, so Durstenfeld's loop slows down to the memory latency.
@@ -38,13 +38,16 @@
 //! written back as blocks, the blocks permuted into their regions, the
 //! leftovers put in the regions' ends. That needs one byte per block for
 //! its bucket (its tag), so a distribution is only used for nodes of at
-//! most `max_blocks` blocks (2^21 blocks of 1 KiB: 2 GiB, 2 MiB of tags).
-//! A larger node is first split into 64 or more buckets by a cycle walk
-//! that needs O(buckets) memory (module `walk`: slower, about 4 ns per
-//! element on one thread, but it only runs on nodes above 2 GiB). Extra
-//! memory, whatever the length: the buffers (8 stripes x up to 256 buckets
-//! x 1 KiB: 2 MiB), at most 2 MiB of tags, and O(buckets) counters per
-//! level. Where an element lands inside its region depends on the
+//! most `max_blocks` blocks (2^21: at most 2 MiB of tags; 2^28 elements
+//! of up to 8 bytes, 2 GiB of elements whose size is a power of two from
+//! 8 bytes to 1 KiB). A larger node is first split into 64 or more buckets
+//! by a cycle walk that needs O(buckets) memory (module `walk`: slower,
+//! about 1 ns per element to count the labels and 3.7 to walk, on one
+//! thread, so it only runs on nodes that large). Extra memory, whatever
+//! the length: per node being distributed, the buffers (8 stripes x up to
+//! 256 buckets x 1 KiB: 2 MiB) and at most 2 MiB of tags, plus O(buckets)
+//! counters per level; `par_shuffle` distributes up to one node per thread
+//! at a time. Where an element lands inside its region depends on the
 //! labels only, never on the data or the threads.
 //!
 //! # Reproducible and parallel
@@ -88,13 +91,14 @@ const STRIPES: usize = 8;
 const MAX_BITS: u32 = 8;
 /// A walk splits into at least `2^WALK_MIN_BITS` buckets: a cycle of the
 /// walk closes at a mispredicted branch about once per bucket count, so few
-/// buckets are slow (measured at 2^28 `u64`: 6.0, 4.0, 3.6 and 4.1 ns per
-/// element for 4, 16, 64 and 256 buckets), and smaller buckets are
-/// distributed faster afterwards.
+/// buckets are slow (the walk alone, without the count, timed at 2^28
+/// `u64`: 6.0, 4.0, 3.6 to 3.8 and 4.1 ns per element for 4, 16, 64 and
+/// 256 buckets), and smaller buckets are distributed faster afterwards.
 const WALK_MIN_BITS: u32 = 6;
 /// At most this many blocks (tags) per block distribution: at most 2 MiB
-/// of tags, as much as the buffers take (nodes of up to 2 GiB of elements
-/// of 8 bytes or more). Larger nodes are first split by the walk.
+/// of tags, as much as the buffers take (nodes of up to 2^28 elements of
+/// up to 8 bytes, 2 GiB for larger ones). Larger nodes are first split by
+/// the walk.
 const MAX_BLOCKS: usize = 1 << 21;
 
 /// The switch points of [`shuffle`](crate::shuffle). Public only so that
@@ -118,9 +122,10 @@ pub struct ShuffleConfig {
     pub stripes: usize,
     /// A node of more blocks than this (at least 1) is not distributed
     /// with a tag per block but first split, with O(buckets) memory, into
-    /// enough buckets (at least 64 when `max_bits` allows) to bring it
-    /// under half of this (module `walk`): the extra memory stays bounded
-    /// whatever the length.
+    /// enough buckets (at least 64 when `max_bits` allows) to bring it, in
+    /// expectation, under half of this (module `walk`; a bucket still above
+    /// it is walked again): the extra memory stays bounded whatever the
+    /// length.
     pub max_blocks: usize,
 }
 

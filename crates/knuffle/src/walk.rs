@@ -23,8 +23,9 @@
 //! bytes). Each element is read and written about once, but the walk jumps
 //! between `buckets` streams and runs on one thread: it is slower per
 //! element than the block distribution, which is why it only splits nodes
-//! above the cap (2 GiB by default), into enough buckets (at least 64) to
-//! bring them well under it.
+//! above the cap (2^21 blocks by default: 2^28 elements of up to 8 bytes,
+//! 2 GiB of larger ones), into enough buckets (at least 64) to bring them
+//! well under it.
 
 use core::ops::Range;
 

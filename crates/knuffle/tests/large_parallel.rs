@@ -99,6 +99,36 @@ fn par_shuffle_equals_shuffle_with_deep_recursion() {
 }
 
 #[test]
+fn par_shuffle_equals_shuffle_through_a_walk_counted_in_pieces() {
+    // Past 2^22 positions the parallel count of the walk's labels runs in
+    // several pieces: their sums must be the sequential count. 65 552
+    // blocks of 64 against at most 4096: a walk into 64 buckets, each
+    // distributed.
+    let config = ShuffleConfig {
+        direct_len: 0,
+        base_len: 4096,
+        max_bits: 8,
+        block_len: 64,
+        stripes: 8,
+        max_blocks: 4096,
+    };
+    let n = (1 << 22) + 1000;
+    let seed = Seed::from_text("par-eq-walk-pieces");
+    let mut expected: Vec<u32> = (0..n as u32).collect();
+    shuffle_with_config(&mut expected, &mut seed.rng(), &config);
+    for threads in [2, 3] {
+        let mut got: Vec<u32> = (0..n as u32).collect();
+        let mut rng = seed.rng();
+        in_pool(threads, || {
+            par_shuffle_with_config(&mut got, &mut rng, &config)
+        });
+        assert!(got == expected, "threads={threads}");
+    }
+    expected.sort_unstable();
+    assert!(expected.iter().enumerate().all(|(i, &x)| x == i as u32));
+}
+
+#[test]
 fn large_elements_and_non_copy_types() {
     let n = 200_000; // 32-byte strings: well past the direct threshold
     let original: Vec<String> = (0..n).map(|i| format!("item-{i:08}")).collect();
