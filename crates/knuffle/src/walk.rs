@@ -1,4 +1,4 @@
-//! Splitting a node into a few buckets in place with O(buckets) extra
+//! Splitting a node into buckets in place with O(buckets) extra
 //! memory: the first step of the large-array shuffle for nodes so large
 //! that the block distribution's tag table (one byte per block, module
 //! `distribute`) would exceed its cap.
