@@ -131,7 +131,6 @@ fn large_array_path() {
     );
     assert_eq!(rng.next_u64(), 0x49df_ba7d_7899_419b);
 
-    let mut rng = Seed::from_text("golden-large-deep").rng();
     let config = knuffle::ShuffleConfig {
         direct_len: 0,
         base_len: 1000,
@@ -140,27 +139,30 @@ fn large_array_path() {
         stripes: 3,
         max_blocks: usize::MAX,
     };
-    let mut v: Vec<u64> = (0..100_000).collect();
-    knuffle::shuffle_with_config(&mut v, &mut rng, &config);
-    assert_eq!(
-        v[..8],
-        [54963, 11156, 80684, 24435, 21639, 8526, 1994, 96555]
+    // 10^5 `u64`: its first eight and the hash of all.
+    let check = |seed: &str, config: &knuffle::ShuffleConfig, first: [u64; 8], hash: u64| {
+        let mut v: Vec<u64> = (0..100_000).collect();
+        knuffle::shuffle_with_config(&mut v, &mut Seed::from_text(seed).rng(), config);
+        assert_eq!(v[..8], first, "{seed}");
+        assert_eq!(fnv(&mut v.iter().copied()), hash, "{seed}");
+    };
+    check(
+        "golden-large-deep",
+        &config,
+        [54963, 11156, 80684, 24435, 21639, 8526, 1994, 96555],
+        0x6cce_6ad5_128a_aa8b,
     );
-    assert_eq!(fnv(&mut v.iter().copied()), 0x6cce_6ad5_128a_aa8b);
-
     // Nodes above 500 blocks split by the walk first (twice here).
-    let mut rng = Seed::from_text("golden-large-walk").rng();
-    let config = knuffle::ShuffleConfig {
+    let walked = knuffle::ShuffleConfig {
         max_blocks: 500,
         ..config
     };
-    let mut v: Vec<u64> = (0..100_000).collect();
-    knuffle::shuffle_with_config(&mut v, &mut rng, &config);
-    assert_eq!(
-        v[..8],
-        [10381, 86541, 79705, 43263, 42832, 43715, 39949, 85586]
+    check(
+        "golden-large-walk",
+        &walked,
+        [10381, 86541, 79705, 43263, 42832, 43715, 39949, 85586],
+        0xec4f_bcdc_9422_26ab,
     );
-    assert_eq!(fnv(&mut v.iter().copied()), 0xec4f_bcdc_9422_26ab);
 }
 
 #[cfg(feature = "text")]

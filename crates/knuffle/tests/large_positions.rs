@@ -140,20 +140,21 @@ fn positions_are_uniform_at_2_pow_20() {
     tally.assert_uniform();
 }
 
+/// At most eight buckets per level, Durstenfeld from 4096 down: three
+/// levels of scatter (block distributions only).
+const DEEP: ShuffleConfig = ShuffleConfig {
+    direct_len: 0,
+    base_len: 4096,
+    max_bits: 3,
+    block_len: 16,
+    stripes: 8,
+    max_blocks: usize::MAX,
+};
+
 #[test]
 fn positions_are_uniform_at_2_pow_20_with_deep_recursion() {
-    // At most eight buckets per level, Durstenfeld from 4096 down: three
-    // levels of scatter.
-    let config = ShuffleConfig {
-        direct_len: 0,
-        base_len: 4096,
-        max_bits: 3,
-        block_len: 16,
-        stripes: 8,
-        max_blocks: usize::MAX,
-    };
     let tally = run(1 << 20, 40, "positions-2^20-deep", |v, rng| {
-        shuffle_with_config(v, rng, &config)
+        shuffle_with_config(v, rng, &DEEP)
     });
     tally.assert_uniform();
 }
@@ -164,12 +165,8 @@ fn positions_are_uniform_at_2_pow_20_through_the_walk() {
     // and its eight buckets are split by the walk, their buckets (about
     // 1024 blocks) distributed, then Durstenfeld from 4096 down.
     let config = ShuffleConfig {
-        direct_len: 0,
-        base_len: 4096,
-        max_bits: 3,
-        block_len: 16,
-        stripes: 8,
         max_blocks: 4096,
+        ..DEEP
     };
     let tally = run(1 << 20, 40, "positions-2^20-walk", |v, rng| {
         shuffle_with_config(v, rng, &config)
