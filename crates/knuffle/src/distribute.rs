@@ -40,7 +40,7 @@
 use core::mem::MaybeUninit;
 use core::ptr;
 
-use crate::scatter::{CHUNK_BYTES, LabelStream};
+use crate::scatter::{CHUNK_BYTES, LabelStream, region_starts};
 
 /// How far ahead of the element being classified its stripe is prefetched.
 const CLASSIFY_PREFETCH_BYTES: usize = 2048;
@@ -246,17 +246,11 @@ pub(crate) fn distribute<T>(
     classify(&mut stripes);
 
     // Region starts, block slots, and what each stripe leaves behind.
-    let mut starts = Vec::with_capacity(k + 1);
-    starts.push(0);
-    let mut total = 0;
-    for b in 0..k {
-        total += stripes
-            .iter()
-            .map(|s| s.full[b] * block + s.fill[b])
-            .sum::<usize>();
-        starts.push(total);
-    }
-    debug_assert_eq!(total, n);
+    let sizes: Vec<usize> = (0..k)
+        .map(|b| stripes.iter().map(|s| s.full[b] * block + s.fill[b]).sum())
+        .collect();
+    let starts = region_starts(&sizes);
+    debug_assert_eq!(starts[k], n);
     let blocks_of: Vec<usize> = (0..k)
         .map(|b| stripes.iter().map(|s| s.full[b]).sum())
         .collect();

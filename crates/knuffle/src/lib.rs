@@ -25,8 +25,9 @@
 //! block distribution after IPS4o in module `distribute`, preceded for
 //! nodes above 2^21 blocks (2 GiB of 8-byte elements) by an American-flag
 //! walk in module `walk`, then each bucket shuffled), just as exactly
-//! uniform, with a few MiB of extra memory per thread whatever the length; `par_shuffle` (feature `parallel`) gives the same
-//! permutation on rayon's thread pool.
+//! uniform, with a few MiB of extra memory per thread whatever the length;
+//! `par_shuffle` (feature `parallel`) gives the same permutation on rayon's
+//! thread pool.
 //!
 //! ## Example
 //!

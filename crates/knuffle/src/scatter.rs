@@ -63,7 +63,7 @@ use rand_core::{Rng, SeedableRng};
 
 use crate::distribute::{Plan, Stripe, capped_block, distribute};
 use crate::shuffle::durstenfeld;
-use crate::walk::{count_labels, region_starts, walk};
+use crate::walk::{count_labels, walk};
 
 /// Keystream 0 of a node's key: the labels.
 const STREAM_LABELS: u64 = 0;
@@ -300,6 +300,19 @@ pub(crate) fn shuffle_node<T, E: Executor<T>>(
     exec.buckets(buckets, keys, config);
 }
 
+/// The region starts (`buckets + 1` entries) for the bucket sizes: their
+/// prefix sums.
+pub(crate) fn region_starts(counts: &[usize]) -> Vec<usize> {
+    let mut starts = Vec::with_capacity(counts.len() + 1);
+    let mut total = 0;
+    starts.push(0);
+    for &count in counts {
+        total += count;
+        starts.push(total);
+    }
+    starts
+}
+
 /// The keys of a node's `buckets` children, in order: keystream 1 of the
 /// node's key, 32 bytes each.
 fn child_keys(key: [u8; 32], buckets: usize) -> Vec<[u8; 32]> {
@@ -323,10 +336,7 @@ fn child_keys(key: [u8; 32], buckets: usize) -> Vec<[u8; 32]> {
 /// is fastest in the level-2 cache), the bits spread evenly over the
 /// levels.
 fn bits_for(len: usize, config: &ShuffleConfig) -> u32 {
-    let bits_to_reach = |size: usize| {
-        let wanted = len.div_ceil(size.max(1)).max(2);
-        usize::BITS - (wanted - 1).leading_zeros()
-    };
+    let bits_to_reach = |size: usize| ceil_log2(len.div_ceil(size.max(1)).max(2));
     let levels = bits_to_reach(config.base_len)
         .div_ceil(config.max_bits)
         .max(1);
@@ -340,9 +350,13 @@ fn bits_for(len: usize, config: &ShuffleConfig) -> u32 {
 /// half of `max_blocks` (so that a bucket rarely needs a second walk), and
 /// at least [`WALK_MIN_BITS`].
 fn walk_bits(blocks: usize, config: &ShuffleConfig) -> u32 {
-    let wanted = blocks.saturating_mul(2).div_ceil(config.max_blocks).max(2);
-    let needed = usize::BITS - (wanted - 1).leading_zeros();
+    let needed = ceil_log2(blocks.saturating_mul(2).div_ceil(config.max_blocks).max(2));
     needed.max(WALK_MIN_BITS).min(config.max_bits)
+}
+
+/// The number of bits that count `wanted >= 2` buckets: ceil(log2(wanted)).
+fn ceil_log2(wanted: usize) -> u32 {
+    usize::BITS - (wanted - 1).leading_zeros()
 }
 
 /// The labels of one node (`bits <= 8`): `label(p)` is byte `p` of the

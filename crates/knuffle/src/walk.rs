@@ -54,20 +54,8 @@ pub(crate) fn count_labels(labels: &LabelStream, range: Range<usize>) -> Vec<usi
     counts
 }
 
-/// The region starts (`buckets + 1` entries) for the label counts.
-pub(crate) fn region_starts(counts: &[usize]) -> Vec<usize> {
-    let mut starts = Vec::with_capacity(counts.len() + 1);
-    let mut total = 0;
-    starts.push(0);
-    for &count in counts {
-        total += count;
-        starts.push(total);
-    }
-    starts
-}
-
 /// Moves every element of `data` to the region of its label (`starts[b]
-/// .. starts[b + 1]`, from [`region_starts`] of the counts of all labels of
+/// .. starts[b + 1]`, from `region_starts` of the counts of all labels of
 /// `data`).
 pub(crate) fn walk<T>(data: &mut [T], labels: &LabelStream, starts: &[usize]) {
     assert_eq!(
@@ -150,6 +138,7 @@ impl Fronts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scatter::region_starts;
 
     #[test]
     fn every_element_lands_in_the_region_of_its_label() {
