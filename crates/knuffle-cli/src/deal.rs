@@ -288,7 +288,7 @@ fn describe(args: &Args, seed: &RunSeed, deck_size: u64, dealt: u64) {
     eprintln!("knuffle deal: deck: {deck}");
     eprintln!("knuffle deal: {}", seed.describe_reach(deck_size));
     let deal_bits =
-        knuffle::entropy_bits_needed(deck_size) - knuffle::entropy_bits_needed(deck_size - dealt);
+        knuffle::entropy::entropy_bits_needed(deck_size) - knuffle::entropy::entropy_bits_needed(deck_size - dealt);
     let noun = if args.items.is_empty() {
         "card"
     } else {
@@ -327,7 +327,7 @@ fn render_shuffle(args: &Args, seed: &RunSeed, order: &[String]) -> String {
             let _ = writeln!(
                 out,
                 "  \"entropy_bits_needed\": {:.2},",
-                knuffle::entropy_bits_needed(order.len() as u64)
+                knuffle::entropy::entropy_bits_needed(order.len() as u64)
             );
             let _ = writeln!(out, "  \"deck\": {}", json_string_array(order));
             out.push_str("}\n");
@@ -382,7 +382,7 @@ fn render_json(args: &Args, seed: &RunSeed, deck_size: u64, dealt: &Dealt) -> St
     let _ = writeln!(
         out,
         "  \"entropy_bits_needed\": {:.2},",
-        knuffle::entropy_bits_needed(deck_size)
+        knuffle::entropy::entropy_bits_needed(deck_size)
     );
     if dealt.hands.is_empty() {
         out.push_str("  \"hands\": [],\n");

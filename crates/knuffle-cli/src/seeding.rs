@@ -65,7 +65,7 @@ impl RunSeed {
 
     /// Checks whether a seed the user gave can reach every order of `n`
     /// items. A seed whose form bounds its entropy (a decimal integer:
-    /// [`knuffle::seed_text_bits`]) and that cannot reach all `n!` orders
+    /// [`knuffle::entropy::seed_text_bits`]) and that cannot reach all `n!` orders
     /// gives a warning (`Ok(Some)`), or an error with `strict` (`Err`).
     /// Fresh seeds are not checked here (see [`RunSeed::describe_reach`]).
     /// `what` names the items, e.g. "a deck of 52 cards".
@@ -73,15 +73,15 @@ impl RunSeed {
         if !self.given {
             return Ok(None);
         }
-        let (bits, origin) = match knuffle::seed_text_bits(&self.text) {
+        let (bits, origin) = match knuffle::entropy::seed_text_bits(&self.text) {
             Some(bits) if bits <= 64.0 => (bits, "is a decimal integer that fits in 64 bits"),
             Some(bits) => (bits, "is a decimal number"),
             None => return Ok(None),
         };
-        if knuffle::seed_can_reach_every_order(bits.floor() as u64, n) {
+        if knuffle::entropy::seed_can_reach_every_order(bits.floor() as u64, n) {
             return Ok(None);
         }
-        let needed = knuffle::entropy_bits_needed(n);
+        let needed = knuffle::entropy::entropy_bits_needed(n);
         let message = format!(
             "the seed {} {origin}: at most 2^{bits:.0} different results, but every order of \
              {what} needs log2({n}!) = {needed:.1} bits, so some orders can never occur",
@@ -103,9 +103,9 @@ impl RunSeed {
     /// One line for `--verbose`: how much entropy every order of `n` items
     /// needs and whether this seed's generator can supply it.
     pub fn describe_reach(&self, n: u64) -> String {
-        let needed = knuffle::entropy_bits_needed(n);
+        let needed = knuffle::entropy::entropy_bits_needed(n);
         let seed_bits = if self.given {
-            knuffle::seed_text_bits(&self.text)
+            knuffle::entropy::seed_text_bits(&self.text)
         } else {
             Some(256.0)
         };
@@ -115,22 +115,22 @@ impl RunSeed {
             "the fresh 256-bit seed"
         };
         let verdict = match seed_bits {
-            Some(bits) if knuffle::seed_can_reach_every_order(bits.floor() as u64, n) => {
+            Some(bits) if knuffle::entropy::seed_can_reach_every_order(bits.floor() as u64, n) => {
                 format!("{source} ({bits:.0} bits) can reach every one")
             }
             Some(bits) => format!(
                 "{source} ({bits:.0} bits) cannot reach every one (a {bits:.0}-bit seed \
                  reaches every order of at most {} items)",
-                knuffle::largest_fully_covered_n(bits.floor() as u64)
+                knuffle::entropy::largest_fully_covered_n(bits.floor() as u64)
             ),
-            None if knuffle::seed_can_reach_every_order(256, n) => format!(
+            None if knuffle::entropy::seed_can_reach_every_order(256, n) => format!(
                 "the generator's 256-bit key can reach every one; how much entropy \
                  {source} text holds is up to you"
             ),
             None => format!(
                 "the generator's 256-bit key cannot reach every one (256 bits reach every \
                  order of at most {} items)",
-                knuffle::largest_fully_covered_n(256)
+                knuffle::entropy::largest_fully_covered_n(256)
             ),
         };
         format!("every order of {n} items needs log2({n}!) = {needed:.2} bits; {verdict}")

@@ -378,7 +378,7 @@ fn detect_base(values: &[u32], n: u64, full: bool) -> Result<u64, AuditError> {
 /// let mut rng = knuffle::Seed::from_text("naive").rng();
 /// let naive = audit_shuffler(5, 20_000, |items| {
 ///     for i in 0..items.len() {
-///         let j = knuffle::below(&mut rng, items.len() as u64) as usize;
+///         let j = knuffle::below(items.len() as u64, &mut rng) as usize;
 ///         items.swap(i, j);
 ///     }
 /// }, 0.001).unwrap();

@@ -63,7 +63,7 @@ pub struct RngChoices<'a, R: Rng + ?Sized>(pub &'a mut R);
 impl<R: Rng + ?Sized> Choices for RngChoices<'_, R> {
     #[inline]
     fn below(&mut self, bound: u64) -> u64 {
-        knuffle::below(self.0, bound)
+        knuffle::below(bound, self.0)
     }
 
     /// Batched draws through the library's own engine
@@ -75,7 +75,7 @@ impl<R: Rng + ?Sized> Choices for RngChoices<'_, R> {
         B: Fn(usize) -> u64,
         F: FnMut(usize, u64),
     {
-        knuffle::for_each_below(self.0, count, bound_at, emit);
+        knuffle::for_each_below(count, bound_at, self.0, emit);
     }
 
     fn below_until<A, O>(&mut self, bound: u64, accept: A, obs: &mut O, rejected: &str) -> u64
@@ -84,7 +84,7 @@ impl<R: Rng + ?Sized> Choices for RngChoices<'_, R> {
         O: Observer,
     {
         loop {
-            let value = knuffle::below(self.0, bound);
+            let value = knuffle::below(bound, self.0);
             obs.draw(bound, value);
             if accept(value) {
                 return value;

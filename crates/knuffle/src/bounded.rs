@@ -43,11 +43,11 @@ pub(crate) const MAX_BATCH: usize = 56;
 /// ```
 /// use knuffle::{below, Seed};
 /// let mut rng = Seed::from_text("dice").rng();
-/// let roll = below(&mut rng, 6) + 1;
+/// let roll = below(6, &mut rng) + 1;
 /// assert!((1..=6).contains(&roll));
 /// ```
 #[inline]
-pub fn below<R: Rng + ?Sized>(rng: &mut R, bound: u64) -> u64 {
+pub fn below<R: Rng + ?Sized>(bound: u64, rng: &mut R) -> u64 {
     assert!(bound > 0, "knuffle::below: the bound must be at least 1");
     let mut product = u128::from(rng.next_u64()) * u128::from(bound);
     let mut low = product as u64;
@@ -82,13 +82,13 @@ pub fn below<R: Rng + ?Sized>(rng: &mut R, bound: u64) -> u64 {
 /// let mut rng = Seed::from_text("golden-10").rng();
 /// let mut v: Vec<usize> = (0..10).collect();
 /// let n = v.len();
-/// for_each_below(&mut rng, n - 1, |step| (n - step) as u64, |step, j| {
+/// for_each_below(n - 1, |step| (n - step) as u64, &mut rng, |step, j| {
 ///     v.swap(n - 1 - step, j as usize)
 /// });
 /// assert_eq!(v, knuffle::permutation(10, &mut Seed::from_text("golden-10").rng()));
 /// ```
 #[inline]
-pub fn for_each_below<R, B, F>(rng: &mut R, count: usize, bound_at: B, mut emit: F)
+pub fn for_each_below<R, B, F>(count: usize, bound_at: B, rng: &mut R, mut emit: F)
 where
     R: Rng + ?Sized,
     B: Fn(usize) -> u64,
@@ -99,7 +99,7 @@ where
         let first = bound_at(step);
         debug_assert!(first > 0, "bounds must be at least 1");
         if first > BATCH_LIMIT {
-            emit(step, below(rng, first));
+            emit(step, below(first, rng));
             step += 1;
             continue;
         }
@@ -114,7 +114,7 @@ where
                 _ => break,
             }
         }
-        let mut low = accepted_word(rng, product);
+        let mut low = accepted_word(product, rng);
         for offset in 0..len {
             let wide = u128::from(low) * u128::from(bound_at(step + offset));
             emit(step + offset, (wide >> 64) as u64);
@@ -131,7 +131,7 @@ where
 /// test needs no digits; the exact threshold is below `product`, so it is
 /// only computed when the low half is.
 #[inline(always)]
-pub(crate) fn accepted_word<R: Rng + ?Sized>(rng: &mut R, product: u64) -> u64 {
+pub(crate) fn accepted_word<R: Rng + ?Sized>(product: u64, rng: &mut R) -> u64 {
     let mut word = rng.next_u64();
     if word.wrapping_mul(product) < product {
         let threshold = product.wrapping_neg() % product;
@@ -144,6 +144,8 @@ pub(crate) fn accepted_word<R: Rng + ?Sized>(rng: &mut R, product: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    #[allow(unused_imports)]
+    use crate::test_prelude::*;
     use super::*;
     use crate::Seed;
 
@@ -171,7 +173,7 @@ mod tests {
     fn below_rejects_the_biased_zone() {
         // bound 3: 2^64 mod 3 == 1, so the word 0 (low half 0 < 1) is rejected.
         let mut rng = Replay(vec![0, u64::MAX], 0);
-        assert_eq!(below(&mut rng, 3), 2);
+        assert_eq!(below(3, &mut rng), 2);
         assert_eq!(rng.1, 2, "the first word must have been rejected");
     }
 
@@ -180,11 +182,11 @@ mod tests {
         let mut rng = Seed::from_text("below").rng();
         let mut seen = [0u32; 7];
         for _ in 0..7000 {
-            seen[below(&mut rng, 7) as usize] += 1;
+            seen[below(7, &mut rng) as usize] += 1;
         }
         assert!(seen.iter().all(|&c| c > 800), "{seen:?}");
-        assert_eq!(below(&mut rng, 1), 0);
-        let big = below(&mut rng, u64::MAX);
+        assert_eq!(below(1, &mut rng), 0);
+        let big = below(u64::MAX, &mut rng);
         assert!(big < u64::MAX);
     }
 
@@ -194,10 +196,10 @@ mod tests {
         // Lemire draw on 120 from the same word, decomposed by hand.
         let word = 0x9E37_79B9_7F4A_7C15u64;
         let mut direct = Replay(vec![word], 0);
-        let d = below(&mut direct, 120);
+        let d = below(120, &mut direct);
         let mut batched = Replay(vec![word], 0);
         let mut got = Vec::new();
-        for_each_below(&mut batched, 3, |s| [6, 5, 4][s], |_, v| got.push(v));
+        for_each_below(3, |s| [6, 5, 4][s], &mut batched, |_, v| got.push(v));
         assert_eq!(got, vec![d / 20, (d / 4) % 5, d % 4]);
     }
 
@@ -206,7 +208,7 @@ mod tests {
         // bounds 3,3: product 9, 2^64 mod 9 == 7. Word 0 leaves low 0 < 7: rejected.
         let mut rng = Replay(vec![0, u64::MAX], 0);
         let mut got = Vec::new();
-        for_each_below(&mut rng, 2, |_| 3, |s, v| got.push((s, v)));
+        for_each_below(2, |_| 3, &mut rng, |s, v| got.push((s, v)));
         assert_eq!(rng.1, 2);
         assert_eq!(got, vec![(0, 2), (1, 2)]);
     }

@@ -35,6 +35,11 @@ use core::fmt;
 use core::ops::Deref;
 use core::str::FromStr;
 
+use alloc::borrow::ToOwned;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use rand_core::Rng;
 
 /// A suit, ordered as in bridge: clubs < diamonds < hearts < spades.
@@ -315,8 +320,10 @@ impl fmt::Display for Rank {
 /// assert_eq!(ten.rank(), Some(Rank::Ten));
 /// assert_eq!(Card::Joker.to_string(), "🃏");
 /// assert_eq!("joker".parse::<Card>().unwrap(), Card::Joker);
+/// // `Debug` is the ASCII form too: short in assertions and logs.
+/// assert_eq!(format!("{:?}", [ten, Card::Joker]), "[TH, JK]");
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Card {
     /// A rank of a suit.
     Suited {
@@ -392,6 +399,13 @@ impl Card {
     }
 }
 
+impl fmt::Debug for Card {
+    /// The ASCII form, `AS`, `TH`, `JK`: a hand prints as `[AS, KD]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self:#}")
+    }
+}
+
 impl fmt::Display for Card {
     /// `A♠`, `10♥`, `🃏`; with `{:#}`: `AS`, `TH`, `JK`. Honours width and
     /// alignment (`{:>3}`).
@@ -406,19 +420,68 @@ impl fmt::Display for Card {
     }
 }
 
-/// Why a text is not a card.
+/// Why a text is not a card: the text and the [`ParseCardErrorKind`].
 ///
 /// # Example
 /// ```
-/// use knuffle::cards::{Card, ParseCardError};
+/// use knuffle::cards::{Card, ParseCardError, ParseCardErrorKind};
 /// let err = "1S".parse::<Card>().unwrap_err();
 /// assert_eq!(err.input(), "1S");
+/// assert_eq!(err.kind(), &ParseCardErrorKind::UnknownRank("1".to_owned()));
 /// assert!(err.to_string().contains("unknown rank '1'"));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseCardError {
     input: String,
-    reason: String,
+    kind: ParseCardErrorKind,
+}
+
+/// What is wrong with a text that is not a card.
+///
+/// # Example
+/// ```
+/// use knuffle::cards::{Card, ParseCardErrorKind as Kind};
+/// let kind = |text: &str| text.parse::<Card>().unwrap_err().kind().clone();
+/// assert_eq!(kind("  "), Kind::Empty);
+/// assert_eq!(kind("Q"), Kind::MissingSuit);
+/// assert_eq!(kind("QX"), Kind::UnknownSuit('X'));
+/// assert_eq!(kind("♠"), Kind::MissingRank);
+/// assert_eq!(kind("11H"), Kind::UnknownRank("11".to_owned()));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseCardErrorKind {
+    /// The text is empty (or only whitespace).
+    Empty,
+    /// A rank without a suit (`Q`, `10`).
+    MissingSuit,
+    /// The last character is not a suit letter or symbol.
+    UnknownSuit(char),
+    /// A suit without a rank (`S`, `♠`).
+    MissingRank,
+    /// The text before the suit is not a rank.
+    UnknownRank(String),
+}
+
+impl fmt::Display for ParseCardErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseCardErrorKind::Empty => f.write_str("it is empty"),
+            ParseCardErrorKind::MissingSuit => f.write_str(
+                "the suit is missing (expected S, H, D, C or ♠ ♥ ♦ ♣ after the rank)",
+            ),
+            ParseCardErrorKind::UnknownSuit(suit) => {
+                write!(f, "unknown suit '{suit}' (expected S, H, D, C or ♠ ♥ ♦ ♣)")
+            }
+            ParseCardErrorKind::MissingRank => f.write_str(
+                "the rank is missing (expected A, K, Q, J, T or 10, 9 … 2 before the suit)",
+            ),
+            ParseCardErrorKind::UnknownRank(rank) => write!(
+                f,
+                "unknown rank '{rank}' (expected A, K, Q, J, T or 10, 9 … 2; JK for a joker)"
+            ),
+        }
+    }
 }
 
 impl ParseCardError {
@@ -432,15 +495,20 @@ impl ParseCardError {
     pub fn input(&self) -> &str {
         &self.input
     }
+
+    /// What is wrong with it.
+    pub fn kind(&self) -> &ParseCardErrorKind {
+        &self.kind
+    }
 }
 
 impl fmt::Display for ParseCardError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "'{}' is not a card: {}", self.input, self.reason)
+        write!(f, "'{}' is not a card: {}", self.input, self.kind)
     }
 }
 
-impl std::error::Error for ParseCardError {}
+impl core::error::Error for ParseCardError {}
 
 /// Texts read as a joker (compared case-insensitively).
 const JOKER_NAMES: [&str; 5] = ["JK", "JOKER", "🃏", "🂿", "🃟"];
@@ -453,13 +521,13 @@ impl FromStr for Card {
     /// whitespace is ignored; an emoji variation selector after the suit
     /// symbol (`♥️`) is accepted.
     fn from_str(text: &str) -> Result<Card, ParseCardError> {
-        let fail = |reason: String| ParseCardError {
+        let fail = |kind: ParseCardErrorKind| ParseCardError {
             input: text.to_owned(),
-            reason,
+            kind,
         };
         let trimmed = text.trim().trim_end_matches('\u{FE0F}');
         if trimmed.is_empty() {
-            return Err(fail("it is empty".to_owned()));
+            return Err(fail(ParseCardErrorKind::Empty));
         }
         if JOKER_NAMES
             .iter()
@@ -471,23 +539,17 @@ impl FromStr for Card {
         let last = chars.next_back().expect("not empty");
         let rank_text = chars.as_str();
         let Some(suit) = Suit::from_char(last) else {
-            let reason = if Rank::from_text(trimmed).is_some() {
-                "the suit is missing (expected S, H, D, C or ♠ ♥ ♦ ♣ after the rank)".to_owned()
+            return Err(fail(if Rank::from_text(trimmed).is_some() {
+                ParseCardErrorKind::MissingSuit
             } else {
-                format!("unknown suit '{last}' (expected S, H, D, C or ♠ ♥ ♦ ♣)")
-            };
-            return Err(fail(reason));
+                ParseCardErrorKind::UnknownSuit(last)
+            }));
         };
         if rank_text.is_empty() {
-            return Err(fail(
-                "the rank is missing (expected A, K, Q, J, T or 10, 9 … 2 before the suit)"
-                    .to_owned(),
-            ));
+            return Err(fail(ParseCardErrorKind::MissingRank));
         }
         let Some(rank) = Rank::from_text(rank_text) else {
-            return Err(fail(format!(
-                "unknown rank '{rank_text}' (expected A, K, Q, J, T or 10, 9 … 2; JK for a joker)"
-            )));
+            return Err(fail(ParseCardErrorKind::UnknownRank(rank_text.to_owned())));
         };
         Ok(Card::new(rank, suit))
     }
@@ -615,8 +677,10 @@ impl<T> Deck<T> {
     /// let bits = knuffle::cards::Deck::standard().entropy_bits_needed();
     /// assert!((bits - 225.58).abs() < 0.01);
     /// ```
+    #[cfg(feature = "std")]
+    #[must_use]
     pub fn entropy_bits_needed(&self) -> f64 {
-        crate::entropy_bits_needed(self.items.len() as u64)
+        crate::entropy::entropy_bits_needed(self.items.len() as u64)
     }
 
     /// Deals `cards_each` cards to each of `players` hands, then `board`
@@ -708,7 +772,7 @@ impl<T> FromIterator<T> for Deck<T> {
 
 impl<T> IntoIterator for Deck<T> {
     type Item = T;
-    type IntoIter = std::vec::IntoIter<T>;
+    type IntoIter = alloc::vec::IntoIter<T>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.items.into_iter()
@@ -805,6 +869,51 @@ impl<T> Deal<T> {
     }
 }
 
+impl<T: fmt::Display> fmt::Display for Deal<T> {
+    /// One line per hand, `1: A♠ 10♥`, then `board: ...` when there is a
+    /// board; the undealt rest is not written. `{:#}` writes the cards in
+    /// ASCII (`1: AS TH`).
+    ///
+    /// ```
+    /// use knuffle::cards::{Deal, Deck};
+    /// let deal = Deal {
+    ///     hands: vec!["AS KS".parse::<Deck>().unwrap().into_vec(), "2C 2D".parse::<Deck>().unwrap().into_vec()],
+    ///     board: "TH JH QH".parse::<Deck>().unwrap().into_vec(),
+    ///     rest: Deck::new(vec![]),
+    /// };
+    /// assert_eq!(deal.to_string(), "1: A♠ K♠\n2: 2♣ 2♦\nboard: 10♥ J♥ Q♥");
+    /// assert_eq!(format!("{deal:#}"), "1: AS KS\n2: 2C 2D\nboard: TH JH QH");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let cards = |f: &mut fmt::Formatter<'_>, cards: &[T]| -> fmt::Result {
+            for (i, card) in cards.iter().enumerate() {
+                let sep = if i == 0 { "" } else { " " };
+                if f.alternate() {
+                    write!(f, "{sep}{card:#}")?;
+                } else {
+                    write!(f, "{sep}{card}")?;
+                }
+            }
+            Ok(())
+        };
+        for (seat, hand) in self.hands.iter().enumerate() {
+            if seat > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{}: ", seat + 1)?;
+            cards(f, hand)?;
+        }
+        if !self.board.is_empty() {
+            if !self.hands.is_empty() {
+                f.write_str("\n")?;
+            }
+            f.write_str("board: ")?;
+            cards(f, &self.board)?;
+        }
+        Ok(())
+    }
+}
+
 /// A deal that asks for more cards than the deck holds.
 ///
 /// # Example
@@ -856,10 +965,12 @@ impl fmt::Display for DealError {
     }
 }
 
-impl std::error::Error for DealError {}
+impl core::error::Error for DealError {}
 
 #[cfg(test)]
 mod tests {
+    #[allow(unused_imports)]
+    use crate::test_prelude::*;
     use super::*;
     use crate::Seed;
 
@@ -956,7 +1067,7 @@ mod tests {
         let naive = pair_counts(|| {
             let mut items = [0usize, 1, 2];
             for i in 0..3 {
-                items.swap(i, crate::below(&mut rng, 3) as usize);
+                items.swap(i, crate::below(3, &mut rng) as usize);
             }
             (items[0], items[1])
         });

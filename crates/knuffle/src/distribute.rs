@@ -37,10 +37,13 @@
 //! it lands inside its region by this fixed procedure: the bucket shuffles
 //! that follow make every arrangement equally likely (see `scatter`).
 
+use alloc::vec::Vec;
+use alloc::vec;
 use core::mem::MaybeUninit;
 use core::ptr;
 
-use crate::scatter::{CHUNK_BYTES, LabelStream, region_starts};
+use crate::labels::{CHUNK_BYTES, LabelStream, region_starts};
+use crate::prefetch::prefetch_at;
 
 /// How far ahead of the element being classified its stripe is prefetched.
 const CLASSIFY_PREFETCH_BYTES: usize = 2048;
@@ -99,7 +102,7 @@ impl<T> Stripe<'_, T> {
                 // SAFETY: `index < per_chunk = CHUNK_BYTES`.
                 let label = usize::from(unsafe { *label_bytes.add(index) }) & mask;
                 // The hardware does not stream this far ahead on its own.
-                crate::scatter::prefetch_at(src, pos + i, CLASSIFY_PREFETCH_BYTES);
+                prefetch_at(src, pos + i, CLASSIFY_PREFETCH_BYTES);
                 // SAFETY: `label <= mask < next.len()`.
                 let slot = unsafe { *next_ptr.add(label) };
                 // SAFETY: `pos + i < len`; `slot` is inside the buffer of
@@ -187,7 +190,11 @@ struct AbortOnUnwind;
 
 impl Drop for AbortOnUnwind {
     fn drop(&mut self) {
+        // A panic while unwinding aborts; with `std`, abort directly.
+        #[cfg(feature = "std")]
         std::process::abort();
+        #[cfg(not(feature = "std"))]
+        panic!("knuffle: the block distribution was interrupted by a panic");
     }
 }
 
@@ -423,6 +430,8 @@ fn permute_blocks<T>(
 
 #[cfg(test)]
 mod tests {
+    #[allow(unused_imports)]
+    use crate::test_prelude::*;
     use super::*;
 
     /// The label of original position `pos`, read straight off the stream.

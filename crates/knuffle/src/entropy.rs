@@ -4,6 +4,20 @@
 //! different shuffles, so when `2^b < n!` some orders of `n` items can
 //! never occur. A 64-bit seed stops covering every order at `n = 21`
 //! (20! < 2^64 < 21!); a full deck needs log2(52!) ≈ 225.58 bits.
+//!
+//! [`seed_can_reach_every_order`] and [`largest_fully_covered_n`] decide
+//! this exactly with integers; [`entropy_bits_needed`] and
+//! [`seed_text_bits`] give bit counts as `f64` (feature `std`, for `log2`).
+//!
+//! # Example
+//! ```
+//! use knuffle::entropy;
+//! assert!(entropy::seed_can_reach_every_order(256, 52));
+//! assert_eq!(entropy::largest_fully_covered_n(64), 20);
+//! ```
+
+use alloc::vec;
+use alloc::vec::Vec;
 
 /// `log2(n!)`: the number of random bits needed to reach every order of
 /// `n` items.
@@ -13,10 +27,12 @@
 ///
 /// # Example
 /// ```
-/// let deck = knuffle::entropy_bits_needed(52);
+/// let deck = knuffle::entropy::entropy_bits_needed(52);
 /// assert!((deck - 225.581).abs() < 1e-3);
-/// assert_eq!(knuffle::entropy_bits_needed(1), 0.0);
+/// assert_eq!(knuffle::entropy::entropy_bits_needed(1), 0.0);
 /// ```
+#[cfg(feature = "std")]
+#[must_use]
 pub fn entropy_bits_needed(n: u64) -> f64 {
     if n <= 4096 {
         return (2..=n).map(|i| (i as f64).log2()).sum();
@@ -36,12 +52,13 @@ pub fn entropy_bits_needed(n: u64) -> f64 {
 ///
 /// # Example
 /// ```
-/// use knuffle::seed_can_reach_every_order;
+/// use knuffle::entropy::seed_can_reach_every_order;
 /// assert!(seed_can_reach_every_order(64, 20));
 /// assert!(!seed_can_reach_every_order(64, 21));
 /// assert!(seed_can_reach_every_order(256, 52));
 /// assert!(!seed_can_reach_every_order(225, 52));
 /// ```
+#[must_use]
 pub fn seed_can_reach_every_order(bits: u64, n: u64) -> bool {
     largest_fully_covered_n(bits) >= n
 }
@@ -51,9 +68,10 @@ pub fn seed_can_reach_every_order(bits: u64, n: u64) -> bool {
 ///
 /// # Example
 /// ```
-/// assert_eq!(knuffle::largest_fully_covered_n(64), 20);
-/// assert_eq!(knuffle::largest_fully_covered_n(32), 12);
+/// assert_eq!(knuffle::entropy::largest_fully_covered_n(64), 20);
+/// assert_eq!(knuffle::entropy::largest_fully_covered_n(32), 12);
 /// ```
+#[must_use]
 pub fn largest_fully_covered_n(bits: u64) -> u64 {
     // Little-endian base-2^64 limbs of n!, grown until it passes 2^bits.
     let mut factorial: Vec<u64> = vec![1];
@@ -91,9 +109,11 @@ pub fn largest_fully_covered_n(bits: u64) -> u64 {
 ///
 /// # Example
 /// ```
-/// assert_eq!(knuffle::seed_text_bits("12345"), Some(64.0));
-/// assert_eq!(knuffle::seed_text_bits("the quick brown fox"), None);
+/// assert_eq!(knuffle::entropy::seed_text_bits("12345"), Some(64.0));
+/// assert_eq!(knuffle::entropy::seed_text_bits("the quick brown fox"), None);
 /// ```
+#[cfg(feature = "std")]
+#[must_use]
 pub fn seed_text_bits(text: &str) -> Option<f64> {
     let digits = text.trim();
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {

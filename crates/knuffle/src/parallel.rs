@@ -9,11 +9,14 @@
 //! walk run on one thread, so the arrangement of each bucket before its
 //! own shuffle is the same whatever the number of threads.
 
+use alloc::vec::Vec;
+use alloc::vec;
 use rand_core::Rng;
 use rayon::prelude::*;
 
 use crate::distribute::Stripe;
-use crate::scatter::{Executor, LabelStream, ShuffleConfig, shuffle_node, shuffle_on};
+use crate::labels::LabelStream;
+use crate::scatter::{Executor, ShuffleConfig, shuffle_node, shuffle_on};
 use crate::walk::count_labels;
 
 /// Shuffles `slice` in place on rayon's thread pool: exactly the permutation

@@ -6,7 +6,8 @@
 //! 2^225.6) deck orders is reachable, which no 64-bit generator can offer.
 //!
 //! A [`Seed`] is any text (a number, dice rolls, a phrase) hashed with
-//! SHA-256 to the 256-bit key. The recipe is public and fixed, so a seed
+//! SHA-256 to the 256-bit key (feature `text-seed`, on by default; without
+//! it, [`Seed::from_key`] takes the key itself). The recipe is public and fixed, so a seed
 //! gives the same stream on every platform and every release of the same
 //! major version: `key = SHA-256(UTF-8 bytes of the text)`, then ChaCha20
 //! with that key, stream 0, block counter 0, words read little-endian.
@@ -16,6 +17,7 @@ use core::fmt;
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::{SeedableRng, TryCryptoRng, TryRng};
+#[cfg(feature = "text-seed")]
 use sha2::{Digest, Sha256};
 
 /// knuffle's default generator: ChaCha20 with a 256-bit key.
@@ -37,24 +39,31 @@ use sha2::{Digest, Sha256};
 pub struct DefaultRng(ChaCha20Rng);
 
 impl DefaultRng {
-    /// A generator keyed with 256 bits from the operating system.
+    /// A generator keyed with 256 bits from the operating system
+    /// (feature `os-entropy`).
     ///
     /// # Panics
     /// When the operating system's generator fails (see
     /// [`DefaultRng::try_from_os`] to handle that).
+    #[cfg(feature = "os-entropy")]
+    #[must_use]
     pub fn from_os() -> Self {
         Self::try_from_os().expect("the operating system's random generator failed")
     }
 
     /// A generator keyed with 256 bits from the operating system, or the
-    /// operating system's error.
+    /// operating system's error (feature `os-entropy`).
+    #[cfg(feature = "os-entropy")]
     pub fn try_from_os() -> Result<Self, getrandom::Error> {
         let mut key = [0u8; 32];
         getrandom::fill(&mut key)?;
         Ok(Self::from_seed(key))
     }
 
-    /// The generator for the text seed `text` (see [`Seed::from_text`]).
+    /// The generator for the text seed `text` (see [`Seed::from_text`];
+    /// feature `text-seed`).
+    #[cfg(feature = "text-seed")]
+    #[must_use]
     pub fn from_seed_text(text: &str) -> Self {
         Seed::from_text(text).rng()
     }
@@ -113,7 +122,10 @@ pub struct Seed {
 }
 
 impl Seed {
-    /// The seed whose key is the SHA-256 hash of the UTF-8 bytes of `text`.
+    /// The seed whose key is the SHA-256 hash of the UTF-8 bytes of `text`
+    /// (feature `text-seed`).
+    #[cfg(feature = "text-seed")]
+    #[must_use]
     pub fn from_text(text: &str) -> Seed {
         Seed {
             key: Sha256::digest(text.as_bytes()).into(),
@@ -131,6 +143,7 @@ impl Seed {
     }
 
     /// A fresh generator at the start of this seed's stream.
+    #[must_use]
     pub fn rng(&self) -> DefaultRng {
         DefaultRng::from_seed(self.key)
     }
@@ -138,12 +151,16 @@ impl Seed {
     /// A new unpredictable seed text (64 hex digits, 256 bits from the
     /// operating system). Print it, and `Seed::from_text` replays the run.
     ///
+    /// Feature `os-entropy`.
+    ///
     /// # Panics
     /// When the operating system's generator fails.
-    pub fn random_text() -> String {
+    #[cfg(feature = "os-entropy")]
+    #[must_use]
+    pub fn random_text() -> alloc::string::String {
         let mut bytes = [0u8; 32];
         getrandom::fill(&mut bytes).expect("the operating system's random generator failed");
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
+        bytes.iter().map(|b| alloc::format!("{b:02x}")).collect()
     }
 }
 

@@ -1,7 +1,7 @@
 //! Sampling without replacement: `k` distinct indices of a huge range
 //! (Floyd), and `k` items of a stream of unknown length (reservoir).
 
-use std::collections::HashSet;
+use alloc::vec::Vec;
 
 use rand_core::Rng;
 
@@ -29,6 +29,7 @@ use crate::shuffle::partial_shuffle;
 /// assert_eq!(draw.len(), 3);
 /// assert!(draw[0] != draw[1] && draw[1] != draw[2] && draw[0] != draw[2]);
 /// ```
+#[must_use]
 pub fn sample_indices<R: Rng + ?Sized>(n: u64, k: usize, rng: &mut R) -> Vec<u64> {
     let k64 = k as u64;
     assert!(
@@ -43,9 +44,13 @@ pub fn sample_indices<R: Rng + ?Sized>(n: u64, k: usize, rng: &mut R) -> Vec<u64
         return all;
     }
     let mut chosen: Vec<u64> = Vec::with_capacity(k);
-    let mut taken: HashSet<u64> = HashSet::with_capacity(k);
+    // Only membership is asked, so the set type never changes the result.
+    #[cfg(feature = "std")]
+    let mut taken = std::collections::HashSet::with_capacity(k);
+    #[cfg(not(feature = "std"))]
+    let mut taken = alloc::collections::BTreeSet::new();
     for j in (n - k64)..n {
-        let t = below(rng, j + 1);
+        let t = below(j + 1, rng);
         let pick = if taken.contains(&t) { j } else { t };
         taken.insert(pick);
         chosen.push(pick);
@@ -54,8 +59,32 @@ pub fn sample_indices<R: Rng + ?Sized>(n: u64, k: usize, rng: &mut R) -> Vec<u64
     chosen
 }
 
+/// [`sample_indices`] for slice positions: `k` distinct indices of
+/// `0..n` as `usize`, exactly the values that `sample_indices(n as u64, k,
+/// rng)` gives for the same generator state. O(k).
+///
+/// # Panics
+/// When `k > n`.
+///
+/// # Example
+/// ```
+/// use knuffle::{sample_indices_usize, Seed};
+/// let names = ["Ann", "Bob", "Cy", "Dee", "Eve"];
+/// let picked = sample_indices_usize(names.len(), 2, &mut Seed::from_text("pair").rng());
+/// let pair = [names[picked[0]], names[picked[1]]];
+/// assert_ne!(pair[0], pair[1]);
+/// ```
+#[must_use]
+pub fn sample_indices_usize<R: Rng + ?Sized>(n: usize, k: usize, rng: &mut R) -> Vec<usize> {
+    sample_indices(n as u64, k, rng)
+        .into_iter()
+        .map(|index| index as usize) // below n, so it fits
+        .collect()
+}
+
 /// A uniform sample of `k` items from a stream of unknown length, in O(k)
-/// memory, skipping ahead between acceptances.
+/// memory, skipping ahead between acceptances (feature `std`, for `ln` and
+/// `exp`).
 ///
 /// Algorithm L (K.-H. Li, "Reservoir-sampling algorithms of time complexity
 /// O(n(1+log(N/n)))", ACM TOMS 20(4), 1994): after the reservoir fills, the
@@ -81,6 +110,7 @@ pub fn sample_indices<R: Rng + ?Sized>(n: u64, k: usize, rng: &mut R) -> Vec<u64
 /// let sample = reservoir.into_shuffled(&mut rng);
 /// assert_eq!(sample.len(), 3);
 /// ```
+#[cfg(feature = "std")]
 #[derive(Clone, Debug)]
 pub struct Reservoir<T> {
     capacity: usize,
@@ -92,6 +122,7 @@ pub struct Reservoir<T> {
     next_accept: u64,
 }
 
+#[cfg(feature = "std")]
 impl<T> Reservoir<T> {
     /// An empty reservoir that will hold `k` items.
     ///
@@ -190,7 +221,7 @@ impl<T> Reservoir<T> {
         if index < self.next_accept {
             return false;
         }
-        let slot = below(rng, self.capacity as u64) as usize;
+        let slot = below(self.capacity as u64, rng) as usize;
         self.items[slot] = item;
         self.w *= (log_uniform(rng) / self.capacity as f64).exp();
         self.schedule_next(rng);
@@ -229,6 +260,7 @@ impl<T> Reservoir<T> {
     }
 
     /// The sample in uniformly random order.
+    #[must_use]
     pub fn into_shuffled<R: Rng + ?Sized>(self, rng: &mut R) -> Vec<T> {
         let mut items = self.items;
         crate::shuffle(&mut items, rng);
@@ -248,6 +280,7 @@ impl<T> Reservoir<T> {
 }
 
 /// `ln(u)` for `u` uniform in the open interval (0, 1), from 53 random bits.
+#[cfg(feature = "std")]
 fn log_uniform<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     let bits = rng.next_u64() >> 11;
     ((bits as f64 + 0.5) * (1.0 / (1u64 << 53) as f64)).ln()

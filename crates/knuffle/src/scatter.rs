@@ -58,16 +58,17 @@
 //! [`par_shuffle`](crate::par_shuffle) gives the very same permutation as
 //! [`shuffle`](crate::shuffle) with any number of threads.
 
+use alloc::vec::Vec;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 
 use crate::distribute::{Plan, Stripe, capped_block, distribute};
-use crate::shuffle::durstenfeld;
+use crate::durstenfeld::durstenfeld;
+use crate::labels::{LabelStream, MAX_LABEL_BITS, region_starts};
+use crate::prefetch::prefetch;
 use crate::walk::{count_labels, walk};
 
-/// Keystream 0 of a node's key: the labels.
-const STREAM_LABELS: u64 = 0;
-/// Keystream 1: the keys of the node's buckets, 32 bytes each, in order.
+/// Keystream 1 (keystream 0 holds the labels, module `labels`): the keys of the node's buckets, 32 bytes each, in order.
 const STREAM_CHILD_KEYS: u64 = 1;
 /// Keystream 2: the generator of a base-case (Durstenfeld) bucket.
 const STREAM_BASE: u64 = 2;
@@ -88,7 +89,7 @@ const BLOCK_BYTES: usize = 1 << 10;
 /// Stripes per node: classification runs on up to this many threads.
 const STRIPES: usize = 8;
 /// At most `2^MAX_BITS` buckets per level.
-const MAX_BITS: u32 = 8;
+const MAX_BITS: u32 = MAX_LABEL_BITS;
 /// A walk splits into at least `2^WALK_MIN_BITS` buckets: a cycle of the
 /// walk closes at a mispredicted branch about once per bucket count, so few
 /// buckets are slow (the walk alone, without the count, timed at 2^28
@@ -300,19 +301,6 @@ pub(crate) fn shuffle_node<T, E: Executor<T>>(
     exec.buckets(buckets, keys, config);
 }
 
-/// The region starts (`buckets + 1` entries) for the bucket sizes: their
-/// prefix sums.
-pub(crate) fn region_starts(counts: &[usize]) -> Vec<usize> {
-    let mut starts = Vec::with_capacity(counts.len() + 1);
-    let mut total = 0;
-    starts.push(0);
-    for &count in counts {
-        total += count;
-        starts.push(total);
-    }
-    starts
-}
-
 /// The keys of a node's `buckets` children, in order: keystream 1 of the
 /// node's key, 32 bytes each.
 fn child_keys(key: [u8; 32], buckets: usize) -> Vec<[u8; 32]> {
@@ -357,77 +345,4 @@ fn walk_bits(blocks: usize, config: &ShuffleConfig) -> u32 {
 /// The number of bits that count `wanted >= 2` buckets: ceil(log2(wanted)).
 fn ceil_log2(wanted: usize) -> u32 {
     usize::BITS - (wanted - 1).leading_zeros()
-}
-
-/// The labels of one node (`bits <= 8`): `label(p)` is byte `p` of the
-/// ChaCha8 keystream (key, stream 0) masked to its low `bits` bits. The
-/// keystream is read in chunks of 256 bytes (four ChaCha blocks).
-#[derive(Clone)]
-pub(crate) struct LabelStream {
-    rng: ChaCha8Rng,
-    mask: u8,
-    buckets: usize,
-}
-
-/// Keystream bytes per chunk.
-pub(crate) const CHUNK_BYTES: usize = 256;
-
-impl LabelStream {
-    pub(crate) fn new(key: [u8; 32], bits: u32) -> LabelStream {
-        debug_assert!((1..=MAX_BITS).contains(&bits));
-        let mut rng = ChaCha8Rng::from_seed(key);
-        rng.set_stream(STREAM_LABELS);
-        LabelStream {
-            rng,
-            mask: ((1u32 << bits) - 1) as u8,
-            buckets: 1 << bits,
-        }
-    }
-
-    /// The keystream bytes of chunk `chunk`. Seeks only when the stream is
-    /// not already there.
-    #[inline]
-    pub(crate) fn fill_chunk(&mut self, chunk: usize, out: &mut [u8; CHUNK_BYTES]) {
-        let word = chunk as u128 * (CHUNK_BYTES as u128 / 4);
-        if self.rng.get_word_pos() != word {
-            self.rng.set_word_pos(word);
-        }
-        self.rng.fill_bytes(out);
-    }
-
-    /// The number of buckets, `2^bits`.
-    pub(crate) fn buckets(&self) -> usize {
-        self.buckets
-    }
-
-    /// The mask applied to the raw keystream byte.
-    pub(crate) fn mask(&self) -> u8 {
-        self.mask
-    }
-}
-
-/// Hints the cache to fetch, for writing, the element `ahead_bytes` past
-/// element `index`. A hint only: it never faults, whatever the address.
-#[inline(always)]
-pub(crate) fn prefetch<T>(data: &[T], index: usize, ahead_bytes: usize) {
-    prefetch_at(data.as_ptr(), index, ahead_bytes);
-}
-
-/// [`prefetch`] from a raw base pointer (for code that writes through raw
-/// pointers, where holding a shared reference to the data would alias).
-#[inline(always)]
-pub(crate) fn prefetch_at<T>(base: *const T, index: usize, ahead_bytes: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let ptr = base
-            .wrapping_add(index)
-            .cast::<i8>()
-            .wrapping_add(ahead_bytes);
-        // SAFETY: a prefetch has no architectural effect and never faults.
-        unsafe {
-            core::arch::x86_64::_mm_prefetch(ptr, core::arch::x86_64::_MM_HINT_ET0);
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (base, index, ahead_bytes);
 }

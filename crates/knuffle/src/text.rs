@@ -5,6 +5,8 @@
 //! keeps each extended grapheme cluster (Unicode UAX #29, through
 //! `unicode-segmentation`) whole. [`shuffle_chars`] shuffles plain `char`s.
 
+use alloc::vec::Vec;
+use alloc::string::String;
 use rand_core::Rng;
 use unicode_segmentation::UnicodeSegmentation;
 

@@ -27,9 +27,12 @@
 //! 2 GiB of larger ones), into enough buckets (at least 64) to bring them
 //! well under it.
 
+use alloc::vec::Vec;
+use alloc::vec;
 use core::ops::Range;
 
-use crate::scatter::{CHUNK_BYTES, LabelStream, prefetch};
+use crate::labels::{CHUNK_BYTES, LabelStream};
+use crate::prefetch::prefetch;
 
 /// How far ahead of a region's front the walk prefetches.
 const WALK_PREFETCH_BYTES: usize = 256;
@@ -137,8 +140,10 @@ impl Fronts {
 
 #[cfg(test)]
 mod tests {
+    #[allow(unused_imports)]
+    use crate::test_prelude::*;
     use super::*;
-    use crate::scatter::region_starts;
+    use crate::labels::region_starts;
 
     #[test]
     fn every_element_lands_in_the_region_of_its_label() {

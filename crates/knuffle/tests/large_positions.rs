@@ -199,10 +199,10 @@ fn sticky_scatter<R: Rng>(v: &mut [u32], rng: &mut R) {
     let block = v.len() / BLOCKS;
     let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); BLOCKS];
     for (i, &x) in v.iter().enumerate() {
-        let bucket = if below(rng, 16) == 0 {
+        let bucket = if below(16, rng) == 0 {
             i / block
         } else {
-            below(rng, BLOCKS as u64) as usize
+            below(BLOCKS as u64, rng) as usize
         };
         buckets[bucket].push(x);
     }

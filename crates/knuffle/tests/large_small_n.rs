@@ -116,7 +116,7 @@ fn fixed_size_scatter<R: Rng>(v: &mut Vec<usize>, rng: &mut R) {
     let capacity = [n.div_ceil(2), n / 2];
     let mut buckets: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
     for &x in v.iter() {
-        let mut b = below(rng, 2) as usize;
+        let mut b = below(2, rng) as usize;
         if buckets[b].len() == capacity[b] {
             b = 1 - b;
         }

@@ -320,7 +320,7 @@ mod tests {
         for _ in 0..RUNS {
             let mut order = *b"abcd";
             for i in 0..4 {
-                let j = knuffle::below(&mut rng, 4) as usize;
+                let j = knuffle::below(4, &mut rng) as usize;
                 order.swap(i, j);
             }
             biased[rank(&order)] += 1;

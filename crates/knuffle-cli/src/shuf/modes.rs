@@ -69,10 +69,10 @@ impl<'a> Run<'a> {
         let Some(seed) = &self.options.seed else {
             return;
         };
-        let Some(bits) = knuffle::seed_text_bits(seed) else {
+        let Some(bits) = knuffle::entropy::seed_text_bits(seed) else {
             return;
         };
-        if !knuffle::seed_can_reach_every_order(bits.floor() as u64, h) {
+        if !knuffle::entropy::seed_can_reach_every_order(bits.floor() as u64, h) {
             eprintln!(
                 "{}: warning: the seed '{seed}' carries at most {:.0} bits, too few to reach every order of {h} lines; use a longer seed text (a phrase, or 64 hex digits) for full coverage",
                 self.program, bits

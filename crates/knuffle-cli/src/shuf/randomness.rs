@@ -40,7 +40,7 @@ impl Randomness {
     /// A uniform integer in `0..n` (`n >= 1`).
     pub fn choose(&mut self, n: u64) -> Result<u64, ShufError> {
         match self {
-            Randomness::Knuffle(rng) => Ok(knuffle::below(rng.as_mut(), n)),
+            Randomness::Knuffle(rng) => Ok(knuffle::below(n, rng.as_mut())),
             Randomness::Gnu(source) => source.choose(n),
         }
     }

@@ -44,7 +44,7 @@ pub const FAIL_P: f64 = 1e-9;
 pub fn naive_swap<T, R: knuffle::rand_core::Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
     let n = slice.len() as u64;
     for i in 0..slice.len() {
-        let j = knuffle::below(rng, n) as usize;
+        let j = knuffle::below(n, rng) as usize;
         slice.swap(i, j);
     }
 }

@@ -3,11 +3,11 @@
 //! matching rand_pcg; ChaCha20 for the 52-card deck), medians in one process.
 //!
 //! ```text
-//! cargo bench -p knuffle --bench shuffle              # full run (n up to 10^8)
-//! cargo bench -p knuffle --bench shuffle -- --quick   # n up to 10^7, fewer repetitions
-//! cargo bench -p knuffle --bench shuffle -- --only 100000000
-//! cargo bench -p knuffle --bench shuffle -- --only 300000000  # any n (u64)
-//! cargo bench -p knuffle --bench shuffle -- --rip-bias   # rip_shuffle's first-position bias
+//! cargo bench -p knuffle-benches --bench shuffle              # full run (n up to 10^8)
+//! cargo bench -p knuffle-benches --bench shuffle -- --quick   # n up to 10^7, fewer repetitions
+//! cargo bench -p knuffle-benches --bench shuffle -- --only 100000000
+//! cargo bench -p knuffle-benches --bench shuffle -- --only 300000000  # any n (u64)
+//! cargo bench -p knuffle-benches --bench shuffle -- --rip-bias   # rip_shuffle's first-position bias
 //! ```
 //!
 //! The contestants take turns, round after round, on the same array (a
