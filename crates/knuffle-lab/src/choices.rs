@@ -14,7 +14,7 @@
 
 use rand_core::Rng;
 
-use crate::zoo::Observer;
+use crate::observer::Observer;
 
 /// A source of uniform random choices for the zoo's algorithms.
 pub trait Choices {

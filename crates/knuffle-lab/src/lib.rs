@@ -4,14 +4,47 @@
 //! biased: knuffle's own algorithms, the classic wrong ones, or anybody
 //! else's (through [`audit`]).
 //!
-//! * [`zoo`]: the algorithms, observable step by step ([`zoo::Observer`]).
-//! * [`choices`]: where an algorithm's random choices come from.
+//! ## Layers
+//!
+//! A module uses only modules of the layers below it (checked for every
+//! crate by `crates/knuffle/tests/architecture.rs`). From the bottom:
+//!
+//! 1. **Arithmetic**: [`ratio`] (exact fractions), [`perm`] (ranking
+//!    permutations, their laws), [`stats`] (chi-square, p-values, power),
+//!    [`cards`] (card names for the audit).
+//! 2. **Watching and counting**: [`observer`] (the [`Observer`](observer::Observer)
+//!    of an algorithm's steps), [`choices`] (where an algorithm's random
+//!    choices come from: a generator, or the exact enumerator), [`tally`]
+//!    (counts of orders and of positions).
+//! 3. **Algorithms**: [`zoo`] (the table of algorithms, fair and biased,
+//!    each observable step by step).
+//! 4. **Runs**: [`exact`] (every path of choices, with its exact
+//!    probability), [`sample`] (millions of shuffles into a tally),
+//!    [`analysis`] (tests on a tally).
+//! 5. **Reports**: [`experiment`] (the lab run over the zoo), [`report`]
+//!    (tables and plots), [`audit`] (anybody's shuffler, through the same
+//!    analysis).
+//!
+//! Where a change goes: a new algorithm is one entry in the zoo's table
+//! (and its run function); a new statistic goes in `stats` and is used by
+//! `analysis`; a new kind of output goes in `report`.
+//!
+//! ## Example
+//!
+//! ```
+//! use knuffle_lab::zoo::{Algorithm, NoObserver};
+//! let mut rng = knuffle::Seed::from_text("lab").rng();
+//! let mut cards = [0usize, 1, 2, 3];
+//! Algorithm::NaiveSwap.run(&mut cards, &mut rng, &mut NoObserver);
+//! assert_eq!(Algorithm::NaiveSwap.fairness().label(), "biased");
+//! ```
 pub mod analysis;
 pub mod audit;
 pub mod cards;
 pub mod choices;
 pub mod exact;
 pub mod experiment;
+pub mod observer;
 pub mod perm;
 pub mod ratio;
 pub mod report;

@@ -1,0 +1,349 @@
+//! No import cycles between the modules of any crate of the workspace.
+//!
+//! Reads every `crates/*/src` tree, finds which module uses which (`use
+//! crate::a::b`, `crate::a::f()`, `super::x`, `self::x`, and a parent's
+//! `child::x`), and fails on any cycle: a module may only use modules
+//! below it, so that each crate reads top-down. Edges to the crate root
+//! (`lib.rs`, `main.rs`: its re-exports) are not counted, nor are unit-test
+//! modules (`#[cfg(test)] mod tests` at the end of a file), which may use
+//! anything; doc comments and line comments are ignored.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Import edges `(crate, from, to)` that are known cycles being removed by
+/// work in progress (issue 14: the CLI's shuf/external modules move into a
+/// records library). An entry that is no longer part of a cycle fails the
+/// test, so that the list only ever shrinks: delete it then.
+const KNOWN_CYCLE_EDGES: &[(&str, &str, &str)] = &[
+    ("knuffle-cli", "external::sink", "external::gather"),
+    ("knuffle-cli", "external::plan", "external::input"),
+    ("knuffle-cli", "shuf::modes", "shuf::external_mode"),
+    ("knuffle-cli", "shuf::modes", "shuf::options"),
+];
+
+type Graph = BTreeMap<String, BTreeSet<String>>;
+
+#[test]
+fn no_module_imports_a_module_that_imports_it_back() {
+    let crates_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for entry in fs::read_dir(&crates_dir).expect("crates/") {
+        let dir = entry.expect("crates/ entry").path();
+        let src = dir.join("src");
+        if !src.is_dir() {
+            continue;
+        }
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let mut graph = module_graph(&src);
+        checked += graph.len();
+        let mut allowed = Vec::new();
+        for &(krate, from, to) in KNOWN_CYCLE_EDGES.iter().filter(|e| e.0 == name) {
+            let in_cycle = graph.get(from).is_some_and(|t| t.contains(to))
+                && reaches(&graph, to, from);
+            if !in_cycle {
+                failures.push(format!(
+                    "{krate}: `{from} -> {to}` is listed in KNOWN_CYCLE_EDGES but is no longer \
+                     part of a cycle: delete it from the list"
+                ));
+            }
+            allowed.push((from, to));
+        }
+        for (from, to) in allowed {
+            if let Some(targets) = graph.get_mut(from) {
+                targets.remove(to);
+            }
+        }
+        for cycle in cycles(&graph) {
+            failures.push(format!("{name}: import cycle {}", cycle.join(" -> ")));
+        }
+    }
+    assert!(checked > 20, "found only {checked} modules: wrong directory?");
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn the_checker_sees_cycles_through_every_kind_of_path() {
+    let dir = std::env::temp_dir().join(format!("knuffle-arch-{}", std::process::id()));
+    let src = dir.join("src");
+    fs::create_dir_all(src.join("outer")).unwrap();
+    let write = |path: &str, text: &str| fs::write(src.join(path), text).unwrap();
+    write("lib.rs", "mod a;\nmod b;\nmod c;\nmod outer;\n");
+    write("a.rs", "use crate::b::Thing;\n/// [`crate::c`] in a doc comment\n");
+    write("b.rs", "pub fn f() { crate::c::g() }\n");
+    write(
+        "c.rs",
+        "use crate::{outer::inner::X, d};\n#[cfg(test)]\nmod tests {\n use crate::a::*;\n}\n",
+    );
+    write("outer/mod.rs", "mod inner;\npub fn h() { inner::k() }\n");
+    write("outer/inner.rs", "use super::super::a;\n");
+    let graph = module_graph(&src);
+    assert_eq!(graph["a"], set(&["b"]), "doc comments are not imports");
+    assert_eq!(graph["c"], set(&["outer::inner"]), "test modules are not imports");
+    assert_eq!(graph["outer"], set(&["outer::inner"]));
+    assert_eq!(graph["outer::inner"], set(&["a"]));
+    assert_eq!(
+        cycles(&graph),
+        vec![vec!["a", "b", "c", "outer::inner", "a"]]
+    );
+    // Without the cycle's closing edge there is none.
+    write("outer/inner.rs", "pub fn k() {}\n");
+    assert!(cycles(&module_graph(&src)).is_empty());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+fn set(items: &[&str]) -> BTreeSet<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+/// Every module of the crate (by path, `a::b`) and the modules it uses.
+fn module_graph(src: &Path) -> Graph {
+    let mut files = Vec::new();
+    collect_rs(src, &mut files);
+    let modules: BTreeMap<String, PathBuf> = files
+        .iter()
+        .filter_map(|file| module_path(src, file).map(|m| (m, file.clone())))
+        .collect();
+    let known: BTreeSet<&str> = modules.keys().map(String::as_str).collect();
+    let mut graph = Graph::new();
+    for (module, file) in &modules {
+        let text = code_only(&fs::read_to_string(file).expect("read source"));
+        let mut targets = BTreeSet::new();
+        for path in paths_in(&text) {
+            if let Some(target) = resolve(module, &path, &known) {
+                if target != *module && !target.is_empty() {
+                    targets.insert(target);
+                }
+            }
+        }
+        graph.insert(module.clone(), targets);
+    }
+    graph.remove("");
+    graph
+}
+
+fn collect_rs(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).expect("read dir") {
+        let path = entry.expect("dir entry").path();
+        if path.is_dir() {
+            collect_rs(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `src/a/b.rs` and `src/a/b/mod.rs` are `a::b`; `lib.rs`/`main.rs` the
+/// root `""`; `src/bin/*` are separate crates (skipped).
+fn module_path(src: &Path, file: &Path) -> Option<String> {
+    let rel = file.strip_prefix(src).ok()?;
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_owned())
+        .collect();
+    if parts.first().is_some_and(|p| p == "bin") {
+        return None;
+    }
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    if parts.len() == 1 && (parts[0] == "lib" || parts[0] == "main") {
+        parts.clear();
+    }
+    Some(parts.join("::"))
+}
+
+/// The text without comments and without a trailing unit-test module.
+fn code_only(text: &str) -> String {
+    let mut out = String::new();
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim();
+        if trimmed == "#[cfg(test)]"
+            && lines
+                .get(i + 1)
+                .is_some_and(|next| next.trim().starts_with("mod tests"))
+        {
+            break;
+        }
+        let code = match line.find("//") {
+            Some(at) if !line[..at].contains('"') => &line[..at],
+            _ => line,
+        };
+        out.push_str(code);
+        out.push('\n');
+    }
+    out
+}
+
+/// Every path that starts with `crate::`, `super::`, `self::` or a plain
+/// identifier followed by `::`, with `use` groups (`crate::{a, b::c}`)
+/// expanded.
+fn paths_in(text: &str) -> Vec<Vec<String>> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut paths = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let starts_word = (chars[i].is_alphabetic() || chars[i] == '_')
+            && (i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_'));
+        if !starts_word || (i > 0 && chars[i - 1] == ':') {
+            i += 1;
+            continue;
+        }
+        let (mut expanded, end) = parse_path(&chars, i, Vec::new());
+        paths.append(&mut expanded);
+        i = end.max(i + 1);
+    }
+    paths.retain(|p| p.len() >= 2);
+    paths
+}
+
+/// Parses `seg::seg::{group, ...}` from `start`; returns every full path
+/// and the position after it.
+fn parse_path(chars: &[char], start: usize, prefix: Vec<String>) -> (Vec<Vec<String>>, usize) {
+    let mut path = prefix;
+    let mut i = start;
+    loop {
+        let begin = i;
+        while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+            i += 1;
+        }
+        if i == begin {
+            break;
+        }
+        path.push(chars[begin..i].iter().collect());
+        if chars.get(i) == Some(&':') && chars.get(i + 1) == Some(&':') {
+            i += 2;
+            if chars.get(i) == Some(&'{') {
+                let mut all = Vec::new();
+                i += 1;
+                loop {
+                    while i < chars.len() && (chars[i].is_whitespace() || chars[i] == ',') {
+                        i += 1;
+                    }
+                    match chars.get(i) {
+                        None => return (all, i),
+                        Some('}') => return (all, i + 1),
+                        Some('*') => i += 1,
+                        _ => {
+                            let (mut inner, end) = parse_path(chars, i, path.clone());
+                            if inner.is_empty() && end == i {
+                                i += 1;
+                            } else {
+                                all.append(&mut inner);
+                                i = end;
+                            }
+                            // Skip `as alias`.
+                            while i < chars.len() && !matches!(chars[i], ',' | '}') {
+                                i += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            continue;
+        }
+        break;
+    }
+    (vec![path], i)
+}
+
+/// The module that `path`, written in `module`, refers to (the longest
+/// known module prefix), if any.
+fn resolve(module: &str, path: &[String], known: &BTreeSet<&str>) -> Option<String> {
+    let mut base: Vec<&str> = if module.is_empty() {
+        Vec::new()
+    } else {
+        module.split("::").collect()
+    };
+    let mut rest = path;
+    match rest[0].as_str() {
+        "crate" => {
+            base.clear();
+            rest = &rest[1..];
+        }
+        "self" => rest = &rest[1..],
+        "super" => {
+            while rest.first().is_some_and(|s| s == "super") {
+                base.pop()?;
+                rest = &rest[1..];
+            }
+        }
+        _ => {
+            // A plain path: only a child module of this one counts.
+            let mut child = base.clone();
+            child.push(&rest[0]);
+            if !known.contains(child.join("::").as_str()) {
+                return None;
+            }
+        }
+    }
+    let mut best = base.join("::");
+    let mut current = base;
+    for segment in rest {
+        current.push(segment);
+        let candidate = current.join("::");
+        if known.contains(candidate.as_str()) {
+            best = candidate;
+        } else {
+            break;
+        }
+    }
+    Some(best)
+}
+
+fn reaches(graph: &Graph, from: &str, to: &str) -> bool {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![from.to_owned()];
+    while let Some(node) = stack.pop() {
+        if node == to {
+            return true;
+        }
+        if seen.insert(node.clone()) {
+            stack.extend(graph.get(&node).into_iter().flatten().cloned());
+        }
+    }
+    false
+}
+
+/// One cycle (as a closed path) per group of modules that reach each other.
+fn cycles(graph: &Graph) -> Vec<Vec<String>> {
+    let mut found = Vec::new();
+    let mut reported: BTreeSet<String> = BTreeSet::new();
+    for start in graph.keys() {
+        if reported.contains(start) {
+            continue;
+        }
+        // Shortest path back to `start` (breadth first), if any.
+        let mut previous: BTreeMap<String, String> = BTreeMap::new();
+        let mut queue = std::collections::VecDeque::from([start.clone()]);
+        let mut closing = None;
+        'search: while let Some(node) = queue.pop_front() {
+            for next in graph.get(&node).into_iter().flatten() {
+                if next == start {
+                    closing = Some(node.clone());
+                    break 'search;
+                }
+                if !previous.contains_key(next) {
+                    previous.insert(next.clone(), node.clone());
+                    queue.push_back(next.clone());
+                }
+            }
+        }
+        if let Some(last) = closing {
+            let mut cycle = vec![start.clone()];
+            let mut node = last;
+            while node != *start {
+                cycle.push(node.clone());
+                node = previous[&node].clone();
+            }
+            cycle[1..].reverse();
+            cycle.push(start.clone());
+            reported.extend(cycle.iter().cloned());
+            found.push(cycle);
+        }
+    }
+    found
+}
