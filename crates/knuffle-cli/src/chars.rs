@@ -1,4 +1,5 @@
-//! `knuffle chars`: shuffle the characters (or words) of strings (seed 000).
+//! `knuffle chars`: shuffle the characters (or words) of strings (the VBA string shuffle,
+//! "Visual Basic for Applications/The Knuth String Shuffle", Wikibooks).
 //!
 //! By default the units are extended grapheme clusters (Unicode UAX #29),
 //! so accents, flags and emoji stay whole (`knuffle::text::shuffle_graphemes`);

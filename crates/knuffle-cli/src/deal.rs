@@ -3,7 +3,7 @@
 //! The deck is `knuffle::cards::Deck` (52 cards, jokers, a shoe of several
 //! decks, or the items given as arguments); the deal is
 //! `Deck::deal`, a partial Fisher–Yates shuffle that randomises only the
-//! dealt cards (seed 001). `--shuffle` shuffles the whole deck instead
+//! dealt cards (as in the 52-card deal write-up with a step table). `--shuffle` shuffles the whole deck instead
 //! (`Deck::shuffle`, Durstenfeld).
 
 use std::cmp::Ordering;
@@ -287,8 +287,8 @@ fn describe(args: &Args, seed: &RunSeed, deck_size: u64, dealt: u64) {
     eprintln!("knuffle deal: seed: {} (replay with --seed)", seed.quoted());
     eprintln!("knuffle deal: deck: {deck}");
     eprintln!("knuffle deal: {}", seed.describe_reach(deck_size));
-    let deal_bits =
-        knuffle::entropy::entropy_bits_needed(deck_size) - knuffle::entropy::entropy_bits_needed(deck_size - dealt);
+    let deal_bits = knuffle::entropy::entropy_bits_needed(deck_size)
+        - knuffle::entropy::entropy_bits_needed(deck_size - dealt);
     let noun = if args.items.is_empty() {
         "card"
     } else {

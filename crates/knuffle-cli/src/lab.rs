@@ -17,7 +17,7 @@ use crate::emit::{self, USAGE, fail};
 
 const EXAMPLES: &str = "\
 Examples:
-  knuffle lab                               every algorithm, n = 4, 10M shuffles each (seed 003's experiment)
+  knuffle lab                               every algorithm, n = 4, 10M shuffles each (the .NET harness's experiment)
   knuffle lab --list                        the zoo: names, descriptions, sources
   knuffle lab -a naive-swap --exact -n 3    exact probabilities: 4/27 and 5/27
   knuffle lab -a fisher-yates,naive-swap -n 10 --trials 1000000
@@ -25,7 +25,8 @@ Examples:
   knuffle lab --seed 'my seed'              another reproducible run";
 
 /// Shuffle small decks many times with every algorithm of the zoo and test
-/// whether each is biased (seed 003's experiment, with statistics).
+/// whether each is biased (the experiment of the .NET harness in "Shuffle things in .Net", 2009,
+/// with statistics).
 #[derive(Parser, Debug)]
 #[command(name = "knuffle lab", after_help = EXAMPLES)]
 struct Args {

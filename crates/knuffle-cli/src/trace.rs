@@ -1,4 +1,4 @@
-//! `knuffle trace`: seed 001's step table for any algorithm of the zoo.
+//! `knuffle trace`: the step table of the 52-card deal write-up for any algorithm of the zoo.
 //!
 //! The algorithm runs from `knuffle_lab::zoo` with an observer that records
 //! every draw, swap and note, and a generator wrapper that records every
@@ -29,8 +29,8 @@ const ABOUT: &str =
     "Show a shuffle step by step: each random number, the offset it becomes, each swap";
 
 const LONG_ABOUT: &str = "\
-Show a shuffle step by step (seed 001's table): for each step, the 64-bit random number
-drawn, the bound, the offset it becomes, the swap, and the values after the step with
+Show a shuffle step by step, as the 52-card deal write-up's table does: for each
+step, the 64-bit random number drawn, the bound, the offset it becomes, the swap, and the values after the step with
 the swapped pair highlighted (colour on a terminal, [brackets] otherwise). A self-swap
 (an item swapped with itself) is shown as such: it changes nothing.
 

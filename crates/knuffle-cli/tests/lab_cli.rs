@@ -110,7 +110,11 @@ fn list_shows_every_algorithm_with_its_source() {
     ] {
         assert!(out.contains(name), "{name}");
     }
-    assert!(out.contains("source: seed 003"));
+    assert!(out.contains("source: 'How not to shuffle #2' in \"Shuffle things in .Net\""));
+    assert!(
+        !out.contains("seed 00"),
+        "internal names never reach users:\n{out}"
+    );
 }
 
 #[test]

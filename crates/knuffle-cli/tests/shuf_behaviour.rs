@@ -371,7 +371,7 @@ fn every_order_is_equally_likely_and_a_biased_shuffle_is_caught() {
         "knuffle looks biased: {counts:?}"
     );
 
-    // The naive "swap each position with any position" shuffle (seed 003),
+    // The naive "swap each position with any position" shuffle ("How not to shuffle #2" in "Shuffle things in .Net", 2009),
     // same trials, same statistic: it must be caught.
     let mut naive = [0u64; 24];
     let mut state = 0x1234_5678_9ABC_DEF1u64;

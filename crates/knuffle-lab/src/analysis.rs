@@ -31,7 +31,7 @@ pub struct Analysis {
     pub skipped: Vec<String>,
     /// Orders seen at least once (when orders were counted).
     pub orders_seen: Option<usize>,
-    /// Standard deviation of the order counts (seed 003's yardstick).
+    /// Standard deviation of the order counts (the yardstick of the .NET harness, "Shuffle things in .Net", 2009).
     pub order_count_sd: Option<f64>,
     /// The binned position matrix used by the test.
     pub positions: PositionMatrix,

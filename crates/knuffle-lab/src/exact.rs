@@ -23,7 +23,7 @@ use std::fmt;
 use crate::choices::Choices;
 use crate::perm;
 use crate::ratio::{Ratio, lcm};
-use crate::zoo::{Algorithm, NoObserver, Observer};
+use crate::zoo::{Algorithm, Exact, NoObserver, Observer};
 
 /// The default largest number of paths enumerated (about 67 million).
 pub const DEFAULT_PATH_LIMIT: u64 = 1 << 26;
@@ -209,10 +209,9 @@ pub fn enumerate(
         return Err(ExactError::TooLarge { n });
     }
     // Known path counts: refuse at once rather than after `path_limit` paths.
-    let known_paths: Option<u128> = match algorithm {
-        Algorithm::NaiveSwap | Algorithm::BasicNaive => (n as u128).checked_pow(n as u32),
-        Algorithm::KeyCollisions => 1u128.checked_shl(crate::zoo::COLLISION_KEY_BITS * n as u32),
-        _ => Some(0),
+    let known_paths: Option<u128> = match algorithm.exact() {
+        Exact::Paths(count) => count(n),
+        Exact::Walk | Exact::Unavailable(_) => Some(0),
     };
     if known_paths.is_none_or(|p| p > u128::from(path_limit)) {
         return Err(ExactError::TooManyPaths { limit: path_limit });

@@ -11,9 +11,9 @@ use crate::zoo::{Algorithm, Fairness};
 
 /// The default seed text of `knuffle lab` (results are reproducible).
 pub const DEFAULT_SEED: &str = "knuffle-lab";
-/// Shuffles per algorithm by default (seed 003's ten million).
+/// Shuffles per algorithm by default (the ten million of the .NET harness, "Shuffle things in .Net", 2009).
 pub const DEFAULT_TRIALS: u64 = 10_000_000;
-/// Items per shuffle by default (seed 003's four cards).
+/// Items per shuffle by default (the .NET harness's four cards).
 pub const DEFAULT_N: usize = 4;
 
 /// One algorithm's run.

@@ -112,7 +112,7 @@ fn count_with<F: FnMut(&mut [usize])>(n: usize, count: u64, tally: &mut Tally, m
     let identity: Vec<usize> = (0..n).collect();
     let mut items = identity.clone();
     if n <= PACKED_MAX_N {
-        // Small decks: count each output by its bit-packed value (seed 003's
+        // Small decks: count each output by its bit-packed value (the .NET harness's
         // key), rank afterwards.
         let bits = bits_per_item(n);
         let mut table = vec![0u64; 1 << (bits * n)];

@@ -1,4 +1,4 @@
-//! The algorithm zoo: our fair shuffles, the seeds' algorithms and the
+//! The algorithm zoo: our fair shuffles, the algorithms of the write-ups we studied and the
 //! classic wrong ones, each observable step by step.
 //!
 //! Every algorithm is an [`Algorithm`] value with a command-line
@@ -62,83 +62,261 @@ impl Fairness {
     }
 }
 
-/// One algorithm of the zoo.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Algorithm {
-    /// Durstenfeld's Fisher–Yates (from the end).
-    FisherYates,
-    /// Inside-out Fisher–Yates (builds a shuffled copy).
-    InsideOut,
-    /// Sattolo's cyclic permutation.
-    Sattolo,
-    /// Swap every position with any position (seed 003, #2).
-    NaiveSwap,
-    /// Pick a random card until an unused one comes up (seed 003, #1).
-    PickUnused,
-    /// Sort by random 64-bit keys.
-    SortKeys,
-    /// Sort by random GUIDs (122 random bits; seed 003).
-    SortGuid,
-    /// Sort by random bytes read as a double (seed 003).
-    SortDoubles,
-    /// Merge sort with a coin-flip comparator.
-    SortComparator,
-    /// Sort by an 8-bit random key; ties keep the input order.
-    KeyCollisions,
-    /// Seed 000's string method: take from the shrinking remainder.
-    StringMethod,
-    /// Seed 001's deck method: X below Y, decrement Y, swap, skip self-swaps.
-    DeckMethod,
-    /// Seed 004's first BASIC loop (`S=RND(26)-1` for every A).
-    BasicNaive,
-    /// Seed 004's corrected BASIC loop (`J=I+INT(RND(N+1-I)-1)`).
-    BasicJj,
-    /// Seed 004's corrected loop with its `FOR` line ending one step early.
-    BasicJjShortLoop,
-    /// Seed 004's corrected loop with the range one too small.
-    BasicJjShortRange,
+/// Whether, and how, [`crate::exact`] can enumerate an algorithm's paths.
+#[derive(Clone, Copy, Debug)]
+pub enum Exact {
+    /// Enumerable; the number of paths is counted while walking them.
+    Walk,
+    /// Enumerable, with this many paths for `n` items (`None`: more than
+    /// `u128` holds), so that too many paths are refused at once.
+    Paths(fn(usize) -> Option<u128>),
+    /// Not enumerable, and why (in words for the user).
+    Unavailable(&'static str),
 }
 
-/// Calls the macro `$then!` with the variant names of every algorithm, in
-/// the order the lab prints them: the one list behind [`ALL`] and the
-/// per-algorithm dispatch of [`crate::sample`]. That dispatch is a `match`
-/// over this list, so the compiler checks it against the enum: a missing
-/// variant is a non-exhaustive match, a repeated one an unreachable pattern.
-macro_rules! every_algorithm {
-    ($then:ident) => {
-        $then!(
-            FisherYates,
-            InsideOut,
-            Sattolo,
-            NaiveSwap,
-            PickUnused,
-            SortKeys,
-            SortGuid,
-            SortDoubles,
-            SortComparator,
-            KeyCollisions,
-            StringMethod,
-            DeckMethod,
-            BasicNaive,
-            BasicJj,
-            BasicJjShortLoop,
-            BasicJjShortRange,
-        )
+/// The algorithms of the zoo, one entry each, in the order the lab prints
+/// them: its variant, command-line name, [`Fairness`], source (cited as a
+/// paper is), one-line description, exact-enumeration support ([`Exact`])
+/// and run function (`fn(&mut [T], &mut C, &mut O)` with `T: Copy`,
+/// `C:` [`Choices`], `O:` [`Observer`], written below). Adding an algorithm
+/// is adding one entry here and its run function.
+macro_rules! zoo_table {
+    ($d:tt $(
+        $variant:ident {
+            name: $name:literal,
+            fairness: $fairness:ident,
+            source: $source:literal,
+            description: $description:literal,
+            exact: $exact:expr,
+            run: $run:ident $(,)?
+        }
+    ),* $(,)?) => {
+        /// One algorithm of the zoo (see [`Algorithm::description`]).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Algorithm {
+            $(
+                #[doc = $description]
+                $variant,
+            )*
+        }
+
+        /// Calls the macro `$then!` with the variant names of every
+        /// algorithm, in table order: the per-algorithm dispatch of
+        /// [`crate::sample`] is a `match` over this list, so each
+        /// algorithm's loop is compiled with the algorithm known.
+        macro_rules! every_algorithm {
+            ($d then:ident) => {
+                $d then!($($variant),*)
+            };
+        }
+        pub(crate) use every_algorithm;
+
+        /// Every algorithm, in the order the lab prints them.
+        pub const ALL: &[Algorithm] = &[$(Algorithm::$variant),*];
+
+        impl Algorithm {
+            /// The command-line name, e.g. `fisher-yates`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Algorithm::$variant => $name,)*
+                }
+            }
+
+            /// One line: what it does and why it is (un)fair.
+            pub fn description(self) -> &'static str {
+                match self {
+                    $(Algorithm::$variant => $description,)*
+                }
+            }
+
+            /// Where the algorithm comes from.
+            pub fn source(self) -> &'static str {
+                match self {
+                    $(Algorithm::$variant => $source,)*
+                }
+            }
+
+            /// How the output is distributed.
+            pub fn fairness(self) -> Fairness {
+                match self {
+                    $(Algorithm::$variant => Fairness::$fairness,)*
+                }
+            }
+
+            /// Whether, and how, its paths can be enumerated exactly.
+            pub fn exact(self) -> Exact {
+                match self {
+                    $(Algorithm::$variant => $exact,)*
+                }
+            }
+
+            /// Shuffles `items` with choices from any [`Choices`] source,
+            /// reporting each step to `obs`.
+            #[inline(always)]
+            pub fn run_with<T: Copy, C: Choices, O: Observer>(
+                self,
+                items: &mut [T],
+                choices: &mut C,
+                obs: &mut O,
+            ) {
+                match self {
+                    $(Algorithm::$variant => $run(items, choices, obs),)*
+                }
+            }
+        }
     };
 }
-pub(crate) use every_algorithm;
 
-macro_rules! algorithm_slice {
-    ($($variant:ident),* $(,)?) => {
-        &[$(Algorithm::$variant),*]
-    };
+zoo_table! { $
+    FisherYates {
+        name: "fisher-yates",
+        fairness: Uniform,
+        source: "R. Durstenfeld, Algorithm 235, CACM 7(7), 1964; Knuth TAOCP 2, 3.4.2 Algorithm P; the 1/n! proof in \"Fisher-Yates Shuffling & Implementation in Java\" (Counting & Probability notes)",
+        description: "for i from n-1 down to 1, swap item i with a uniform item of 0..=i: n! equally likely paths, one per order",
+        exact: Exact::Walk,
+        run: fisher_yates,
+    },
+    InsideOut {
+        name: "inside-out",
+        fairness: Uniform,
+        source: "Durstenfeld 1964; Knuth TAOCP 2, 3.4.2; the array routine KnuthArrShuffle of \"Visual Basic for Applications/The Knuth String Shuffle\" (Wikibooks)",
+        description: "append item i to the copy, then swap it with a uniform position of 0..=i: the prefix stays uniformly shuffled",
+        exact: Exact::Walk,
+        run: inside_out,
+    },
+    Sattolo {
+        name: "sattolo",
+        fairness: UniformOverCycles,
+        source: "S. Sattolo, Information Processing Letters 22(6), 1986",
+        description: "Fisher-Yates with the partner drawn from 0..i (never i itself): uniform over the (n-1)! single-cycle orders, so a biased shuffle",
+        exact: Exact::Walk,
+        run: sattolo,
+    },
+    NaiveSwap {
+        name: "naive-swap",
+        fairness: Biased,
+        source: "'How not to shuffle #2' in \"Shuffle things in .Net\" (blog post, 12 February 2009); J. Atwood, Coding Horror, 2007",
+        description: "swap each position with any position 0..n-1: n^n equally likely paths cannot split evenly over n! orders",
+        exact: Exact::Paths(every_position_paths),
+        run: naive_swap,
+    },
+    PickUnused {
+        name: "pick-unused",
+        fairness: Uniform,
+        source: "'How not to shuffle #1' in \"Shuffle things in .Net\" (blog post, 12 February 2009)",
+        description: "draw a card 1..n, draw again while it was already used: fair, but about n*H(n) draws instead of n-1",
+        exact: Exact::Walk,
+        run: pick_unused,
+    },
+    SortKeys {
+        name: "sort-keys",
+        fairness: UniformUpToTies,
+        source: "folklore: sort_by_key(|_| rng.next_u64())",
+        description: "give each item a random 64-bit key and stable-sort: fair except that two equal keys keep input order (tie chance about n^2/2^65)",
+        exact: Exact::Unavailable(
+            "sort-keys draws 64-bit keys: 2^(64n) paths cannot be enumerated. Its only departure from uniform is a key tie (probability below n^2/2^65); try key-collisions, whose 8-bit keys can be enumerated for n <= 3",
+        ),
+        run: sort_keys,
+    },
+    SortGuid {
+        name: "sort-guid",
+        fairness: UniformUpToTies,
+        source: "'Sorting with a GUID' (OrderBy(Guid.NewGuid)) in \"Shuffle things in .Net\" (blog post, 12 February 2009)",
+        description: "order by Guid.NewGuid: 122 random bits per key; fair except for ties (about n^2/2^123)",
+        exact: Exact::Unavailable(
+            "sort-guid draws 122-bit keys: 2^(122n) paths cannot be enumerated; it is uniform except for ties (probability below n^2/2^123)",
+        ),
+        run: sort_guid,
+    },
+    SortDoubles {
+        name: "sort-doubles",
+        fairness: UniformUpToTies,
+        source: "'Sorting with a load of random Doubles' in \"Shuffle things in .Net\" (blog post, 12 February 2009)",
+        description: "order by 8 random bytes read as a double: fair except that all NaNs (2^-11 of keys) and +0/-0 compare equal and keep input order",
+        exact: Exact::Unavailable(
+            "sort-doubles draws 64-bit keys: 2^(64n) paths cannot be enumerated; it is uniform except for NaN/zero ties",
+        ),
+        run: sort_doubles,
+    },
+    SortComparator {
+        name: "sort-comparator",
+        fairness: Biased,
+        source: "folklore: JavaScript's sort(() => Math.random() - 0.5); merge sort written here so it cannot panic",
+        description: "merge sort whose comparator flips a coin (sort(() => Math.random() - 0.5)): paths are powers of 1/2, n! does not divide them",
+        exact: Exact::Walk,
+        run: sort_with_coin,
+    },
+    KeyCollisions {
+        name: "key-collisions",
+        fairness: Biased,
+        source: "folklore: sort by a small random key (e.g. a random byte)",
+        description: "stable-sort by an 8-bit random key: equal keys (likely: birthday problem) keep input order, so the input order is too likely",
+        exact: Exact::Paths(collision_key_paths),
+        run: key_collisions,
+    },
+    StringMethod {
+        name: "string-method",
+        fairness: Uniform,
+        source: "FisherYatesStrShuffle in \"Visual Basic for Applications/The Knuth String Shuffle\" (Wikibooks); R. A. Fisher and F. Yates, Statistical Tables, 1938",
+        description: "take a uniform character of the shrinking remainder and append it to the output (Fisher's original method): fair",
+        exact: Exact::Walk,
+        run: string_method,
+    },
+    DeckMethod {
+        name: "deck-method",
+        fairness: Uniform,
+        source: "the 52-card deal write-up with a step table (X/Y/Z method: random number, offset, swap)",
+        description: "X = random offset below Y, decrement Y, swap items X and Y, skip the swap when X = Y, repeat while Y > 1: Durstenfeld, fair",
+        exact: Exact::Walk,
+        run: deck_method,
+    },
+    BasicNaive {
+        name: "basic-naive",
+        fairness: Biased,
+        source: "\"Random BASIC shuffling revisited\", shuffle.bas lines 100-150",
+        description: "FOR A=0 TO N-1: S=RND(N)-1: swap A$(S), A$(A) (RND(k) gives 1..k): the naive swap again, biased",
+        exact: Exact::Paths(every_position_paths),
+        run: naive_swap,
+    },
+    BasicJj {
+        name: "basic-jj",
+        fairness: Uniform,
+        source: "\"Random BASIC shuffling revisited\", jjshuffle.bas lines 100-150 (after James Jones)",
+        description: "FOR I=1 TO N-1: J=I+INT(RND(N+1-I)-1): swap A$(I), A$(J); with RND(k) in 1..k, J is uniform in I..N: fair",
+        exact: Exact::Walk,
+        run: basic_jj,
+    },
+    BasicJjShortLoop {
+        name: "basic-jj-short-loop",
+        fairness: Biased,
+        source: "derived from \"Random BASIC shuffling revisited\": jjshuffle.bas with the off-by-one its author made on line 40",
+        description: "the corrected loop ending at FOR I=1 TO N-2 (the seed's 'FOR A=0 TO 24' slip): the last two items are never exchanged by a final step; only n!/2 orders",
+        exact: Exact::Walk,
+        run: basic_jj_short_loop,
+    },
+    BasicJjShortRange {
+        name: "basic-jj-short-range",
+        fairness: Biased,
+        source: "derived from \"Random BASIC shuffling revisited\": jjshuffle.bas with RND's range miscounted by one",
+        description: "the corrected loop with RND(N-I) for RND(N+1-I): J never reaches N, so the last item never moves",
+        exact: Exact::Walk,
+        run: basic_jj_short_range,
+    },
 }
-
-/// Every algorithm, in the order the lab prints them.
-pub const ALL: &[Algorithm] = every_algorithm!(algorithm_slice);
 
 /// Key width of [`Algorithm::KeyCollisions`].
 pub const COLLISION_KEY_BITS: u32 = 8;
+
+/// Paths of "swap every position with any position": `n^n`.
+fn every_position_paths(n: usize) -> Option<u128> {
+    (n as u128).checked_pow(n as u32)
+}
+
+/// Paths of [`Algorithm::KeyCollisions`]: one key of
+/// [`COLLISION_KEY_BITS`] bits per item.
+fn collision_key_paths(n: usize) -> Option<u128> {
+    1u128.checked_shl(COLLISION_KEY_BITS * n as u32)
+}
 
 impl Algorithm {
     /// Every algorithm of the zoo.
@@ -151,153 +329,11 @@ impl Algorithm {
         ALL.iter().copied().find(|a| a.name() == name)
     }
 
-    /// The command-line name, e.g. `fisher-yates`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Algorithm::FisherYates => "fisher-yates",
-            Algorithm::InsideOut => "inside-out",
-            Algorithm::Sattolo => "sattolo",
-            Algorithm::NaiveSwap => "naive-swap",
-            Algorithm::PickUnused => "pick-unused",
-            Algorithm::SortKeys => "sort-keys",
-            Algorithm::SortGuid => "sort-guid",
-            Algorithm::SortDoubles => "sort-doubles",
-            Algorithm::SortComparator => "sort-comparator",
-            Algorithm::KeyCollisions => "key-collisions",
-            Algorithm::StringMethod => "string-method",
-            Algorithm::DeckMethod => "deck-method",
-            Algorithm::BasicNaive => "basic-naive",
-            Algorithm::BasicJj => "basic-jj",
-            Algorithm::BasicJjShortLoop => "basic-jj-short-loop",
-            Algorithm::BasicJjShortRange => "basic-jj-short-range",
-        }
-    }
-
-    /// One line: what it does and why it is (un)fair.
-    pub fn description(self) -> &'static str {
-        match self {
-            Algorithm::FisherYates => {
-                "for i from n-1 down to 1, swap item i with a uniform item of 0..=i: n! equally likely paths, one per order"
-            }
-            Algorithm::InsideOut => {
-                "append item i to the copy, then swap it with a uniform position of 0..=i: the prefix stays uniformly shuffled"
-            }
-            Algorithm::Sattolo => {
-                "Fisher-Yates with the partner drawn from 0..i (never i itself): uniform over the (n-1)! single-cycle orders, so a biased shuffle"
-            }
-            Algorithm::NaiveSwap => {
-                "swap each position with any position 0..n-1: n^n equally likely paths cannot split evenly over n! orders"
-            }
-            Algorithm::PickUnused => {
-                "draw a card 1..n, draw again while it was already used: fair, but about n*H(n) draws instead of n-1"
-            }
-            Algorithm::SortKeys => {
-                "give each item a random 64-bit key and stable-sort: fair except that two equal keys keep input order (tie chance about n^2/2^65)"
-            }
-            Algorithm::SortGuid => {
-                "order by Guid.NewGuid: 122 random bits per key; fair except for ties (about n^2/2^123)"
-            }
-            Algorithm::SortDoubles => {
-                "order by 8 random bytes read as a double: fair except that all NaNs (2^-11 of keys) and +0/-0 compare equal and keep input order"
-            }
-            Algorithm::SortComparator => {
-                "merge sort whose comparator flips a coin (sort(() => Math.random() - 0.5)): paths are powers of 1/2, n! does not divide them"
-            }
-            Algorithm::KeyCollisions => {
-                "stable-sort by an 8-bit random key: equal keys (likely: birthday problem) keep input order, so the input order is too likely"
-            }
-            Algorithm::StringMethod => {
-                "take a uniform character of the shrinking remainder and append it to the output (Fisher's original method): fair"
-            }
-            Algorithm::DeckMethod => {
-                "X = random offset below Y, decrement Y, swap items X and Y, skip the swap when X = Y, repeat while Y > 1: Durstenfeld, fair"
-            }
-            Algorithm::BasicNaive => {
-                "FOR A=0 TO N-1: S=RND(N)-1: swap A$(S), A$(A) (RND(k) gives 1..k): the naive swap again, biased"
-            }
-            Algorithm::BasicJj => {
-                "FOR I=1 TO N-1: J=I+INT(RND(N+1-I)-1): swap A$(I), A$(J); with RND(k) in 1..k, J is uniform in I..N: fair"
-            }
-            Algorithm::BasicJjShortLoop => {
-                "the corrected loop ending at FOR I=1 TO N-2 (the seed's 'FOR A=0 TO 24' slip): the last two items are never exchanged by a final step; only n!/2 orders"
-            }
-            Algorithm::BasicJjShortRange => {
-                "the corrected loop with RND(N-I) for RND(N+1-I): J never reaches N, so the last item never moves"
-            }
-        }
-    }
-
-    /// Where the algorithm comes from.
-    pub fn source(self) -> &'static str {
-        match self {
-            Algorithm::FisherYates => {
-                "R. Durstenfeld, Algorithm 235, CACM 7(7), 1964; Knuth TAOCP 2, 3.4.2 Algorithm P; seed 002"
-            }
-            Algorithm::InsideOut => {
-                "Durstenfeld 1964; Knuth TAOCP 2, 3.4.2; seed 000's array routine"
-            }
-            Algorithm::Sattolo => "S. Sattolo, Information Processing Letters 22(6), 1986",
-            Algorithm::NaiveSwap => {
-                "seed 003, 'How not to shuffle #2'; J. Atwood, Coding Horror, 2007"
-            }
-            Algorithm::PickUnused => "seed 003, 'How not to shuffle #1'",
-            Algorithm::SortKeys => "folklore: sort_by_key(|_| rng.next_u64())",
-            Algorithm::SortGuid => "seed 003, 'Sorting with a GUID' (OrderBy(Guid.NewGuid))",
-            Algorithm::SortDoubles => "seed 003, 'Sorting with a load of random Doubles'",
-            Algorithm::SortComparator => {
-                "folklore: JavaScript's sort(() => Math.random() - 0.5); merge sort written here so it cannot panic"
-            }
-            Algorithm::KeyCollisions => "folklore: sort by a small random key (e.g. a random byte)",
-            Algorithm::StringMethod => {
-                "seed 000 (FisherYatesStrShuffle); R. A. Fisher and F. Yates, Statistical Tables, 1938"
-            }
-            Algorithm::DeckMethod => "seed 001 (52-card deck, X/Y/Z method)",
-            Algorithm::BasicNaive => "seed 004, shuffle.bas lines 100-150",
-            Algorithm::BasicJj => "seed 004, jjshuffle.bas lines 100-150 (after James Jones)",
-            Algorithm::BasicJjShortLoop => {
-                "derived from seed 004: jjshuffle.bas with the off-by-one its author made on line 40"
-            }
-            Algorithm::BasicJjShortRange => {
-                "derived from seed 004: jjshuffle.bas with RND's range miscounted by one"
-            }
-        }
-    }
-
-    /// How the output is distributed.
-    pub fn fairness(self) -> Fairness {
-        match self {
-            Algorithm::FisherYates
-            | Algorithm::InsideOut
-            | Algorithm::PickUnused
-            | Algorithm::StringMethod
-            | Algorithm::DeckMethod
-            | Algorithm::BasicJj => Fairness::Uniform,
-            Algorithm::SortKeys | Algorithm::SortGuid | Algorithm::SortDoubles => {
-                Fairness::UniformUpToTies
-            }
-            Algorithm::Sattolo => Fairness::UniformOverCycles,
-            Algorithm::NaiveSwap
-            | Algorithm::SortComparator
-            | Algorithm::KeyCollisions
-            | Algorithm::BasicNaive
-            | Algorithm::BasicJjShortLoop
-            | Algorithm::BasicJjShortRange => Fairness::Biased,
-        }
-    }
-
     /// Why exact enumeration is impossible for this algorithm, if it is.
     pub fn exact_unavailable(self) -> Option<&'static str> {
-        match self {
-            Algorithm::SortKeys => Some(
-                "sort-keys draws 64-bit keys: 2^(64n) paths cannot be enumerated. Its only departure from uniform is a key tie (probability below n^2/2^65); try key-collisions, whose 8-bit keys can be enumerated for n <= 3",
-            ),
-            Algorithm::SortGuid => Some(
-                "sort-guid draws 122-bit keys: 2^(122n) paths cannot be enumerated; it is uniform except for ties (probability below n^2/2^123)",
-            ),
-            Algorithm::SortDoubles => Some(
-                "sort-doubles draws 64-bit keys: 2^(64n) paths cannot be enumerated; it is uniform except for NaN/zero ties",
-            ),
-            _ => None,
+        match self.exact() {
+            Exact::Unavailable(why) => Some(why),
+            Exact::Walk | Exact::Paths(_) => None,
         }
     }
 
@@ -320,85 +356,106 @@ impl Algorithm {
     ) {
         self.run_with(items, &mut RngChoices(rng), obs);
     }
+}
 
-    /// Shuffles `items` with choices from any [`Choices`] source.
-    #[inline(always)]
-    pub fn run_with<T: Copy, C: Choices, O: Observer>(
-        self,
-        items: &mut [T],
-        choices: &mut C,
-        obs: &mut O,
-    ) {
-        let n = items.len();
-        match self {
-            // Durstenfeld 1964: draws (for i = n-1..1) bound i+1, swap i with j.
-            Algorithm::FisherYates => {
-                if n < 2 {
-                    return;
-                }
-                choices.for_each_below(
-                    n - 1,
-                    |step| (n - step) as u64,
-                    |step, j| {
-                        let i = n - 1 - step;
-                        obs.draw((i + 1) as u64, j);
-                        swap(items, i, j as usize, obs);
-                    },
-                );
-            }
-            // Inside-out (Durstenfeld 1964): in place, the prefix 0..=i is the copy.
-            Algorithm::InsideOut => {
-                choices.for_each_below(
-                    n,
-                    |step| step as u64 + 1,
-                    |i, j| {
-                        obs.draw(i as u64 + 1, j);
-                        swap(items, i, j as usize, obs);
-                    },
-                );
-            }
-            // Sattolo 1986: partner from 0..i.
-            Algorithm::Sattolo => {
-                if n < 2 {
-                    return;
-                }
-                choices.for_each_below(
-                    n - 1,
-                    |step| (n - 1 - step) as u64,
-                    |step, j| {
-                        let i = n - 1 - step;
-                        obs.draw(i as u64, j);
-                        swap(items, i, j as usize, obs);
-                    },
-                );
-            }
-            // Seed 003 #2 and seed 004 shuffle.bas: swap i with any position.
-            Algorithm::NaiveSwap | Algorithm::BasicNaive => {
-                for i in 0..n {
-                    let j = choices.below(n as u64);
-                    obs.draw(n as u64, j);
-                    swap(items, i, j as usize, obs);
-                }
-            }
-            Algorithm::PickUnused => pick_unused(items, choices, obs),
-            Algorithm::SortKeys => sort_by_keys(items, choices, obs, 64, |k| k),
-            Algorithm::SortGuid => sort_by_keys(items, choices, obs, 122, |k| k),
-            Algorithm::SortDoubles => {
-                sort_by_keys(items, choices, obs, 64, |k| double_order(k as u64))
-            }
-            Algorithm::KeyCollisions => {
-                sort_by_keys(items, choices, obs, COLLISION_KEY_BITS, |k| k)
-            }
-            Algorithm::SortComparator => sort_with_coin(items, choices, obs),
-            Algorithm::StringMethod => string_method(items, choices, obs),
-            Algorithm::DeckMethod => deck_method(items, choices, obs),
-            Algorithm::BasicJj => basic_jj(items, choices, obs, n.saturating_sub(1), 0),
-            Algorithm::BasicJjShortLoop => {
-                basic_jj(items, choices, obs, n.saturating_sub(2), 0);
-            }
-            Algorithm::BasicJjShortRange => basic_jj(items, choices, obs, n.saturating_sub(1), 1),
-        }
+/// Durstenfeld 1964: draws (for i = n-1..1) bound i+1, swap i with j.
+#[inline(always)]
+fn fisher_yates<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
+    let n = items.len();
+    if n < 2 {
+        return;
     }
+    choices.for_each_below(
+        n - 1,
+        |step| (n - step) as u64,
+        |step, j| {
+            let i = n - 1 - step;
+            obs.draw((i + 1) as u64, j);
+            swap(items, i, j as usize, obs);
+        },
+    );
+}
+
+/// Inside-out (Durstenfeld 1964): in place, the prefix 0..=i is the copy.
+#[inline(always)]
+fn inside_out<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
+    choices.for_each_below(
+        items.len(),
+        |step| step as u64 + 1,
+        |i, j| {
+            obs.draw(i as u64 + 1, j);
+            swap(items, i, j as usize, obs);
+        },
+    );
+}
+
+/// Sattolo 1986: partner from 0..i.
+#[inline(always)]
+fn sattolo<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
+    let n = items.len();
+    if n < 2 {
+        return;
+    }
+    choices.for_each_below(
+        n - 1,
+        |step| (n - 1 - step) as u64,
+        |step, j| {
+            let i = n - 1 - step;
+            obs.draw(i as u64, j);
+            swap(items, i, j as usize, obs);
+        },
+    );
+}
+
+/// "Swap each position with any position" (the .NET write-up's "How not
+/// to shuffle #2", and the BASIC write-up's shuffle.bas).
+#[inline(always)]
+fn naive_swap<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
+    let n = items.len();
+    for i in 0..n {
+        let j = choices.below(n as u64);
+        obs.draw(n as u64, j);
+        swap(items, i, j as usize, obs);
+    }
+}
+
+fn sort_keys<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
+    sort_by_keys(items, choices, obs, 64, |k| k);
+}
+
+fn sort_guid<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
+    sort_by_keys(items, choices, obs, 122, |k| k);
+}
+
+fn sort_doubles<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
+    sort_by_keys(items, choices, obs, 64, |k| double_order(k as u64));
+}
+
+fn key_collisions<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
+    sort_by_keys(items, choices, obs, COLLISION_KEY_BITS, |k| k);
+}
+
+fn basic_jj_short_loop<T: Copy, C: Choices, O: Observer>(
+    items: &mut [T],
+    choices: &mut C,
+    obs: &mut O,
+) {
+    let last = items.len().saturating_sub(2);
+    basic_jj_loop(items, choices, obs, last, 0);
+}
+
+fn basic_jj_short_range<T: Copy, C: Choices, O: Observer>(
+    items: &mut [T],
+    choices: &mut C,
+    obs: &mut O,
+) {
+    let last = items.len().saturating_sub(1);
+    basic_jj_loop(items, choices, obs, last, 1);
+}
+
+fn basic_jj<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
+    let last = items.len().saturating_sub(1);
+    basic_jj_loop(items, choices, obs, last, 0);
 }
 
 impl fmt::Display for Algorithm {
@@ -688,7 +745,7 @@ fn deck_method<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut 
 /// Seed 004's jjshuffle.bas on a 1-based array A$(1..N) stored at
 /// `items[0..N]`: `FOR I=1 TO last: J=I+INT(RND(N+1-I-short)-1)`, with Color
 /// BASIC's `RND(k)` uniform in `1..k` (drawn here as `1 + below(k)`).
-fn basic_jj<T: Copy, C: Choices, O: Observer>(
+fn basic_jj_loop<T: Copy, C: Choices, O: Observer>(
     items: &mut [T],
     choices: &mut C,
     obs: &mut O,

@@ -144,10 +144,10 @@ pub(crate) fn accepted_word<R: Rng + ?Sized>(product: u64, rng: &mut R) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    #[allow(unused_imports)]
-    use crate::test_prelude::*;
     use super::*;
     use crate::Seed;
+    #[allow(unused_imports)]
+    use crate::test_prelude::*;
 
     /// A generator that replays fixed words, to drive the rejection branch.
     struct Replay(Vec<u64>, usize);

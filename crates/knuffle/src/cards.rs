@@ -3,7 +3,8 @@
 //! A [`Card`] is a [`Rank`] of a [`Suit`], or a joker. A [`Deck`] holds any
 //! items (cards by default): the standard 52, with jokers, a shoe of several
 //! decks, or a custom list. [`Deck::deal`] deals hands and a board with a
-//! partial Fisher–Yates shuffle (seed 001: only the dealt cards are
+//! partial Fisher–Yates shuffle (as in the 52-card deal write-up with a step
+//! table: only the dealt cards are
 //! randomised); [`Deck::shuffle`] shuffles the whole deck.
 //!
 //! Notation works both ways: `Display` writes `A♠ 10♥ 🃏`, the alternate
@@ -467,9 +468,9 @@ impl fmt::Display for ParseCardErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParseCardErrorKind::Empty => f.write_str("it is empty"),
-            ParseCardErrorKind::MissingSuit => f.write_str(
-                "the suit is missing (expected S, H, D, C or ♠ ♥ ♦ ♣ after the rank)",
-            ),
+            ParseCardErrorKind::MissingSuit => {
+                f.write_str("the suit is missing (expected S, H, D, C or ♠ ♥ ♦ ♣ after the rank)")
+            }
             ParseCardErrorKind::UnknownSuit(suit) => {
                 write!(f, "unknown suit '{suit}' (expected S, H, D, C or ♠ ♥ ♦ ♣)")
             }
@@ -969,10 +970,10 @@ impl core::error::Error for DealError {}
 
 #[cfg(test)]
 mod tests {
-    #[allow(unused_imports)]
-    use crate::test_prelude::*;
     use super::*;
     use crate::Seed;
+    #[allow(unused_imports)]
+    use crate::test_prelude::*;
 
     #[test]
     fn every_card_round_trips_through_both_notations() {
@@ -1061,7 +1062,7 @@ mod tests {
         });
         assert!(looks_uniform(&fair), "{fair:?}");
 
-        // The naive swap (every position with any position; seed 004's first
+        // The naive swap (every position with any position; the BASIC write-up's first
         // loop) gives the 6 orders of 3 items probabilities 4/27 or 5/27.
         let mut rng = Seed::from_text("biased").rng();
         let naive = pair_counts(|| {

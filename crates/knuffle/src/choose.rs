@@ -339,10 +339,10 @@ fn scale_by_power_of_two(x: f64, mut shift: i32) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    #[allow(unused_imports)]
-    use crate::test_prelude::*;
     use super::*;
     use crate::Seed;
+    #[allow(unused_imports)]
+    use crate::test_prelude::*;
 
     #[test]
     fn dyadic_float_weights_are_exact_integers() {

@@ -37,8 +37,8 @@
 //! it lands inside its region by this fixed procedure: the bucket shuffles
 //! that follow make every arrangement equally likely (see `scatter`).
 
-use alloc::vec::Vec;
 use alloc::vec;
+use alloc::vec::Vec;
 use core::mem::MaybeUninit;
 use core::ptr;
 
@@ -430,9 +430,9 @@ fn permute_blocks<T>(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     #[allow(unused_imports)]
     use crate::test_prelude::*;
-    use super::*;
 
     /// The label of original position `pos`, read straight off the stream.
     fn label_of(labels: &LabelStream, pos: usize) -> usize {

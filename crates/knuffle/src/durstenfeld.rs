@@ -155,11 +155,11 @@ static SMALL_BATCHES: [(u8, u64); 256] = {
 
 #[cfg(test)]
 mod tests {
-    #[allow(unused_imports)]
-    use crate::test_prelude::*;
     use super::*;
     use crate::Seed;
     use crate::bounded::for_each_below;
+    #[allow(unused_imports)]
+    use crate::test_prelude::*;
 
     /// Durstenfeld's loop written plainly on top of `for_each_below`.
     fn reference<T>(slice: &mut [T], rng: &mut crate::DefaultRng) {

@@ -9,8 +9,8 @@
 //! walk run on one thread, so the arrangement of each bucket before its
 //! own shuffle is the same whatever the number of threads.
 
-use alloc::vec::Vec;
 use alloc::vec;
+use alloc::vec::Vec;
 use rand_core::Rng;
 use rayon::prelude::*;
 

@@ -54,9 +54,10 @@ pub fn shuffle<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
 /// uniformly random selection of `k` of the `n`, in uniformly random order.
 /// Returns `(dealt, rest)`, i.e. `slice.split_at_mut(k)`. Cost O(k).
 ///
-/// This is the forward Fisher–Yates loop (seed 004's corrected BASIC program;
+/// This is the forward Fisher–Yates loop (the corrected BASIC program of "Random
+/// BASIC shuffling revisited";
 /// Knuth, TAOCP vol. 2, §3.4.2): for `i` in `0..k` swap element `i` with a
-/// uniform element of `i..n`, stopping after `k` steps (seed 001's partial
+/// uniform element of `i..n`, stopping after `k` steps (the partial
 /// deal). The order of `rest` is not random. When `k >= n` the whole slice is
 /// shuffled and `rest` is empty.
 ///
@@ -88,7 +89,8 @@ pub fn partial_shuffle<'a, T, R: Rng + ?Sized>(
 }
 
 /// Returns a uniformly shuffled copy of `items`, leaving the input unchanged
-/// (seed 000's array routine).
+/// (the array routine KnuthArrShuffle of "Visual Basic for Applications/The
+/// Knuth String Shuffle", Wikibooks).
 ///
 /// The "inside-out" Fisher–Yates variant (Durstenfeld 1964; Knuth, TAOCP
 /// vol. 2, §3.4.2; described as "inside-out" by Wikipedia's Fisher–Yates

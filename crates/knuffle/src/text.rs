@@ -1,12 +1,13 @@
-//! Shuffling text without breaking characters (seed 000's string shuffle).
+//! Shuffling text without breaking characters (the string shuffle of "Visual Basic for Applications/The Knuth String
+//! Shuffle", Wikibooks).
 //!
 //! A user-perceived character ("é" written as `e` + combining accent, a
 //! flag, a family emoji) can be several `char`s; [`shuffle_graphemes`]
 //! keeps each extended grapheme cluster (Unicode UAX #29, through
 //! `unicode-segmentation`) whole. [`shuffle_chars`] shuffles plain `char`s.
 
-use alloc::vec::Vec;
 use alloc::string::String;
+use alloc::vec::Vec;
 use rand_core::Rng;
 use unicode_segmentation::UnicodeSegmentation;
 

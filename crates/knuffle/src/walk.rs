@@ -27,8 +27,8 @@
 //! 2 GiB of larger ones), into enough buckets (at least 64) to bring them
 //! well under it.
 
-use alloc::vec::Vec;
 use alloc::vec;
+use alloc::vec::Vec;
 use core::ops::Range;
 
 use crate::labels::{CHUNK_BYTES, LabelStream};
@@ -140,10 +140,10 @@ impl Fronts {
 
 #[cfg(test)]
 mod tests {
-    #[allow(unused_imports)]
-    use crate::test_prelude::*;
     use super::*;
     use crate::labels::region_starts;
+    #[allow(unused_imports)]
+    use crate::test_prelude::*;
 
     #[test]
     fn every_element_lands_in_the_region_of_its_label() {

@@ -41,8 +41,8 @@ fn no_module_imports_a_module_that_imports_it_back() {
         checked += graph.len();
         let mut allowed = Vec::new();
         for &(krate, from, to) in KNOWN_CYCLE_EDGES.iter().filter(|e| e.0 == name) {
-            let in_cycle = graph.get(from).is_some_and(|t| t.contains(to))
-                && reaches(&graph, to, from);
+            let in_cycle =
+                graph.get(from).is_some_and(|t| t.contains(to)) && reaches(&graph, to, from);
             if !in_cycle {
                 failures.push(format!(
                     "{krate}: `{from} -> {to}` is listed in KNOWN_CYCLE_EDGES but is no longer \
@@ -60,7 +60,10 @@ fn no_module_imports_a_module_that_imports_it_back() {
             failures.push(format!("{name}: import cycle {}", cycle.join(" -> ")));
         }
     }
-    assert!(checked > 20, "found only {checked} modules: wrong directory?");
+    assert!(
+        checked > 20,
+        "found only {checked} modules: wrong directory?"
+    );
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
 
@@ -71,7 +74,10 @@ fn the_checker_sees_cycles_through_every_kind_of_path() {
     fs::create_dir_all(src.join("outer")).unwrap();
     let write = |path: &str, text: &str| fs::write(src.join(path), text).unwrap();
     write("lib.rs", "mod a;\nmod b;\nmod c;\nmod outer;\n");
-    write("a.rs", "use crate::b::Thing;\n/// [`crate::c`] in a doc comment\n");
+    write(
+        "a.rs",
+        "use crate::b::Thing;\n/// [`crate::c`] in a doc comment\n",
+    );
     write("b.rs", "pub fn f() { crate::c::g() }\n");
     write(
         "c.rs",
@@ -81,7 +87,11 @@ fn the_checker_sees_cycles_through_every_kind_of_path() {
     write("outer/inner.rs", "use super::super::a;\n");
     let graph = module_graph(&src);
     assert_eq!(graph["a"], set(&["b"]), "doc comments are not imports");
-    assert_eq!(graph["c"], set(&["outer::inner"]), "test modules are not imports");
+    assert_eq!(
+        graph["c"],
+        set(&["outer::inner"]),
+        "test modules are not imports"
+    );
     assert_eq!(graph["outer"], set(&["outer::inner"]));
     assert_eq!(graph["outer::inner"], set(&["a"]));
     assert_eq!(
