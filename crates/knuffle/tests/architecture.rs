@@ -122,10 +122,11 @@ fn module_graph(src: &Path) -> Graph {
         let text = code_only(&fs::read_to_string(file).expect("read source"));
         let mut targets = BTreeSet::new();
         for path in paths_in(&text) {
-            if let Some(target) = resolve(module, &path, &known) {
-                if target != *module && !target.is_empty() {
-                    targets.insert(target);
-                }
+            if let Some(target) = resolve(module, &path, &known)
+                && target != *module
+                && !target.is_empty()
+            {
+                targets.insert(target);
             }
         }
         graph.insert(module.clone(), targets);
