@@ -3,9 +3,9 @@
 //!
 //! The trials are cut into chunks of [`CHUNK`] shuffles. Chunk `c` of
 //! algorithm `a` under seed text `s` draws from ChaCha8 (`rand_chacha`'s
-//! 8-round ChaCha: the library's stream cipher with fewer rounds, about
-//! 2.5 times faster than ChaCha20, far beyond what any statistical test can
-//! tell apart) keyed with `SHA-256("knuffle-lab/" + s + "/" + a)`, on
+//! 8-round ChaCha: the library's stream cipher with fewer rounds, several
+//! times cheaper than ChaCha20 (BENCHMARKS.md), far beyond what any
+//! statistical test can tell apart) keyed with `SHA-256("knuffle-lab/" + s + "/" + a)`, on
 //! stream `c`. Every chunk's stream is fixed by the seed, so the counts do
 //! not depend on the number of threads or on which other algorithms run.
 

@@ -21,9 +21,8 @@ use rand_core::Rng;
 
 /// The largest product of bounds served by one 64-bit word. A batch is
 /// rejected with probability `(2^64 mod p) / 2^64 < p / 2^64 <= 2^-6`.
-/// At 2^58 a 52-card deck takes 4 words instead of 5 at 2^56 (measured
-/// with ChaCha20: 94.9 against 104.8 ns per deck); the rare redraw costs
-/// far less than the word saved.
+/// At 2^58 a 52-card deck takes 4 words instead of 5 at 2^56; the rare
+/// redraw costs far less than the word saved (figures in BENCHMARKS.md).
 pub(crate) const BATCH_LIMIT: u64 = 1 << 58;
 
 /// At most this many bounds share one word: a fixed cap (below the 58

@@ -41,9 +41,9 @@
 //! most `max_blocks` blocks (2^21: at most 2 MiB of tags; 2^28 elements
 //! of up to 8 bytes, 2 GiB of elements whose size is a power of two from
 //! 8 bytes to 1 KiB). A larger node is first split into 64 or more buckets
-//! by a cycle walk that needs O(buckets) memory (module `walk`: slower,
-//! about 1 ns per element to count the labels and 3.7 to walk, on one
-//! thread, so it only runs on nodes that large). Extra memory, whatever
+//! by a cycle walk that needs O(buckets) memory (module `walk`: slower per
+//! element than the distribution, and on one thread, so it only runs on
+//! nodes that large; figures in BENCHMARKS.md). Extra memory, whatever
 //! the length: per node being distributed, the buffers (8 stripes x up to
 //! 256 buckets x 1 KiB: 2 MiB) and at most 2 MiB of tags, plus O(buckets)
 //! counters per level; `par_shuffle` distributes up to one node per thread
@@ -68,17 +68,16 @@ use crate::labels::{LabelStream, MAX_LABEL_BITS, region_starts};
 use crate::prefetch::prefetch;
 use crate::walk::{count_labels, walk};
 
-/// Keystream 1 (keystream 0 holds the labels, module `labels`): the keys of the node's buckets, 32 bytes each, in order.
+/// Keystream 1 (keystream 0 holds the labels, module `labels`): the keys
+/// of the node's buckets, 32 bytes each, in order.
 const STREAM_CHILD_KEYS: u64 = 1;
 /// Keystream 2: the generator of a base-case (Durstenfeld) bucket.
 const STREAM_BASE: u64 = 2;
 
 /// Slices of at most this many bytes are shuffled by Durstenfeld's loop
-/// directly (with its partners prefetched): measured on a 2-core Xeon with
-/// 2 MiB of level-2 and a large shared level-3 cache, one thread of the
-/// scatter catches up with the loop between 8 and 16 MiB (7.5 against 8.1
-/// ns per element at 16 MiB, 11.5 against 15.2 at 32 MiB), and two threads
-/// of it are about twice as fast from 5 MiB on.
+/// directly (with its partners prefetched): around this size one thread of
+/// the scatter catches up with the loop on a machine with 2 MiB of level-2
+/// cache, and two threads of it are well ahead (figures in BENCHMARKS.md).
 const DIRECT_BYTES: usize = 16 << 20;
 /// Buckets of at most this many bytes are shuffled by Durstenfeld's loop
 /// (prefetching beyond 1 MiB): one level of scatter then covers up to
@@ -92,9 +91,8 @@ const STRIPES: usize = 8;
 const MAX_BITS: u32 = MAX_LABEL_BITS;
 /// A walk splits into at least `2^WALK_MIN_BITS` buckets: a cycle of the
 /// walk closes at a mispredicted branch about once per bucket count, so few
-/// buckets are slow (the walk alone, without the count, timed at 2^28
-/// `u64`: 6.0, 4.0, 3.6 to 3.8 and 4.1 ns per element for 4, 16, 64 and
-/// 256 buckets), and smaller buckets are distributed faster afterwards.
+/// buckets are slow (timings per bucket count in BENCHMARKS.md), and
+/// smaller buckets are distributed faster afterwards.
 const WALK_MIN_BITS: u32 = 6;
 /// At most this many blocks (tags) per block distribution: at most 2 MiB
 /// of tags, as much as the buffers take (nodes of up to 2^28 elements of
