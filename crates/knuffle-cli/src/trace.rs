@@ -1,26 +1,18 @@
 //! `knuffle trace`: the step table of the 52-card deal write-up for any algorithm of the zoo.
 //!
-//! The algorithm runs from `knuffle_lab::zoo` with an observer that records
-//! every draw, swap and note, and a generator wrapper that records every
-//! 64-bit word drawn. Each offset is then shown with the number it came
-//! from: `word × bound >> 64` (Lemire), where the word is either fresh from
-//! the generator or the low half left over by the previous draw (batched
-//! draws serve several small bounds from one word). The derivation is
-//! recomputed from the recorded words and checked against the value the
-//! algorithm actually drew; it is shown only when it matches.
+//! The run is recorded by `knuffle_lab::steps::record` (every draw with the
+//! word it came from, rejected words, swaps and notes); this module only
+//! parses the arguments and renders the table.
 
-use std::cell::RefCell;
 use std::collections::BTreeSet;
-use std::convert::Infallible;
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use clap::Parser;
-use knuffle::DefaultRng;
 use knuffle::cards::Deck;
-use knuffle::rand_core::{Rng, TryRng};
-use knuffle_lab::zoo::{Algorithm, Fairness, Observer};
+use knuffle_lab::steps::{Source, Step, Trace, record};
+use knuffle_lab::zoo::{Algorithm, Fairness};
 
 use crate::emit::{self, ColorWhen, USAGE, fail, write_stdout};
 use crate::seeding::RunSeed;
@@ -162,7 +154,7 @@ pub fn run(args: &[OsString]) -> ExitCode {
         return code;
     }
     let color = args.color.enabled();
-    let trace = record(args.algorithm, labels.len(), &mut seed.rng());
+    let trace = record(args.algorithm, labels.len(), seed.rng());
     let table = render(args.algorithm, &seed, &labels, &trace, color);
     write_stdout("trace", &table)
 }
@@ -184,197 +176,6 @@ fn list_algorithms() -> String {
         );
     }
     out
-}
-
-/// Where the number behind an offset came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Source {
-    /// A fresh 64-bit word from the generator.
-    Word,
-    /// The low half left by the previous multiplication (same word).
-    Low,
-}
-
-/// One bounded draw: `value` in `0..bound`, and when the recorded words
-/// reproduce it, the number it came from.
-#[derive(Clone, Debug)]
-struct Draw {
-    bound: u64,
-    value: u64,
-    number: Option<(u64, Source)>,
-}
-
-/// One row of the table: a draw and the swaps it led to, or a swap alone,
-/// or notes alone.
-#[derive(Clone, Debug, Default)]
-struct Step {
-    draw: Option<Draw>,
-    swaps: Vec<(usize, usize)>,
-    notes: Vec<String>,
-    /// Positions (into the items) after the step; `None` for a note-only row.
-    after: Option<Vec<usize>>,
-}
-
-/// A recorded run: the steps and the final order (as indices of the items).
-struct Trace {
-    steps: Vec<Step>,
-    result: Vec<usize>,
-    words: usize,
-}
-
-/// What the generator handed out since the last event: `Some(word)` for a
-/// 64-bit word, `None` for anything else (which disables derivations).
-type WordLog = RefCell<Vec<Option<u64>>>;
-
-/// The generator, with every output written to a log.
-struct Recording<'a> {
-    inner: DefaultRng,
-    log: &'a WordLog,
-    count: &'a RefCell<usize>,
-}
-
-impl TryRng for Recording<'_> {
-    type Error = Infallible;
-
-    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
-        self.log.borrow_mut().push(None);
-        *self.count.borrow_mut() += 1;
-        Ok(self.inner.next_u32())
-    }
-
-    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
-        let word = self.inner.next_u64();
-        self.log.borrow_mut().push(Some(word));
-        *self.count.borrow_mut() += 1;
-        Ok(word)
-    }
-
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
-        self.log.borrow_mut().push(None);
-        *self.count.borrow_mut() += 1;
-        self.inner.fill_bytes(dst);
-        Ok(())
-    }
-}
-
-/// The observer that turns a run into [`Step`]s.
-struct Recorder<'a> {
-    log: &'a WordLog,
-    current: Vec<usize>,
-    steps: Vec<Step>,
-    /// The low half left by the last derived multiplication.
-    low: Option<u64>,
-}
-
-impl Recorder<'_> {
-    /// Explains `value` from the words drawn since the last event.
-    fn derive(&mut self, bound: u64, value: u64) -> (Option<(u64, Source)>, Vec<String>) {
-        let pending: Vec<Option<u64>> = self.log.borrow_mut().drain(..).collect();
-        let mut notes = Vec::new();
-        let (number, source) = match pending.split_last() {
-            Some((&Some(word), rejected)) => {
-                for earlier in rejected {
-                    notes.push(match earlier {
-                        Some(w) => format!(
-                            "rejected 0x{w:016x}: its low half fell in the biased zone, so a new word was drawn"
-                        ),
-                        None => "the generator was also used for other output".to_owned(),
-                    });
-                }
-                (word, Source::Word)
-            }
-            Some((None, _)) => {
-                self.low = None;
-                return (None, notes);
-            }
-            None => match self.low {
-                Some(low) => (low, Source::Low),
-                None => return (None, notes),
-            },
-        };
-        let wide = u128::from(number) * u128::from(bound);
-        if (wide >> 64) as u64 == value {
-            self.low = Some(wide as u64);
-            (Some((number, source)), notes)
-        } else {
-            self.low = None;
-            (None, notes)
-        }
-    }
-}
-
-impl Observer for Recorder<'_> {
-    fn draw(&mut self, bound: u64, value: u64) {
-        let (number, notes) = self.derive(bound, value);
-        self.steps.push(Step {
-            draw: Some(Draw {
-                bound,
-                value,
-                number,
-            }),
-            swaps: Vec::new(),
-            notes,
-            after: Some(self.current.clone()),
-        });
-    }
-
-    fn swap(&mut self, i: usize, j: usize) {
-        self.current.swap(i, j);
-        match self.steps.last_mut() {
-            Some(step) if step.draw.is_some() => {
-                step.swaps.push((i, j));
-                step.after = Some(self.current.clone());
-            }
-            _ => self.steps.push(Step {
-                draw: None,
-                swaps: vec![(i, j)],
-                notes: Vec::new(),
-                after: Some(self.current.clone()),
-            }),
-        }
-    }
-
-    fn note(&mut self, text: &str) {
-        // Words drawn for something other than a bounded draw (a sort key)
-        // are described by the note itself.
-        let unexplained = self.log.borrow_mut().drain(..).count() > 0;
-        if unexplained {
-            self.low = None;
-        }
-        match self.steps.last_mut() {
-            Some(step) if step.draw.is_some() && !unexplained => step.notes.push(text.to_owned()),
-            _ => self.steps.push(Step {
-                notes: vec![text.to_owned()],
-                ..Step::default()
-            }),
-        }
-    }
-}
-
-/// Runs `algorithm` on `n` items, recording every step.
-fn record(algorithm: Algorithm, n: usize, rng: &mut DefaultRng) -> Trace {
-    let log = WordLog::default();
-    let count = RefCell::new(0);
-    let mut recording = Recording {
-        inner: rng.clone(),
-        log: &log,
-        count: &count,
-    };
-    let mut recorder = Recorder {
-        log: &log,
-        current: (0..n).collect(),
-        steps: Vec::new(),
-        low: None,
-    };
-    let mut items: Vec<usize> = (0..n).collect();
-    algorithm.run(&mut items, &mut recording, &mut recorder);
-    debug_assert_eq!(items, recorder.current, "the observer saw every change");
-    let words = *count.borrow();
-    Trace {
-        steps: recorder.steps,
-        result: items,
-        words,
-    }
 }
 
 /// A value cell: `[v]` or ` v ` (brackets), or the value in reverse video.
@@ -406,6 +207,21 @@ fn values_line(
         .map(|(position, &item)| cell(&labels[item], width, marked.contains(&position), color))
         .collect::<Vec<_>>()
         .join("")
+}
+
+/// The notes under a step: its rejected words first, then the algorithm's
+/// own notes.
+fn step_notes(step: &Step) -> Vec<String> {
+    let rejected = step.draw.iter().flat_map(|draw| &draw.rejected);
+    rejected
+        .map(|word| match word {
+            Some(w) => format!(
+                "rejected 0x{w:016x}: its low half fell in the biased zone, so a new word was drawn"
+            ),
+            None => "the generator was also used for other output".to_owned(),
+        })
+        .chain(step.notes.iter().cloned())
+        .collect()
 }
 
 fn swap_text(swaps: &[(usize, usize)]) -> String {
@@ -532,7 +348,7 @@ fn render(
             swap_text(&step.swaps),
         ]);
         values.push(Some(values_line(labels, after, &marked, width, color)));
-        notes.push(step.notes.clone());
+        notes.push(step_notes(step));
     }
     let widths: Vec<usize> = (0..5)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
@@ -580,78 +396,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fisher_yates_trace_ends_in_the_library_shuffle_and_explains_every_offset() {
-        for n in [2usize, 8, 52] {
-            let mut rng = knuffle::Seed::from_text("trace test").rng();
-            let trace = record(Algorithm::FisherYates, n, &mut rng);
-            let mut expected: Vec<usize> = (0..n).collect();
-            knuffle::shuffle(
-                &mut expected,
-                &mut knuffle::Seed::from_text("trace test").rng(),
-            );
-            assert_eq!(trace.result, expected);
-            assert_eq!(trace.steps.len(), n - 1);
-            assert!(
-                trace
-                    .steps
-                    .iter()
-                    .all(|s| s.draw.as_ref().is_some_and(|d| d.number.is_some()))
-            );
-        }
-    }
-
-    #[test]
-    fn rejected_words_become_notes_and_the_accepted_word_explains_the_offset() {
-        let log = WordLog::default();
-        let mut recorder = Recorder {
-            log: &log,
-            current: vec![0, 1, 2],
-            steps: Vec::new(),
-            low: None,
-        };
-        let accepted = 0x9e37_79b9_7f4a_7c15u64;
-        let value = ((u128::from(accepted) * 3) >> 64) as u64;
-        log.borrow_mut().extend([Some(1), Some(accepted)]);
-        recorder.draw(3, value);
-        let step = &recorder.steps[0];
-        assert_eq!(
-            step.draw.as_ref().unwrap().number,
-            Some((accepted, Source::Word))
-        );
-        assert_eq!(step.notes.len(), 1);
-        assert!(step.notes[0].starts_with("rejected 0x0000000000000001"));
-        // The next draw without a new word continues from the low half.
-        let low = (u128::from(accepted) * 3) as u64;
-        let next = ((u128::from(low) * 2) >> 64) as u64;
-        recorder.draw(2, next);
-        assert_eq!(
-            recorder.steps[1].draw.as_ref().unwrap().number,
-            Some((low, Source::Low))
-        );
-        // A value the words cannot explain is shown without a derivation.
-        log.borrow_mut().push(Some(u64::MAX));
-        recorder.draw(5, 0); // (2^64 - 1) × 5 >> 64 is 4, not 0
-        assert_eq!(recorder.steps[2].draw.as_ref().unwrap().number, None);
-        assert_eq!(recorder.low, None);
-    }
-
-    #[test]
-    fn naive_swap_draws_one_word_per_step() {
-        let mut rng = knuffle::Seed::from_text("naive").rng();
-        let trace = record(Algorithm::NaiveSwap, 6, &mut rng);
-        assert_eq!(trace.steps.len(), 6);
-        for step in &trace.steps {
-            let draw = step.draw.as_ref().unwrap();
-            assert_eq!(draw.bound, 6);
-            assert!(matches!(draw.number, Some((_, Source::Word))));
-        }
-    }
-
-    #[test]
     fn every_zoo_algorithm_can_be_traced() {
         for &algorithm in Algorithm::all() {
-            let mut rng = knuffle::Seed::from_text("all").rng();
-            let trace = record(algorithm, 5, &mut rng);
+            let trace = record(algorithm, 5, knuffle::Seed::from_text("all").rng());
             let mut sorted = trace.result.clone();
             sorted.sort();
             assert_eq!(sorted, vec![0, 1, 2, 3, 4], "{algorithm}");

@@ -20,7 +20,8 @@
 //!    each observable step by step).
 //! 4. **Runs**: [`exact`] (every path of choices, with its exact
 //!    probability), [`sample`] (millions of shuffles into a tally),
-//!    [`analysis`] (tests on a tally).
+//!    [`steps`] (one run, with where each random word went), [`analysis`]
+//!    (tests on a tally).
 //! 5. **Reports**: [`experiment`] (the lab run over the zoo), [`report`]
 //!    (tables and plots), [`audit`] (anybody's shuffler, through the same
 //!    analysis).
@@ -50,5 +51,6 @@ pub mod ratio;
 pub mod report;
 pub mod sample;
 pub mod stats;
+pub mod steps;
 pub mod tally;
 pub mod zoo;
