@@ -51,7 +51,7 @@
 //! ```
 //!
 //! A rand 0.9 generator implements the older `rand_core` 0.9 traits; wrap
-//! it in [`Rand09`] (feature `rand09`).
+//! it in `Rand09` (feature `rand09`).
 //!
 //! ## Layers
 //!
@@ -99,7 +99,7 @@
 //! | `text-seed` | yes | `Seed::from_text`, `DefaultRng::from_seed_text` (SHA-256) |
 //! | `text` | yes | [`text`] (unicode-segmentation) |
 //! | `parallel` | yes | [`par_shuffle`] (rayon; implies `std`) |
-//! | `rand09` | no | [`Rand09`], the rand 0.9 generator adapter |
+//! | `rand09` | no | `Rand09`, the rand 0.9 generator adapter |
 //! | `unstable-config` | no | the large shuffle's switch points, for tests; not covered by semver |
 //!
 //! ## Value stability
