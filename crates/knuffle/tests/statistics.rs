@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use knuffle::{Seed, partial_shuffle, permutation, sattolo, shuffle, shuffled};
+use knuffle::{Seed, choose, partial_shuffle, permutation, sample, sattolo, shuffle, shuffled};
 
 /// At least 60,000 trials and about 300 expected counts per order: enough
 /// for the naive shuffle's bias to stand out at every n tested.
@@ -160,5 +160,64 @@ fn is_single_cycle(perm: &[usize]) -> bool {
 fn lehmer_rank_and_unrank_agree() {
     for rank in 0..factorial(5) {
         assert_eq!(lehmer_rank(&unrank(5, rank)), rank);
+    }
+}
+
+/// Counts of each ordered k-tuple of `0..n` drawn by `draw` (n!/(n-k)!
+/// cells, every one of which must occur).
+fn tuple_counts(n: usize, k: usize, mut draw: impl FnMut(&[usize]) -> Vec<usize>) -> Vec<u64> {
+    let cells = factorial(n) / factorial(n - k);
+    let items: Vec<usize> = (0..n).collect();
+    let mut index = std::collections::HashMap::new();
+    let mut counts = vec![0u64; cells];
+    for _ in 0..trials_for(cells) {
+        let tuple = draw(&items);
+        let next = index.len();
+        let cell = *index.entry(tuple).or_insert(next);
+        counts[cell] += 1;
+    }
+    assert_eq!(
+        index.len(),
+        cells,
+        "every ordered {k}-tuple of {n} must occur"
+    );
+    counts
+}
+
+/// `sample`: k distinct elements, every ordered k-tuple equally likely, on
+/// both of its paths (a partial shuffle when n <= 2k, Floyd's algorithm
+/// otherwise); `choose` is the case k = 1.
+#[test]
+fn sample_and_choose_are_uniform() {
+    for (n, k) in [(4, 2), (4, 4), (5, 2), (7, 2), (9, 3)] {
+        let mut rng = Seed::from_text(&format!("sample-chi2-{n}-{k}")).rng();
+        let counts = tuple_counts(n, k, |items| {
+            sample(items, k, &mut rng).into_iter().copied().collect()
+        });
+        let (x2, p) = chi_square_uniform(&counts);
+        assert!(p > PASS_P, "sample {k} of {n}: X2={x2:.1} p={p:.2e}");
+    }
+    for n in [2, 3, 7] {
+        let mut rng = Seed::from_text(&format!("choose-chi2-{n}")).rng();
+        let counts = tuple_counts(n, 1, |items| vec![*choose(items, &mut rng).unwrap()]);
+        let (x2, p) = chi_square_uniform(&counts);
+        assert!(p > PASS_P, "choose of {n}: X2={x2:.1} p={p:.2e}");
+    }
+}
+
+/// The same test rejects a biased sampler: the first k after the naive
+/// "swap with any position" shuffle.
+#[test]
+fn a_biased_sample_is_rejected() {
+    for (n, k) in [(4, 2), (5, 2)] {
+        let mut rng = Seed::from_text(&format!("biased-sample-{n}-{k}")).rng();
+        let counts = tuple_counts(n, k, |items| {
+            let mut v = items.to_vec();
+            naive_swap(&mut v, &mut rng);
+            v.truncate(k);
+            v
+        });
+        let (x2, p) = chi_square_uniform(&counts);
+        assert!(p < FAIL_P, "naive sample {k} of {n}: X2={x2:.1} p={p:.2e}");
     }
 }

@@ -39,7 +39,8 @@ pub const PASS_P: f64 = 1e-3;
 /// A known-biased shuffler must fall below this.
 pub const FAIL_P: f64 = 1e-9;
 
-/// The classic wrong shuffle ("How not to shuffle #2" in "Shuffle things in .Net", 2009; shuffle.bas in "Random BASIC shuffling revisited"):
+/// The classic wrong shuffle ("How not to shuffle #2" in "Shuffle things
+/// in .Net", 2009; shuffle.bas in "Random BASIC shuffling revisited"):
 /// swap each position with any position. Negative control.
 pub fn naive_swap<T, R: knuffle::rand_core::Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
     let n = slice.len() as u64;
