@@ -46,6 +46,7 @@ pub(crate) const MAX_BATCH: usize = 56;
 /// assert!((1..=6).contains(&roll));
 /// ```
 #[inline]
+#[must_use]
 pub fn below<R: Rng + ?Sized>(bound: u64, rng: &mut R) -> u64 {
     assert!(bound > 0, "knuffle::below: the bound must be at least 1");
     let mut product = u128::from(rng.next_u64()) * u128::from(bound);

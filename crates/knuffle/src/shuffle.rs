@@ -107,6 +107,7 @@ pub fn partial_shuffle<'a, T, R: Rng + ?Sized>(
 /// assert_eq!(letters, ["A", "B", "C", "D"]); // untouched
 /// assert_eq!(mixed.len(), 4);
 /// ```
+#[must_use]
 pub fn shuffled<T: Clone, R: Rng + ?Sized>(items: &[T], rng: &mut R) -> Vec<T> {
     let mut out: Vec<T> = Vec::with_capacity(items.len());
     for_each_below(
@@ -163,6 +164,7 @@ pub fn sattolo<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
 /// seen.sort();
 /// assert_eq!(seen, (0..10).collect::<Vec<usize>>());
 /// ```
+#[must_use]
 pub fn permutation<R: Rng + ?Sized>(n: usize, rng: &mut R) -> Vec<usize> {
     let mut identity: Vec<usize> = (0..n).collect();
     crate::shuffle(&mut identity, rng);

@@ -22,6 +22,7 @@ use unicode_segmentation::UnicodeSegmentation;
 /// assert!(mixed.contains("e\u{301}") && mixed.contains("🇳🇱") && mixed.contains("🇩🇪"));
 /// assert_eq!(mixed.len(), "e\u{301}🇳🇱🇩🇪ab".len());
 /// ```
+#[must_use]
 pub fn shuffle_graphemes<R: Rng + ?Sized>(text: &str, rng: &mut R) -> String {
     let mut clusters: Vec<&str> = text.graphemes(true).collect();
     crate::shuffle(&mut clusters, rng);
@@ -39,6 +40,7 @@ pub fn shuffle_graphemes<R: Rng + ?Sized>(text: &str, rng: &mut R) -> String {
 /// let mixed = shuffle_chars("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", &mut rng);
 /// assert_eq!(mixed.chars().count(), 36);
 /// ```
+#[must_use]
 pub fn shuffle_chars<R: Rng + ?Sized>(text: &str, rng: &mut R) -> String {
     let mut chars: Vec<char> = text.chars().collect();
     crate::shuffle(&mut chars, rng);
