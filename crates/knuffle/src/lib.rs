@@ -39,8 +39,9 @@
 //! `v.partial_shuffle(k, rng)`, `below(bound, rng)`,
 //! `sample_indices(n, k, rng)`, `deck.deal(players, each, board, rng)`.
 //! (rand 0.10 puts its generator first after the receiver, e.g. rand's
-//! `v.partial_shuffle(rng, k)`; knuffle keeps one rule of its own, the one
-//! its calls followed from the start.)
+//! `v.partial_shuffle(rng, k)`; knuffle keeps the order that all but two
+//! of its functions had in 0.1.0, so that a free function and its method
+//! read alike.)
 //!
 //! Any `rand_core` 0.10 generator works: knuffle's [`DefaultRng`], rand
 //! 0.10's `rand::rng()`, `StdRng`, `rand_chacha`, `rand_pcg`:
