@@ -780,6 +780,31 @@ mod tests {
     }
 
     #[test]
+    fn the_table_is_consistent() {
+        let mut names = std::collections::BTreeSet::new();
+        for &algorithm in ALL {
+            let name = algorithm.name();
+            assert!(names.insert(name), "{name} appears twice");
+            assert_eq!(Algorithm::from_name(name), Some(algorithm));
+            assert!(
+                name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'),
+                "{name}"
+            );
+            assert!(!algorithm.description().is_empty(), "{name}");
+            // Users see the write-ups' names, never the internal ones.
+            assert!(!algorithm.source().contains("seed 0"), "{name}");
+            // Exact support: a refusal names the algorithm; a path count
+            // is known for small n.
+            match algorithm.exact() {
+                Exact::Unavailable(why) => assert!(why.starts_with(name), "{name}"),
+                Exact::Paths(count) => assert!(count(3).is_some(), "{name}"),
+                Exact::Walk => {}
+            }
+        }
+        assert_eq!(names.len(), 16);
+    }
+
+    #[test]
     fn every_algorithm_outputs_a_permutation_and_reports_it_through_swaps() {
         let mut rng = knuffle::Seed::from_text("zoo test").rng();
         for &algorithm in ALL {
