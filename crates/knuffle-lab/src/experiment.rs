@@ -1,4 +1,5 @@
-//! Seed 003's experiment, done properly: shuffle `n` items many times with
+//! The experiment of the .NET harness ("Shuffle things in .Net", 2009),
+//! done properly: shuffle `n` items many times with
 //! each algorithm, count the orders, test, and tabulate.
 
 use std::fmt::Write as _;

@@ -290,7 +290,7 @@ zoo_table! { $
         name: "basic-jj-short-loop",
         fairness: Biased,
         source: "derived from \"Random BASIC shuffling revisited\": jjshuffle.bas with the off-by-one its author made on line 40",
-        description: "the corrected loop ending at FOR I=1 TO N-2 (the seed's 'FOR A=0 TO 24' slip): the last two items are never exchanged by a final step; only n!/2 orders",
+        description: "the corrected loop ending at FOR I=1 TO N-2 (the BASIC write-up's 'FOR A=0 TO 24' slip): the last two items are never exchanged by a final step; only n!/2 orders",
         exact: Exact::Walk,
         run: basic_jj_short_loop,
     },
@@ -470,7 +470,7 @@ fn swap<T, O: Observer>(items: &mut [T], i: usize, j: usize, obs: &mut O) {
     obs.swap(i, j);
 }
 
-/// Seed 003 #1: card = rand.Next(1, n+1) until not already in the output.
+/// "How not to shuffle #1" (the .NET harness): card = rand.Next(1, n+1) until not already in the output.
 /// The draw is 0-based here (card k is item k); the output is built in
 /// place at the front, so the chosen item is swapped forward.
 #[inline(never)] // keeps its scratch buffers out of the other algorithms' frames
@@ -696,7 +696,7 @@ fn merge_sort<C: Choices, O: Observer>(
     }
 }
 
-/// Seed 000: pick a uniform position of the shrinking remainder, append that
+/// The VBA string shuffle (FisherYatesStrShuffle): pick a uniform position of the shrinking remainder, append that
 /// item to the output. In place: the output is the prefix, the remainder the
 /// suffix in its original order, so "take" is a rotation (reported as
 /// adjacent swaps). The seed scales `Rnd` (a float); here the draw is
@@ -723,7 +723,7 @@ fn string_method<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mu
     }
 }
 
-/// Seed 001: `X = Fix(Rnd * Y)`, `Y = Y - 1`, swap offsets X and Y (skipped
+/// The 52-card deal write-up: `X = Fix(Rnd * Y)`, `Y = Y - 1`, swap offsets X and Y (skipped
 /// when equal), while Y > 1. The seed scales a float; here X is drawn with
 /// `knuffle::below(Y)`.
 fn deck_method<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
@@ -742,7 +742,7 @@ fn deck_method<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut 
     }
 }
 
-/// Seed 004's jjshuffle.bas on a 1-based array A$(1..N) stored at
+/// jjshuffle.bas of "Random BASIC shuffling revisited" on a 1-based array A$(1..N) stored at
 /// `items[0..N]`: `FOR I=1 TO last: J=I+INT(RND(N+1-I-short)-1)`, with Color
 /// BASIC's `RND(k)` uniform in `1..k` (drawn here as `1 + below(k)`).
 fn basic_jj_loop<T: Copy, C: Choices, O: Observer>(
