@@ -793,6 +793,7 @@ mod tests {
             assert!(!algorithm.description().is_empty(), "{name}");
             // Users see the write-ups' names, never the internal ones.
             assert!(!algorithm.source().contains("seed 0"), "{name}");
+            assert!(!algorithm.description().contains("seed"), "{name}");
             // Exact support: a refusal names the algorithm; a path count
             // is known for small n.
             match algorithm.exact() {
