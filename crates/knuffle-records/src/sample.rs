@@ -40,6 +40,35 @@ pub fn reservoir_fits(k: u64, limit: u64) -> bool {
     k.saturating_mul(LINE_OVERHEAD + 1) <= sample_budget(limit)
 }
 
+/// Reads the next line into `line` while the lines `kept` (an upper
+/// bound of their cost; `exact()` gives the exact one) and it fit
+/// `budget`. When the bound says no, the exact cost is taken and the line
+/// goes on if that leaves room.
+fn take_line(
+    stream: &mut LineStream,
+    line: &mut Vec<u8>,
+    budget: u64,
+    kept: &mut u64,
+    exact: impl Fn() -> u64,
+) -> Result<bool, Error> {
+    loop {
+        let room = budget
+            .saturating_sub(*kept)
+            .saturating_sub(LINE_OVERHEAD)
+            .saturating_sub(line.len() as u64);
+        match stream.next_line(line, room) {
+            Err(Error::RecordTooLong { limit }) => {
+                let exact = exact();
+                if exact >= *kept {
+                    return Err(Error::RecordTooLong { limit });
+                }
+                *kept = exact;
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Samples up to `k` lines of `stream` uniformly (not in random order),
 /// holding at most `budget` bytes of lines (by [`line_cost`]), or fails
 /// with [`Error::RecordTooLong`].
@@ -69,8 +98,8 @@ pub fn reservoir_sample(
                     }
                 }
                 let mut line = Vec::new();
-                let room = budget.saturating_sub(kept).saturating_sub(LINE_OVERHEAD);
-                if !stream.next_line(&mut line, room)? {
+                let exact = || reservoir.items().iter().map(|l| line_cost(l)).sum();
+                if !take_line(stream, &mut line, budget, &mut kept, exact)? {
                     break;
                 }
                 kept += line_cost(&line);

@@ -90,8 +90,12 @@ impl LineStream {
     /// the end of all inputs. A line longer than `room` bytes is refused
     /// before it is held ([`Error::RecordTooLong`]): memory stays bounded
     /// whatever the input (`/dev/zero` has no newline).
+    ///
+    /// `line` is empty, or holds the beginning of a line from a call that
+    /// was refused: the call then goes on with that line (its bytes are not
+    /// counted against `room` again).
     pub fn next_line(&mut self, line: &mut Vec<u8>, room: u64) -> Result<bool, Error> {
-        let mut partial = false;
+        let mut partial = !line.is_empty();
         let room = usize::try_from(room).unwrap_or(usize::MAX);
         let base = line.len();
         loop {
