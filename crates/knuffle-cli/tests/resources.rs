@@ -22,8 +22,19 @@ struct Outcome {
     peak: u64,
 }
 
+/// Stops and reaps the child `pid`.
+fn kill(pid: libc::pid_t) {
+    // SAFETY: the child has not been reaped, so the pid is ours; waitpid
+    // then reaps it.
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
+        libc::waitpid(pid, std::ptr::null_mut(), 0);
+    }
+}
+
 /// Runs `knuffle ARGS` with at most `open_files` descriptors (when given),
 /// killed after `limit`; returns its status, output and peak memory.
+#[allow(clippy::zombie_processes)] // reaped by wait4 (or `kill`) below
 fn run(args: &[OsString], open_files: Option<u64>, limit: Duration) -> Outcome {
     let mut command = Command::new(env!("CARGO_BIN_EXE_knuffle"));
     command
@@ -76,13 +87,11 @@ fn run(args: &[OsString], open_files: Option<u64>, limit: Duration) -> Outcome {
         // A regression must fail this test, not the machine: a child whose
         // resident memory passes 1 GiB is stopped at once.
         if resident(pid) > 1 << 30 {
-            // SAFETY: the child has not been reaped, so the pid is ours.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            kill(pid);
             panic!("knuffle {args:?} passed 1 GiB of resident memory");
         }
         if started.elapsed() > limit {
-            // SAFETY: the child has not been reaped, so the pid is ours.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            kill(pid);
             panic!("knuffle {args:?} ran longer than {limit:?}");
         }
         std::thread::sleep(Duration::from_millis(10));
