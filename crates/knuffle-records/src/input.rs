@@ -16,6 +16,7 @@ use crate::buffers::CHUNK;
 pub use crate::bytes::Bytes;
 use crate::error::Error;
 use crate::line_index::{Offset, push_starts};
+use crate::progress::Progress;
 
 /// An input of a record shuffle, as the caller names it.
 pub enum Input {
@@ -231,7 +232,7 @@ pub fn single_regular(opened: &[Opened]) -> Option<(&File, u64, u64)> {
 /// Reads every input into one buffer; every input but the last gets a
 /// delimiter appended when it lacks one (the last one's missing delimiter
 /// is added on output).
-pub fn load(opened: Vec<Opened>, delimiter: u8) -> Result<Bytes, Error> {
+pub fn load(opened: Vec<Opened>, delimiter: u8, progress: &dyn Progress) -> Result<Bytes, Error> {
     let mut buffer: Vec<u8> = Vec::new();
     let count = opened.len();
     for (i, mut input) in opened.into_iter().enumerate() {
@@ -242,7 +243,7 @@ pub fn load(opened: Vec<Opened>, delimiter: u8) -> Result<Bytes, Error> {
                 .map_err(|_| Error::OutOfMemory)?;
         }
         let before = buffer.len();
-        read_all(&mut input, &mut buffer)?;
+        read_all(&mut input, &mut buffer, progress)?;
         if i + 1 < count && buffer.len() > before && buffer.last() != Some(&delimiter) {
             buffer.push(delimiter);
         }
@@ -266,6 +267,7 @@ pub fn read_indexed<O: Offset>(
     offset: u64,
     len: usize,
     delimiter: u8,
+    progress: &dyn Progress,
 ) -> Result<Option<(Bytes, Vec<O>)>, Error> {
     use rayon::prelude::*;
     use std::os::unix::fs::FileExt;
@@ -289,6 +291,7 @@ pub fn read_indexed<O: Offset>(
                     Err(e) => return Err(e),
                 }
             }
+            progress.read(piece.len() as u64);
             let mut starts = Vec::with_capacity(piece.len() / 32);
             push_starts(piece, base, len, delimiter, &mut starts);
             Ok(starts)
@@ -319,10 +322,18 @@ pub fn read_indexed<O: Offset>(
 
 /// `read_to_end` with GNU's `read error: strerror`; an allocation failure
 /// is reported as "memory exhausted" instead of aborting.
-fn read_all(input: &mut Opened, buffer: &mut Vec<u8>) -> Result<(), Error> {
-    match input.read_to_end(buffer) {
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::OutOfMemory => Err(Error::OutOfMemory),
-        Err(e) => Err(Error::Read(e)),
+/// Reads in pieces of [`CHUNK`] bytes, each reported to `progress`.
+fn read_all(
+    input: &mut Opened,
+    buffer: &mut Vec<u8>,
+    progress: &dyn Progress,
+) -> Result<(), Error> {
+    loop {
+        match input.by_ref().take(CHUNK as u64).read_to_end(buffer) {
+            Ok(0) => return Ok(()),
+            Ok(read) => progress.read(read as u64),
+            Err(e) if e.kind() == io::ErrorKind::OutOfMemory => return Err(Error::OutOfMemory),
+            Err(e) => return Err(Error::Read(e)),
+        }
     }
 }

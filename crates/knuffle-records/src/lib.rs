@@ -152,7 +152,8 @@ pub fn shuffle_records_to(
         Destination::Stdout => OutputPlan::new(None, endless),
         Destination::Writer(writer) => OutputPlan::writer(writer),
         Destination::File(path) => OutputPlan::new(Some(path.as_os_str()), endless),
-    };
+    }
+    .reporting_to(progress);
     shuffle_records_planned(inputs, options, randomness, &plan, progress)
 }
 

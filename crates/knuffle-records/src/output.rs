@@ -24,10 +24,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex};
 
 use crate::error::Error;
+use crate::progress::Progress;
 
 /// An opened output.
 pub struct Output<'a> {
     sink: Sink<'a>,
+    /// Told how many bytes are written through [`Output::writer`].
+    progress: Option<&'a dyn Progress>,
 }
 
 enum Sink<'a> {
@@ -56,6 +59,7 @@ pub struct OutputPlan<'a> {
     path: Option<&'a OsStr>,
     writer: std::cell::RefCell<Option<&'a mut dyn Write>>,
     endless: bool,
+    progress: Option<&'a dyn Progress>,
 }
 
 impl<'a> OutputPlan<'a> {
@@ -66,7 +70,14 @@ impl<'a> OutputPlan<'a> {
             path,
             writer: std::cell::RefCell::new(None),
             endless,
+            progress: None,
         }
+    }
+
+    /// Reports the bytes written to `progress`.
+    pub fn reporting_to(mut self, progress: &'a dyn Progress) -> Self {
+        self.progress = Some(progress);
+        self
     }
 
     /// A writer of the caller's (written through, flushed at the end).
@@ -75,6 +86,7 @@ impl<'a> OutputPlan<'a> {
             path: None,
             writer: std::cell::RefCell::new(Some(writer)),
             endless: false,
+            progress: None,
         }
     }
 
@@ -84,6 +96,7 @@ impl<'a> OutputPlan<'a> {
         if let Some(writer) = self.writer.borrow_mut().take() {
             return Ok(Output {
                 sink: Sink::Borrowed(writer),
+                progress: self.progress,
             });
         }
         let Some(name) = self.path else {
@@ -91,12 +104,16 @@ impl<'a> OutputPlan<'a> {
             let stdout = ManuallyDrop::new(unsafe { File::from_raw_fd(1) });
             return Ok(Output {
                 sink: Sink::Stdout(stdout),
+                progress: self.progress,
             });
         };
         if !self.endless
             && let Some(sink) = replacement(name)
         {
-            return Ok(Output { sink });
+            return Ok(Output {
+                sink,
+                progress: self.progress,
+            });
         }
         let file = OpenOptions::new()
             .write(true)
@@ -109,6 +126,7 @@ impl<'a> OutputPlan<'a> {
             })?;
         Ok(Output {
             sink: Sink::Direct(file),
+            progress: self.progress,
         })
     }
 }
@@ -221,8 +239,13 @@ fn link_over(temp: &File, dir: &Path, dest: &Path) -> io::Result<()> {
 }
 
 impl Output<'_> {
-    /// The writer.
+    /// The writer: writes are reported to the plan's progress.
     pub fn writer(&mut self) -> &mut dyn Write {
+        self
+    }
+
+    /// The writer, unreported (for a caller that reports itself).
+    pub fn raw_writer(&mut self) -> &mut dyn Write {
         match &mut self.sink {
             Sink::Stdout(f) => &mut **f,
             Sink::Borrowed(writer) => *writer,
@@ -254,6 +277,20 @@ impl Output<'_> {
                 Ok(())
             }
         }
+    }
+}
+
+impl Write for Output<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.raw_writer().write(buf)?;
+        if let Some(progress) = self.progress {
+            progress.wrote(written as u64);
+        }
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.raw_writer().flush()
     }
 }
 

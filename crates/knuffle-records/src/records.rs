@@ -40,6 +40,7 @@ pub fn shuffle_opened(
     progress: &dyn Progress,
 ) -> Result<(), Error> {
     let head_count = options.count.unwrap_or(u64::MAX);
+    progress.start(input::total_regular_size(&opened));
     let mut run = Run {
         options,
         randomness,
@@ -75,7 +76,9 @@ fn sample_stream(run: &mut Run<'_, '_>, opened: Vec<Opened>) -> Result<(), Error
     run.randomness.open_if(true)?;
     let limit = options.memory.unwrap_or_else(default_limit);
     let mut budget = sample_budget(limit);
-    let mut stream = LineStream::new(opened, options.delimiter).with_limit(limit);
+    let mut stream = LineStream::new(opened, options.delimiter)
+        .with_limit(limit)
+        .with_progress(run.progress);
     let mut lines: Vec<Vec<u8>> = Vec::new();
     for _ in 0..options.header {
         let mut line = Vec::new();
@@ -121,17 +124,18 @@ fn shuffle_files_in_memory(run: &mut Run<'_, '_>, opened: Vec<Opened>) -> Result
         // Positioned reads leave the file's cursor alone, so a file shorter
         // than its reported size (`None`) is simply read again below.
         if u32::try_from(len).is_ok() {
-            if let Some((bytes, starts)) = input::read_indexed::<u32>(file, offset, len, delimiter)?
+            if let Some((bytes, starts)) =
+                input::read_indexed::<u32>(file, offset, len, delimiter, run.progress)?
             {
                 return shuffle_lines(run, &bytes, starts);
             }
         } else if let Some((bytes, starts)) =
-            input::read_indexed::<u64>(file, offset, len, delimiter)?
+            input::read_indexed::<u64>(file, offset, len, delimiter, run.progress)?
         {
             return shuffle_lines(run, &bytes, starts);
         }
     }
-    let bytes = input::load(opened, delimiter)?;
+    let bytes = input::load(opened, delimiter, run.progress)?;
     shuffle_bytes_in_memory(run, bytes)
 }
 

@@ -73,11 +73,10 @@ pub fn route(
             .into_iter()
             .map(|o| external::Input::reader(Box::new(o)))
             .collect();
-        run.progress.start(Some(size));
         shuffle_external(run, inputs, limit)?;
         return Ok(Route::Handled);
     }
-    match read_within(&mut opened, capacity, delimiter)? {
+    match read_within(&mut opened, capacity, delimiter, run.progress)? {
         Prefix::Complete(bytes) => Ok(Route::Read(Bytes::Owned(bytes))),
         Prefix::Partial { bytes, next } => {
             let mut rest = opened.drain(next..);
@@ -87,7 +86,6 @@ pub fn route(
                 rest: Box::new(current),
             }];
             inputs.extend(rest.map(|o| external::Input::reader(Box::new(o))));
-            run.progress.start(None);
             shuffle_external(run, inputs, limit)?;
             Ok(Route::Handled)
         }
@@ -141,7 +139,12 @@ enum Prefix {
 
 /// Reads the inputs into memory while the in-memory path's need stays
 /// within `capacity`.
-fn read_within(opened: &mut [Opened], capacity: u64, delimiter: u8) -> Result<Prefix, Error> {
+fn read_within(
+    opened: &mut [Opened],
+    capacity: u64,
+    delimiter: u8,
+    progress: &dyn Progress,
+) -> Result<Prefix, Error> {
     let mut bytes: Vec<u8> = Vec::new();
     let mut chunk = vec![0u8; CHUNK];
     let mut lines = 0u64;
@@ -158,6 +161,7 @@ fn read_within(opened: &mut [Opened], capacity: u64, delimiter: u8) -> Result<Pr
             if read == 0 {
                 break;
             }
+            progress.read(read as u64);
             let chunk = &chunk[..read];
             lines += count_delimiters(chunk, delimiter);
             let len = bytes.len() + read;
@@ -207,7 +211,8 @@ impl LazyOutput<'_, '_> {
                 }
             }
         }
-        Ok(self.output.as_mut().expect("opened").writer())
+        // The external shuffle reports what it writes itself.
+        Ok(self.output.as_mut().expect("opened").raw_writer())
     }
 }
 

@@ -45,7 +45,7 @@ pub fn reservoir_fits(k: u64, limit: u64) -> bool {
 /// `budget`. When the bound says no, the exact cost is taken and the line
 /// goes on if that leaves room.
 fn take_line(
-    stream: &mut LineStream,
+    stream: &mut LineStream<'_>,
     line: &mut Vec<u8>,
     budget: u64,
     kept: &mut u64,
@@ -73,7 +73,7 @@ fn take_line(
 /// holding at most `budget` bytes of lines (by [`line_cost`]), or fails
 /// with [`Error::RecordTooLong`].
 pub fn reservoir_sample(
-    stream: &mut LineStream,
+    stream: &mut LineStream<'_>,
     k: u64,
     randomness: &mut Randomness,
     budget: u64,

@@ -10,6 +10,7 @@ use std::io::{self, Read};
 use crate::buffers::STREAM_BUFFER;
 use crate::error::Error;
 use crate::input::Opened;
+use crate::progress::{NoProgress, Progress};
 
 /// The buffer of a stream under the memory `limit`: an eighth of it, at
 /// least 64 KiB and at most [`STREAM_BUFFER`] (its size changes how the
@@ -19,7 +20,7 @@ pub fn stream_buffer(limit: u64) -> usize {
 }
 
 /// A stream of lines over several inputs, opened one after the other.
-pub struct LineStream {
+pub struct LineStream<'p> {
     pending: VecDeque<Opened>,
     current: Option<Opened>,
     buffer: Box<[u8]>,
@@ -28,9 +29,11 @@ pub struct LineStream {
     delimiter: u8,
     /// The memory limit named when a line is refused.
     limit: u64,
+    /// Told how many bytes are read.
+    progress: &'p dyn Progress,
 }
 
-impl LineStream {
+impl<'p> LineStream<'p> {
     /// A stream over opened inputs, read in order.
     pub fn new(opened: Vec<Opened>, delimiter: u8) -> Self {
         let mut pending: VecDeque<Opened> = opened.into();
@@ -43,7 +46,14 @@ impl LineStream {
             end: 0,
             delimiter,
             limit: u64::MAX,
+            progress: &NoProgress,
         }
+    }
+
+    /// Reports the bytes read to `progress`.
+    pub fn with_progress(mut self, progress: &'p dyn Progress) -> Self {
+        self.progress = progress;
+        self
     }
 
     /// The memory limit a refused line is reported against
@@ -70,6 +80,7 @@ impl LineStream {
             match input.read(&mut self.buffer) {
                 Ok(0) => return Ok(false),
                 Ok(n) => {
+                    self.progress.read(n as u64);
                     self.start = 0;
                     self.end = n;
                     return Ok(true);

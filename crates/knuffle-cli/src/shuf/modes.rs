@@ -28,6 +28,8 @@ pub struct Run<'a> {
     program: &'a str,
     /// The output, opened late.
     pub output: OutputPlan<'a>,
+    /// Progress and the seed warning.
+    pub progress: &'a Progress<'a>,
 }
 
 impl<'a> Run<'a> {
@@ -89,10 +91,14 @@ fn warn_if_seed_too_short(program: &str, seed: Option<&str>, h: u64) {
 /// Executes shuf mode.
 pub fn execute(options: &Options, program: &str) -> Result<(), ShufError> {
     let endless = options.repeat && options.head_count == u64::MAX;
+    // The bar (on a terminal, after a second) and the seed warning.
+    let seed = options.seed.as_deref();
+    let progress = Progress::new(Box::new(move |h| warn_if_seed_too_short(program, seed, h)));
     let run = Run {
         options,
         program,
-        output: OutputPlan::new(options.output.as_deref(), endless),
+        output: OutputPlan::new(options.output.as_deref(), endless).reporting_to(&progress),
+        progress: &progress,
     };
     if options.head_count == 0 {
         // GNU reads no input, opens the random source only for -r, and
@@ -101,8 +107,14 @@ pub fn execute(options: &Options, program: &str) -> Result<(), ShufError> {
         return Ok(run.output.open()?.finish()?);
     }
     match &options.input {
-        InputSpec::Echo(operands) => echo(&run, operands),
-        InputSpec::Range { lo, hi } => range(&run, *lo, *hi),
+        InputSpec::Echo(operands) => {
+            knuffle_records::Progress::start(&progress, None);
+            echo(&run, operands)
+        }
+        InputSpec::Range { lo, hi } => {
+            knuffle_records::Progress::start(&progress, None);
+            range(&run, *lo, *hi)
+        }
         InputSpec::Files(names) => files(&run, names),
     }
 }
@@ -134,14 +146,12 @@ fn files(run: &Run<'_>, names: &[OsString]) -> Result<(), ShufError> {
         );
     }
     let mut randomness = run.unopened_randomness()?;
-    let (program, seed) = (run.program, run.options.seed.as_deref());
-    let progress = Progress::new(Box::new(move |h| warn_if_seed_too_short(program, seed, h)));
     knuffle_records::shuffle_records_planned(
         inputs,
         &run.record_options(),
         &mut randomness,
         &run.output,
-        &progress,
+        run.progress,
     )?;
     Ok(())
 }
