@@ -57,12 +57,23 @@ impl Input {
 impl Input {
     /// Checks that the input opens (reporting `Error::File` now, in the
     /// order of the inputs, as GNU reports a missing FILE before anything
-    /// else), and leaves a file to be opened when its turn comes.
+    /// else), and leaves a regular file to be opened when its turn comes.
+    /// Anything else (a FIFO, a device, `/dev/fd/N`) stays open from now
+    /// on: opening and closing a FIFO would end its writer's stream.
     pub fn open_later(self) -> Result<Opened, Error> {
         match self {
             Input::Path(path) => {
-                drop(Opened::open(path.as_os_str())?);
-                Ok(Opened::Later(path))
+                let opened = Opened::open(path.as_os_str())?;
+                let regular = opened
+                    .file()
+                    .and_then(|file| file.metadata().ok())
+                    .is_some_and(|meta| meta.is_file());
+                if regular {
+                    drop(opened);
+                    Ok(Opened::Later(path))
+                } else {
+                    Ok(opened)
+                }
             }
             other => other.open(),
         }
