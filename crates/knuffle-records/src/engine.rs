@@ -14,6 +14,9 @@ use crate::randomness::Randomness;
 pub struct Render<'a, T> {
     /// Appends item `T`'s bytes, delimiter included, to the buffer.
     pub write: &'a (dyn Fn(T, &mut Vec<u8>) + Sync),
+    /// The items' average size in bytes when known (0: unknown): it bounds
+    /// the memory of the blocks being rendered.
+    pub item_bytes: usize,
     /// Asks the CPU to start loading the item's bytes: rendering lines of a
     /// large input in random order waits on memory for every line, and
     /// starting the loads a few lines ahead overlaps those waits.
@@ -76,7 +79,7 @@ pub fn permute_and_write<T: Copy + Send + Sync>(
             );
         }
     };
-    write_items(split + h, &render_range, out.writer()).map_err(Error::Write)?;
+    write_items(split + h, &render_range, out.writer(), render.item_bytes).map_err(Error::Write)?;
     out.finish()
 }
 
@@ -89,12 +92,16 @@ pub fn write_in_order<T: Copy + Sync>(
     let mut out = output.open()?;
     let render_range =
         |range: Range<usize>, buffer: &mut Vec<u8>| render.slice(&items[range], buffer);
-    write_items(items.len(), &render_range, out.writer()).map_err(Error::Write)?;
+    write_items(items.len(), &render_range, out.writer(), render.item_bytes)
+        .map_err(Error::Write)?;
     out.finish()
 }
 
 /// Lines written per batch in repeat mode.
 const REPEAT_BATCH: usize = 256 * 1024;
+
+/// Bytes per batch in repeat mode when the lines' size is known.
+const REPEAT_BATCH_BYTES: usize = 8 << 20;
 
 /// Writes `header` in order, then `head_count` items drawn independently
 /// and uniformly from `n` (`u64::MAX`: without end); `nth(j)` is item `j`.
@@ -118,11 +125,18 @@ pub fn repeat_and_write<T: Copy + Sync>(
     let mut buffer: Vec<u8> = Vec::new();
     render.slice(header, &mut buffer);
     writer.write_all(&buffer).map_err(Error::Write)?;
+    // Lines per batch: fewer when they are long, so that a batch stays a
+    // few MiB (the batch size never changes the output: draws are made in
+    // order and every batch is written before the next is drawn).
+    let repeat_batch = match render.item_bytes {
+        0 => REPEAT_BATCH,
+        bytes => (REPEAT_BATCH_BYTES / bytes).clamp(1, REPEAT_BATCH),
+    };
     let mut remaining = head_count;
     let mut draws: Vec<T> = Vec::new();
     while remaining > 0 {
         // Draw a batch (sequential: one generator), render it on all cores.
-        let batch = remaining.min(REPEAT_BATCH as u64);
+        let batch = remaining.min(repeat_batch as u64);
         draws.clear();
         let mut failure = None;
         for _ in 0..batch {
@@ -136,7 +150,7 @@ pub fn repeat_and_write<T: Copy + Sync>(
         }
         let render_range =
             |range: Range<usize>, buffer: &mut Vec<u8>| render.slice(&draws[range], buffer);
-        write_items(draws.len(), &render_range, writer).map_err(Error::Write)?;
+        write_items(draws.len(), &render_range, writer, render.item_bytes).map_err(Error::Write)?;
         if let Some(e) = failure {
             return Err(e);
         }

@@ -300,17 +300,34 @@ pub type Render<'a> = dyn Fn(std::ops::Range<usize>, &mut Vec<u8>) + Sync + 'a;
 /// Items per rendering block.
 const BLOCK_ITEMS: usize = 16 * 1024;
 
+/// Bytes per rendering block when the items' size is known.
+pub const BLOCK_BYTES: usize = 512 * 1024;
+
 /// Writes `count` items. Render threads (one per core) take the next block
 /// as soon as they are free (work stealing, so a thread descheduled on a
 /// busy machine holds nobody up) and may run a few blocks ahead of this
 /// thread, which writes the blocks in order as they complete.
-pub fn write_items(count: usize, render: &Render<'_>, out: &mut dyn Write) -> io::Result<()> {
-    if count <= 2 * BLOCK_ITEMS {
+///
+/// `item_bytes` is the items' average size when known (0: unknown): blocks
+/// then hold about [`BLOCK_BYTES`] each, so the blocks in flight stay a few
+/// MiB whatever the line lengths (the block size never changes the output).
+pub fn write_items(
+    count: usize,
+    render: &Render<'_>,
+    out: &mut dyn Write,
+    item_bytes: usize,
+) -> io::Result<()> {
+    let block_items = if item_bytes == 0 {
+        BLOCK_ITEMS
+    } else {
+        (BLOCK_BYTES / item_bytes).clamp(1, BLOCK_ITEMS)
+    };
+    if count <= 2 * block_items {
         let mut buffer = Vec::new();
         render(0..count, &mut buffer);
         return out.write_all(&buffer);
     }
-    let blocks = count.div_ceil(BLOCK_ITEMS);
+    let blocks = count.div_ceil(block_items);
     let workers = rayon::current_num_threads().max(1);
     let window = workers * 3;
     let state = Mutex::new(Pipeline {
@@ -337,8 +354,8 @@ pub fn write_items(count: usize, render: &Render<'_>, out: &mut dyn Write) -> io
                         (s.next - 1, s.spare.pop().unwrap_or_default())
                     };
                     buffer.clear();
-                    let start = block * BLOCK_ITEMS;
-                    render(start..(start + BLOCK_ITEMS).min(count), &mut buffer);
+                    let start = block * block_items;
+                    render(start..(start + block_items).min(count), &mut buffer);
                     state
                         .lock()
                         .expect("pipeline lock")

@@ -98,8 +98,10 @@ fn sample_stream(run: &mut Run<'_, '_>, opened: Vec<Opened>) -> Result<(), Error
     let mut indices: Vec<u32> = (0..lines.len() as u32).collect();
     let (header, body) = indices.split_at_mut(header_len);
     let write = |i: u32, buffer: &mut Vec<u8>| buffer.extend_from_slice(&lines[i as usize]);
+    let total: usize = lines.iter().map(Vec::len).sum();
     let render = Render {
         write: &write,
+        item_bytes: total / lines.len().max(1) + 1,
         prefetch: None,
     };
     let progress = run.progress;
@@ -160,7 +162,8 @@ fn shuffle_lines<O: Offset>(
     let head_count = options.count.unwrap_or(u64::MAX);
     let data: &[u8] = bytes;
     let delimiter = options.delimiter;
-    let n_all = starts.len() as u64;
+    let starts_len = starts.len();
+    let n_all = starts_len as u64;
     let header_len = options.header.min(n_all) as usize;
     let (header, body) = starts.split_at_mut(header_len);
     let n = body.len() as u64;
@@ -175,6 +178,7 @@ fn shuffle_lines<O: Offset>(
     let prefetch = |start: O| prefetch_bytes(data, start.get());
     let render = Render {
         write: &write,
+        item_bytes: data.len() / starts_len.max(1) + 1,
         prefetch: Some(&prefetch),
     };
     let progress = run.progress;

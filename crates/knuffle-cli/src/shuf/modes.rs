@@ -168,8 +168,10 @@ fn echo(run: &Run<'_>, operands: &[OsString]) -> Result<(), ShufError> {
         buffer.extend_from_slice(lines[i as usize]);
         buffer.push(delimiter);
     };
+    let total: usize = lines.iter().map(|l| l.len() + 1).sum();
     let render = Render {
         write: &write,
+        item_bytes: total / lines.len().max(1),
         prefetch: None,
     };
     let header_len = options.header.min(n) as usize;
@@ -200,6 +202,7 @@ fn range(run: &Run<'_>, lo: u64, hi: u64) -> Result<(), ShufError> {
     let write = |v: u64, buffer: &mut Vec<u8>| push_number(buffer, lo + v, delimiter);
     let render = Render {
         write: &write,
+        item_bytes: 0,
         prefetch: None,
     };
     if options.repeat {
@@ -232,6 +235,7 @@ fn range(run: &Run<'_>, lo: u64, hi: u64) -> Result<(), ShufError> {
     let write32 = |v: u32, buffer: &mut Vec<u8>| push_number(buffer, lo + u64::from(v), delimiter);
     let render32 = Render {
         write: &write32,
+        item_bytes: 0,
         prefetch: None,
     };
     Ok(permute_and_write(
