@@ -128,10 +128,9 @@ pub fn repeat_and_write<T: Copy + Sync>(
     // Lines per batch: fewer when they are long, so that a batch stays a
     // few MiB (the batch size never changes the output: draws are made in
     // order and every batch is written before the next is drawn).
-    let repeat_batch = match render.item_bytes {
-        0 => REPEAT_BATCH,
-        bytes => (REPEAT_BATCH_BYTES / bytes).clamp(1, REPEAT_BATCH),
-    };
+    let repeat_batch = REPEAT_BATCH_BYTES
+        .checked_div(render.item_bytes)
+        .map_or(REPEAT_BATCH, |lines| lines.clamp(1, REPEAT_BATCH));
     let mut remaining = head_count;
     let mut draws: Vec<T> = Vec::new();
     while remaining > 0 {

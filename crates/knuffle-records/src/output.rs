@@ -317,11 +317,9 @@ pub fn write_items(
     out: &mut dyn Write,
     item_bytes: usize,
 ) -> io::Result<()> {
-    let block_items = if item_bytes == 0 {
-        BLOCK_ITEMS
-    } else {
-        (BLOCK_BYTES / item_bytes).clamp(1, BLOCK_ITEMS)
-    };
+    let block_items = BLOCK_BYTES
+        .checked_div(item_bytes)
+        .map_or(BLOCK_ITEMS, |items| items.clamp(1, BLOCK_ITEMS));
     if count <= 2 * block_items {
         let mut buffer = Vec::new();
         render(0..count, &mut buffer);
