@@ -4,7 +4,7 @@
 //!
 //! **Pass 1 (scatter).** The input is read with bounded buffers; every
 //! record gets an independent, uniformly random label among `B` buckets
-//! (`B = 2^k`, a label is `k` fresh random bits, see [`labels`]) and is
+//! (`B = 2^k`, a label is `k` fresh random bits, see `labels.rs`) and is
 //! appended to that bucket's temporary file. **Pass 2 (gather).** Each
 //! bucket in turn is read into memory, its records are put in uniformly
 //! random order with `knuffle::shuffle` (Durstenfeld), and written out;
@@ -38,18 +38,18 @@
 //!
 //! # Bounds
 //!
-//! Memory: the [`plan`] splits the limit between the read buffers, the
+//! Memory: the plan (`plan.rs`) splits the limit between the read buffers, the
 //! output buffer, `B` bucket write buffers (pass 1) and the two buckets in
 //! flight in pass 2 (one mapped and shuffled, one being written, each
 //! within its budget); inputs are read with `read(2)` into bounded buffers,
 //! never memory-mapped (mapped pages count as resident). File descriptors:
 //! at most `B <= 256` bucket files per scatter level, created on first use.
-//! Temporary files are nameless from the start (see [`temp`]).
+//! Temporary files are nameless from the start (see `temp.rs`).
 //!
 //! # Reproducibility
 //!
 //! The output is a function of the generator's stream, the memory limit
-//! (it fixes `B` and the pass-2 budget, see [`plan`]) and the input bytes:
+//! (it fixes `B` and the pass-2 budget, see `plan.rs`) and the input bytes:
 //! the same seed and the same `--memory` give the same order, whether the
 //! input came from a file or a pipe. A different limit gives a different
 //! (equally uniform) order, and so does in-memory mode.
