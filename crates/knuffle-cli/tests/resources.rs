@@ -209,3 +209,31 @@ fn thousands_of_files_under_a_low_open_file_limit() {
         }
     }
 }
+
+#[test]
+fn repeat_says_that_the_memory_limit_cannot_apply() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("three");
+    std::fs::write(&path, "a\nb\nc\n").expect("the input");
+    let path = path.to_str().expect("UTF-8").to_string();
+    let limited = run(
+        &args(&["-r", "-n", "4", "--memory", "8M", &path]),
+        None,
+        Duration::from_secs(20),
+    );
+    assert_eq!(limited.status, Some(0), "{}", limited.stderr);
+    assert_eq!(limited.stdout.iter().filter(|&&b| b == b'\n').count(), 4);
+    assert!(
+        limited
+            .stderr
+            .contains("--memory does not apply with -r: the input is read into memory"),
+        "{}",
+        limited.stderr
+    );
+    let plain = run(
+        &args(&["-r", "-n", "4", &path]),
+        None,
+        Duration::from_secs(20),
+    );
+    assert!(plain.stderr.is_empty(), "{}", plain.stderr);
+}
