@@ -1,6 +1,7 @@
-//! Output: where it goes (`-o FILE`, opened only after all input is read and
-//! the permutation is chosen) and how it is written (large blocks rendered
-//! in parallel while the previous ones are being written).
+//! Output: where it goes (standard output, any writer, or `-o FILE`,
+//! opened only after all input is read and the permutation is chosen) and
+//! how it is written (large blocks rendered in parallel while the previous
+//! ones are being written).
 //!
 //! `-o FILE` safety: GNU reopens FILE for writing after reading its input,
 //! so `shuf -o F F` works, but a run that fails while writing (disk full,
@@ -22,15 +23,19 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex};
 
-use super::errors::ShufError;
+use crate::error::Error;
+use crate::progress::Progress;
 
 /// An opened output.
-pub struct Output {
-    sink: Sink,
+pub struct Output<'a> {
+    sink: Sink<'a>,
+    /// Told how many bytes are written through [`Output::writer`].
+    progress: Option<&'a dyn Progress>,
 }
 
-enum Sink {
+enum Sink<'a> {
     Stdout(ManuallyDrop<File>),
+    Borrowed(&'a mut dyn Write),
     Direct(File),
     /// A nameless file in FILE's directory (`O_TMPFILE`), linked in
     /// under a temporary name and renamed over FILE at the end: a run
@@ -48,47 +53,86 @@ enum Sink {
     },
 }
 
-/// Where `-o FILE` will be written, decided before anything is opened.
+/// Where the output will be written, decided before anything is opened:
+/// standard output, a writer of the caller's, or a file (`-o FILE`).
 pub struct OutputPlan<'a> {
     path: Option<&'a OsStr>,
+    writer: std::cell::RefCell<Option<&'a mut dyn Write>>,
     endless: bool,
+    progress: Option<&'a dyn Progress>,
 }
 
 impl<'a> OutputPlan<'a> {
     /// Standard output, or `path`; `endless` when the run never finishes
     /// (`-r` without `-n`).
     pub fn new(path: Option<&'a OsStr>, endless: bool) -> Self {
-        OutputPlan { path, endless }
+        OutputPlan {
+            path,
+            writer: std::cell::RefCell::new(None),
+            endless,
+            progress: None,
+        }
     }
 
-    /// Opens the output (GNU: `NAME: strerror` on failure).
-    pub fn open(&self) -> Result<Output, ShufError> {
+    /// Reports the bytes written to `progress`.
+    pub fn reporting_to(mut self, progress: &'a dyn Progress) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    /// A writer of the caller's (written through, flushed at the end).
+    pub fn writer(writer: &'a mut dyn Write) -> Self {
+        OutputPlan {
+            path: None,
+            writer: std::cell::RefCell::new(Some(writer)),
+            endless: false,
+            progress: None,
+        }
+    }
+
+    /// Opens the output (`Error::File` on failure). A caller's writer can
+    /// be opened once.
+    pub fn open(&self) -> Result<Output<'a>, Error> {
+        if let Some(writer) = self.writer.borrow_mut().take() {
+            return Ok(Output {
+                sink: Sink::Borrowed(writer),
+                progress: self.progress,
+            });
+        }
         let Some(name) = self.path else {
             // SAFETY: fd 1 is standard output; ManuallyDrop never closes it.
             let stdout = ManuallyDrop::new(unsafe { File::from_raw_fd(1) });
             return Ok(Output {
                 sink: Sink::Stdout(stdout),
+                progress: self.progress,
             });
         };
         if !self.endless
             && let Some(sink) = replacement(name)
         {
-            return Ok(Output { sink });
+            return Ok(Output {
+                sink,
+                progress: self.progress,
+            });
         }
         let file = OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(true)
             .open(name)
-            .map_err(|e| ShufError::file(name, &e))?;
+            .map_err(|error| Error::File {
+                name: name.to_os_string(),
+                error,
+            })?;
         Ok(Output {
             sink: Sink::Direct(file),
+            progress: self.progress,
         })
     }
 }
 
 /// A temporary file next to FILE when replacing FILE by rename is safe.
-fn replacement(name: &OsStr) -> Option<Sink> {
+fn replacement<'s>(name: &OsStr) -> Option<Sink<'s>> {
     let path = Path::new(name);
     let (dest, mode) = match fs::metadata(path) {
         Ok(meta) => {
@@ -194,11 +238,17 @@ fn link_over(temp: &File, dir: &Path, dest: &Path) -> io::Result<()> {
     Err(io::Error::from(io::ErrorKind::AlreadyExists))
 }
 
-impl Output {
-    /// The writer.
-    pub fn writer(&mut self) -> &mut File {
+impl Output<'_> {
+    /// The writer: writes are reported to the plan's progress.
+    pub fn writer(&mut self) -> &mut dyn Write {
+        self
+    }
+
+    /// The writer, unreported (for a caller that reports itself).
+    pub fn raw_writer(&mut self) -> &mut dyn Write {
         match &mut self.sink {
-            Sink::Stdout(f) => f,
+            Sink::Stdout(f) => &mut **f,
+            Sink::Borrowed(writer) => *writer,
             Sink::Direct(file) => file,
             Sink::ReplaceUnnamed { temp, .. } => temp,
             Sink::Replace { temp, .. } => temp.as_file_mut(),
@@ -206,21 +256,41 @@ impl Output {
     }
 
     /// Completes the output: a temporary file replaces FILE.
-    pub fn finish(self) -> Result<(), ShufError> {
+    pub fn finish(self) -> Result<(), Error> {
         match self.sink {
             Sink::Stdout(_) | Sink::Direct(_) => Ok(()),
+            Sink::Borrowed(writer) => writer.flush().map_err(Error::Write),
             Sink::ReplaceUnnamed {
                 temp,
                 dir,
                 dest,
                 name,
-            } => link_over(&temp, &dir, &dest).map_err(|e| ShufError::file(&name, &e)),
+            } => link_over(&temp, &dir, &dest).map_err(|error| Error::File {
+                name: name.into(),
+                error,
+            }),
             Sink::Replace { temp, dest, name } => {
-                temp.persist(&dest)
-                    .map_err(|e| ShufError::file(&name, &e.error))?;
+                temp.persist(&dest).map_err(|e| Error::File {
+                    name: name.into(),
+                    error: e.error,
+                })?;
                 Ok(())
             }
         }
+    }
+}
+
+impl Write for Output<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.raw_writer().write(buf)?;
+        if let Some(progress) = self.progress {
+            progress.wrote(written as u64);
+        }
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.raw_writer().flush()
     }
 }
 
@@ -230,17 +300,32 @@ pub type Render<'a> = dyn Fn(std::ops::Range<usize>, &mut Vec<u8>) + Sync + 'a;
 /// Items per rendering block.
 const BLOCK_ITEMS: usize = 16 * 1024;
 
+/// Bytes per rendering block when the items' size is known.
+pub const BLOCK_BYTES: usize = 512 * 1024;
+
 /// Writes `count` items. Render threads (one per core) take the next block
 /// as soon as they are free (work stealing, so a thread descheduled on a
 /// busy machine holds nobody up) and may run a few blocks ahead of this
 /// thread, which writes the blocks in order as they complete.
-pub fn write_items(count: usize, render: &Render<'_>, out: &mut File) -> io::Result<()> {
-    if count <= 2 * BLOCK_ITEMS {
+///
+/// `item_bytes` is the items' average size when known (0: unknown): blocks
+/// then hold about [`BLOCK_BYTES`] each, so the blocks in flight stay a few
+/// MiB whatever the line lengths (the block size never changes the output).
+pub fn write_items(
+    count: usize,
+    render: &Render<'_>,
+    out: &mut dyn Write,
+    item_bytes: usize,
+) -> io::Result<()> {
+    let block_items = BLOCK_BYTES
+        .checked_div(item_bytes)
+        .map_or(BLOCK_ITEMS, |items| items.clamp(1, BLOCK_ITEMS));
+    if count <= 2 * block_items {
         let mut buffer = Vec::new();
         render(0..count, &mut buffer);
         return out.write_all(&buffer);
     }
-    let blocks = count.div_ceil(BLOCK_ITEMS);
+    let blocks = count.div_ceil(block_items);
     let workers = rayon::current_num_threads().max(1);
     let window = workers * 3;
     let state = Mutex::new(Pipeline {
@@ -267,8 +352,8 @@ pub fn write_items(count: usize, render: &Render<'_>, out: &mut File) -> io::Res
                         (s.next - 1, s.spare.pop().unwrap_or_default())
                     };
                     buffer.clear();
-                    let start = block * BLOCK_ITEMS;
-                    render(start..(start + BLOCK_ITEMS).min(count), &mut buffer);
+                    let start = block * block_items;
+                    render(start..(start + block_items).min(count), &mut buffer);
                     state
                         .lock()
                         .expect("pipeline lock")

@@ -1,0 +1,350 @@
+//! Reading the input into memory: a single regular file is read by both
+//! cores into huge-page-backed memory and indexed on the way
+//! ([`read_indexed`]); anything else is read into one buffer ([`load`]).
+//! Several files are concatenated, each ending in a delimiter.
+
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::{self, Read};
+use std::mem::ManuallyDrop;
+use std::os::fd::FromRawFd;
+use std::path::{Path, PathBuf};
+
+use memmap2::MmapOptions;
+
+use crate::buffers::CHUNK;
+pub use crate::bytes::Bytes;
+use crate::error::Error;
+use crate::line_index::{Offset, push_starts};
+use crate::progress::Progress;
+
+/// An input of a record shuffle, as the caller names it.
+pub enum Input {
+    /// Standard input (`-`), read from its current offset, never closed.
+    Stdin,
+    /// A file, opened when the shuffle starts (`Error::File` when it
+    /// cannot be).
+    Path(PathBuf),
+    /// Any reader (always read as a stream).
+    Reader(Box<dyn Read + Send>),
+}
+
+impl Input {
+    /// A file, or standard input for the name `-` (as the command line
+    /// names its inputs).
+    pub fn from_name(name: impl AsRef<OsStr>) -> Input {
+        let name = name.as_ref();
+        if name == "-" {
+            Input::Stdin
+        } else {
+            Input::Path(PathBuf::from(name))
+        }
+    }
+
+    /// Opens the input.
+    pub fn open(self) -> Result<Opened, Error> {
+        match self {
+            // SAFETY: fd 0 is standard input; ManuallyDrop never closes it.
+            Input::Stdin => Ok(Opened::Stdin(ManuallyDrop::new(unsafe {
+                File::from_raw_fd(0)
+            }))),
+            Input::Path(path) => Opened::open(path.as_os_str()),
+            Input::Reader(reader) => Ok(Opened::Reader(reader)),
+        }
+    }
+}
+
+impl Input {
+    /// Checks that the input opens (reporting `Error::File` now, in the
+    /// order of the inputs, as GNU reports a missing FILE before anything
+    /// else), and leaves a regular file to be opened when its turn comes.
+    /// Anything else (a FIFO, a device, `/dev/fd/N`) stays open from now
+    /// on: opening and closing a FIFO would end its writer's stream.
+    pub fn open_later(self) -> Result<Opened, Error> {
+        match self {
+            Input::Path(path) => {
+                let opened = Opened::open(path.as_os_str())?;
+                let regular = opened
+                    .file()
+                    .and_then(|file| file.metadata().ok())
+                    .is_some_and(|meta| meta.is_file());
+                if regular {
+                    drop(opened);
+                    Ok(Opened::Later(path))
+                } else {
+                    Ok(opened)
+                }
+            }
+            other => other.open(),
+        }
+    }
+}
+
+impl From<PathBuf> for Input {
+    fn from(path: PathBuf) -> Input {
+        Input::Path(path)
+    }
+}
+
+impl From<&Path> for Input {
+    fn from(path: &Path) -> Input {
+        Input::Path(path.to_path_buf())
+    }
+}
+
+impl From<&str> for Input {
+    fn from(path: &str) -> Input {
+        Input::Path(PathBuf::from(path))
+    }
+}
+
+/// An opened input: standard input (never closed by us), a file, or a
+/// caller's reader.
+pub enum Opened {
+    /// Standard input (descriptor 0, never closed here).
+    Stdin(ManuallyDrop<File>),
+    /// A file opened by name.
+    File(File),
+    /// A caller's reader.
+    Reader(Box<dyn Read + Send>),
+    /// A file checked to open, opened again on its first read and closed
+    /// when it has been read (dropped): several FILEs are never all open at
+    /// once, whatever their number.
+    Later(PathBuf),
+}
+
+impl Opened {
+    /// Opens FILE, or standard input for `-` (`Error::File` on failure).
+    pub fn open(name: &OsStr) -> Result<Opened, Error> {
+        if name == "-" {
+            Input::Stdin.open()
+        } else {
+            File::open(name)
+                .map(Opened::File)
+                .map_err(|error| Error::File {
+                    name: name.to_os_string(),
+                    error,
+                })
+        }
+    }
+
+    /// The underlying file (none for a caller's reader).
+    pub fn file(&self) -> Option<&File> {
+        match self {
+            Opened::Stdin(f) => Some(f),
+            Opened::File(f) => Some(f),
+            Opened::Reader(_) | Opened::Later(_) => None,
+        }
+    }
+
+    /// The number of bytes left to read when this is a regular file
+    /// (GNU's `input_size`), or `None` for pipes, terminals and the like.
+    pub fn remaining_regular_size(&self) -> Option<u64> {
+        if let Opened::Later(path) = self {
+            let meta = std::fs::metadata(path).ok()?;
+            return meta.is_file().then_some(meta.len());
+        }
+        let file = self.file()?;
+        let meta = file.metadata().ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        let offset = current_offset(file)?;
+        Some(meta.len().saturating_sub(offset))
+    }
+}
+
+impl Read for Opened {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Opened::Stdin(f) => (&**f).read(buf),
+            Opened::File(f) => f.read(buf),
+            Opened::Reader(r) => r.read(buf),
+            Opened::Later(path) => {
+                let file = File::open(&*path).map_err(|e| {
+                    io::Error::new(
+                        e.kind(),
+                        format!("{}: {}", path.display(), crate::error::describe(&e)),
+                    )
+                })?;
+                *self = Opened::File(file);
+                self.read(buf)
+            }
+        }
+    }
+}
+
+impl Opened {
+    /// A file for positioned reads: the open one, or the file of a
+    /// [`Opened::Later`] opened for the caller (closed when dropped).
+    pub fn file_for_reading(&self) -> io::Result<Option<FileRef<'_>>> {
+        Ok(match self {
+            Opened::Later(path) => Some(FileRef::Owned(File::open(path)?)),
+            other => other.file().map(FileRef::Borrowed),
+        })
+    }
+}
+
+/// A file borrowed from an [`Opened`], or opened for a moment.
+pub enum FileRef<'a> {
+    /// The input's open file.
+    Borrowed(&'a File),
+    /// A file opened for the caller, closed when dropped.
+    Owned(File),
+}
+
+impl std::ops::Deref for FileRef<'_> {
+    type Target = File;
+    fn deref(&self) -> &File {
+        match self {
+            FileRef::Borrowed(file) => file,
+            FileRef::Owned(file) => file,
+        }
+    }
+}
+
+fn current_offset(file: &File) -> Option<u64> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: lseek on a valid descriptor; it only queries the offset.
+    let offset = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_CUR) };
+    u64::try_from(offset).ok()
+}
+
+/// Opens every input in order (`-` or no operand: standard input), as
+/// GNU does before anything else, so a missing file is reported first.
+pub fn open_all(files: &[OsString]) -> Result<Vec<Opened>, Error> {
+    if files.is_empty() {
+        return Ok(vec![Opened::open(OsStr::new("-"))?]);
+    }
+    files.iter().map(|name| Opened::open(name)).collect()
+}
+
+/// GNU's `input_size`: the bytes left in the inputs when all are regular
+/// files, `None` when any is not (a pipe: size unknown).
+pub fn total_regular_size(opened: &[Opened]) -> Option<u64> {
+    opened.iter().try_fold(0u64, |sum, o| {
+        Some(sum.saturating_add(o.remaining_regular_size()?))
+    })
+}
+
+/// One regular, non-empty input: the file, where reading starts, and how
+/// many bytes remain (for [`read_indexed`]).
+pub fn single_regular(opened: &[Opened]) -> Option<(&File, u64, u64)> {
+    match opened {
+        [single] => {
+            let remaining = single.remaining_regular_size().filter(|&r| r > 0)?;
+            let file = single.file()?;
+            Some((file, current_offset(file)?, remaining))
+        }
+        _ => None,
+    }
+}
+
+/// Reads every input into one buffer; every input but the last gets a
+/// delimiter appended when it lacks one (the last one's missing delimiter
+/// is added on output).
+pub fn load(opened: Vec<Opened>, delimiter: u8, progress: &dyn Progress) -> Result<Bytes, Error> {
+    let mut buffer: Vec<u8> = Vec::new();
+    let count = opened.len();
+    for (i, mut input) in opened.into_iter().enumerate() {
+        if let Some(size) = input.remaining_regular_size() {
+            let size = usize::try_from(size).map_err(|_| Error::OutOfMemory)?;
+            buffer
+                .try_reserve(size.saturating_add(1))
+                .map_err(|_| Error::OutOfMemory)?;
+        }
+        let before = buffer.len();
+        read_all(&mut input, &mut buffer, progress)?;
+        if i + 1 < count && buffer.len() > before && buffer.last() != Some(&delimiter) {
+            buffer.push(delimiter);
+        }
+    }
+    Ok(Bytes::Owned(buffer))
+}
+
+/// Reads `len` bytes of `file` from `offset` into anonymous memory backed
+/// by transparent huge pages (2 MiB pages: the random reads of the output
+/// phase then miss the TLB far less often than on a 4 KiB-page file map),
+/// and indexes the line starts of each 1 MiB piece right after reading it,
+/// while it is still in cache. Both cores work (positioned reads of
+/// disjoint pieces). The copy is private, so nothing can truncate it under
+/// us, and `-o FILE` may name the input file.
+///
+/// Returns `Ok(None)` when the file ends before `len` bytes (files whose
+/// reported size is not their content, like those under `/sys`, or a file
+/// truncated meanwhile): the caller then reads it with plain reads.
+pub fn read_indexed<O: Offset>(
+    file: &File,
+    offset: u64,
+    len: usize,
+    delimiter: u8,
+    progress: &dyn Progress,
+) -> Result<Option<(Bytes, Vec<O>)>, Error> {
+    use rayon::prelude::*;
+    use std::os::unix::fs::FileExt;
+    let mut map = MmapOptions::new()
+        .len(len)
+        .map_anon()
+        .map_err(|_| Error::OutOfMemory)?;
+    #[cfg(target_os = "linux")]
+    let _ = map.advise(memmap2::Advice::HugePage);
+    let pieces: Vec<Result<Vec<O>, io::Error>> = map
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .map(|(i, piece)| {
+            let base = i * CHUNK;
+            let mut done = 0;
+            while done < piece.len() {
+                match file.read_at(&mut piece[done..], offset + (base + done) as u64) {
+                    Ok(0) => return Err(io::Error::from(io::ErrorKind::UnexpectedEof)),
+                    Ok(n) => done += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            progress.read(piece.len() as u64);
+            let mut starts = Vec::with_capacity(piece.len() / 32);
+            push_starts(piece, base, len, delimiter, &mut starts);
+            Ok(starts)
+        })
+        .collect();
+    let mut total = 0;
+    let mut indexed = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        match piece {
+            Ok(starts) => {
+                total += starts.len();
+                indexed.push(starts);
+            }
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+            Err(e) => return Err(Error::Read(e)),
+        }
+    }
+    let mut starts: Vec<O> = Vec::new();
+    starts
+        .try_reserve_exact(total)
+        .map_err(|_| Error::OutOfMemory)?;
+    for piece in indexed {
+        starts.extend_from_slice(&piece);
+    }
+    let map = map.make_read_only().map_err(Error::Read)?;
+    Ok(Some((Bytes::Mapped(map), starts)))
+}
+
+/// `read_to_end` with GNU's `read error: strerror`; an allocation failure
+/// is reported as "memory exhausted" instead of aborting.
+/// Reads in pieces of [`CHUNK`] bytes, each reported to `progress`.
+fn read_all(
+    input: &mut Opened,
+    buffer: &mut Vec<u8>,
+    progress: &dyn Progress,
+) -> Result<(), Error> {
+    loop {
+        match input.by_ref().take(CHUNK as u64).read_to_end(buffer) {
+            Ok(0) => return Ok(()),
+            Ok(read) => progress.read(read as u64),
+            Err(e) if e.kind() == io::ErrorKind::OutOfMemory => return Err(Error::OutOfMemory),
+            Err(e) => return Err(Error::Read(e)),
+        }
+    }
+}
