@@ -1,7 +1,9 @@
-//! Errors of shuf mode, and GNU's ways of quoting names in messages.
+//! Errors of shuf mode (names in them are quoted by [`super::quote`]).
 
 use std::ffi::OsStr;
 use std::io;
+
+pub use super::quote::{quote, quotef};
 
 /// A failure: GNU's message (without the `program: ` prefix), and whether
 /// "Try 'program --help' for more information." follows. Exit status 1.
@@ -62,95 +64,9 @@ pub fn os_error_text(error: &io::Error) -> String {
     }
 }
 
-/// Whether the locale's character set is UTF-8 (GNU then quotes with
-/// ‘curly quotes’, otherwise with 'apostrophes').
-fn utf8_locale() -> bool {
-    let value = ["LC_ALL", "LC_CTYPE", "LANG"]
-        .iter()
-        .filter_map(|name| std::env::var(name).ok())
-        .find(|v| !v.is_empty())
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    value.contains("utf-8") || value.contains("utf8")
-}
-
-/// GNU's `quote`: the text in locale quotes, with control characters
-/// escaped (`\n`, `\t`, octal), as in "extra operand ‘x’".
-pub fn quote(text: &OsStr) -> String {
-    let (open, close) = if utf8_locale() {
-        ("\u{2018}", "\u{2019}")
-    } else {
-        ("'", "'")
-    };
-    let mut out = String::from(open);
-    for chunk in text.as_encoded_bytes().utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match c {
-                '\n' => out.push_str("\\n"),
-                '\t' => out.push_str("\\t"),
-                '\\' => out.push_str("\\\\"),
-                c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                    out.push_str(&format!("\\{:03o}", c as u32))
-                }
-                '\'' if open == "'" => out.push_str("\\'"),
-                c => out.push(c),
-            }
-        }
-        for byte in chunk.invalid() {
-            out.push_str(&format!("\\{byte:03o}"));
-        }
-    }
-    out.push_str(close);
-    out
-}
-
-/// GNU's `quotef` (shell-escape quoting, colons quoted too): a file name
-/// made of safe characters is shown as is, anything else in single quotes
-/// (with `'\''` for an apostrophe and `$'\n'`-style escapes for control
-/// characters), so the message can be pasted into a shell.
-pub fn quotef(name: &OsStr) -> String {
-    let bytes = name.as_encoded_bytes();
-    let safe = |b: u8| b.is_ascii_alphanumeric() || b"_./-+,%@=".contains(&b) || b >= 0x80;
-    if !bytes.is_empty() && bytes.iter().all(|&b| safe(b)) && std::str::from_utf8(bytes).is_ok() {
-        return String::from_utf8_lossy(bytes).into_owned();
-    }
-    let mut out = String::from("'");
-    for chunk in bytes.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match c {
-                '\'' => out.push_str("'\\''"),
-                c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                    let escaped = match c {
-                        '\n' => "\\n".to_string(),
-                        '\t' => "\\t".to_string(),
-                        '\r' => "\\r".to_string(),
-                        c => format!("\\{:03o}", c as u32),
-                    };
-                    out.push_str(&format!("'$'{escaped}''"));
-                }
-                c => out.push(c),
-            }
-        }
-        for byte in chunk.invalid() {
-            out.push_str(&format!("'$'\\{byte:03o}''"));
-        }
-    }
-    out.push('\'');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn quotef_leaves_plain_names_alone() {
-        assert_eq!(quotef(OsStr::new("dir/a-b_c.txt")), "dir/a-b_c.txt");
-        assert_eq!(quotef(OsStr::new("a b")), "'a b'");
-        assert_eq!(quotef(OsStr::new("it's")), "'it'\\''s'");
-        assert_eq!(quotef(OsStr::new("a:b")), "'a:b'");
-        assert_eq!(quotef(OsStr::new("a\nb")), "'a'$'\\n''b'");
-    }
 
     #[test]
     fn strerror_text_has_no_rust_suffix() {

@@ -5,7 +5,8 @@
 //! | file | what it does |
 //! | --- | --- |
 //! | `options.rs` | the option table and a getopt_long-compatible parser (GNU's messages) |
-//! | `errors.rs` | [`ShufError`](errors::ShufError), GNU's quoting of names in messages |
+//! | `errors.rs` | [`ShufError`](errors::ShufError): GNU's message and exit status |
+//! | `quote.rs` | gnulib quotearg's `quote` and `quotef` (shell-escape) styles, byte for byte |
 //! | `help.rs` | `--help`, `--version` |
 //! | `randomness.rs` | knuffle's generator or a GNU random source behind one interface |
 //! | `gnu_random.rs` | GNU's `randint`/`randperm` re-implemented for `--random-source` |
@@ -41,6 +42,7 @@ mod line_index;
 mod modes;
 mod numbers;
 mod options;
+mod quote;
 mod output;
 mod randomness;
 mod sample;

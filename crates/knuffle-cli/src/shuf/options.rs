@@ -240,7 +240,7 @@ pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, Shu
                 Some(eq) => (&body[..eq], Some(&body[eq + 1..])),
                 None => (body, None),
             };
-            let found = find_long(name, personality)?;
+            let found = find_long(name, body, personality)?;
             let value = if found.takes_value {
                 match inline_value {
                     Some(v) => Some(os(v)),
@@ -329,7 +329,13 @@ fn os(bytes: &[u8]) -> OsString {
 }
 
 /// Finds a long option by exact name or unambiguous prefix, as glibc does.
-fn find_long(name: &[u8], personality: Personality) -> Result<&'static LongOption, ShufError> {
+/// `name` is the part before any `=`; `body` the whole argument after `--`,
+/// which glibc's messages show (`option '--he=5' is ambiguous`).
+fn find_long(
+    name: &[u8],
+    body: &[u8],
+    personality: Personality,
+) -> Result<&'static LongOption, ShufError> {
     let offered = |o: &&LongOption| o.gnu || personality == Personality::Knuffle;
     if let Some(exact) = LONG_OPTIONS
         .iter()
@@ -338,7 +344,7 @@ fn find_long(name: &[u8], personality: Personality) -> Result<&'static LongOptio
     {
         return Ok(exact);
     }
-    let shown = String::from_utf8_lossy(name);
+    let shown = String::from_utf8_lossy(body);
     // GNU options first: an extension never makes a GNU prefix ambiguous.
     for gnu in [true, false] {
         let matches: Vec<&LongOption> = LONG_OPTIONS
@@ -601,6 +607,17 @@ mod tests {
             "option '--h' is ambiguous; possibilities: '--head-count' '--help'"
         );
         assert_eq!(error(&["--foo"]), "unrecognized option '--foo'");
+        // glibc shows the whole argument, `=value` included.
+        assert_eq!(
+            error(&["--he=5"]),
+            "option '--he=5' is ambiguous; possibilities: '--head-count' '--help'"
+        );
+        assert_eq!(error(&["--x=1"]), "unrecognized option '--x=1'");
+        assert!(error(&["--="]).starts_with("option '--=' is ambiguous; possibilities: '--echo'"));
+        assert_eq!(
+            error(&["--zero="]),
+            "option '--zero-terminated' doesn't allow an argument"
+        );
         assert_eq!(
             error(&["--ec=1"]),
             "option '--echo' doesn't allow an argument"
