@@ -98,8 +98,8 @@ const REPEAT_BATCH: usize = 256 * 1024;
 
 /// Writes `header` in order, then `head_count` items drawn independently
 /// and uniformly from `n` (`u64::MAX`: without end); `nth(j)` is item `j`.
-/// GNU's order of checks: nothing to do for `-n 0`; "no lines to repeat"
-/// when there are none. When a random source runs out, the lines drawn so
+/// GNU's order of checks: the output is opened, then nothing to do for
+/// `-n 0`; "no lines to repeat" when there are none. When a random source runs out, the lines drawn so
 /// far are written before the error, as GNU does.
 pub fn repeat_and_write<T: Copy + Sync>(
     header: &[T],
@@ -111,10 +111,12 @@ pub fn repeat_and_write<T: Copy + Sync>(
     output: &OutputPlan<'_>,
 ) -> Result<(), ShufError> {
     use std::io::Write;
+    // GNU opens the output first: `-r -o DIR` with no lines is "DIR: Is a
+    // directory", not "no lines to repeat".
+    let mut out = output.open()?;
     if head_count > 0 && n == 0 {
         return Err(ShufError::plain("no lines to repeat"));
     }
-    let mut out = output.open()?;
     let writer = out.writer();
     let mut buffer: Vec<u8> = Vec::new();
     render.slice(header, &mut buffer);

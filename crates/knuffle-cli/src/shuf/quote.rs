@@ -386,7 +386,10 @@ mod tests {
         assert_eq!(quote_in(b"a'b", true), "\u{2018}a'b\u{2019}");
         assert_eq!(quote_in(b"a\rb\x01", true), "\u{2018}a\\rb\\001\u{2019}");
         assert_eq!(quote_in(b"\\", true), "\u{2018}\\\\\u{2019}");
-        assert_eq!(quote_in(b"a\xe2\x80\x99b", true), "\u{2018}a\\\u{2019}b\u{2019}");
+        assert_eq!(
+            quote_in(b"a\xe2\x80\x99b", true),
+            "\u{2018}a\\\u{2019}b\u{2019}"
+        );
         assert_eq!(quote_in(b"\xff", true), "\u{2018}\\377\u{2019}");
         assert_eq!(quote_in(b"\x001", true), "\u{2018}\\0001\u{2019}");
         assert_eq!(quote_in(b"\x00a", true), "\u{2018}\\0a\u{2019}");
