@@ -50,9 +50,18 @@ mod stream;
 
 use options::{Command, Personality};
 
+#[cfg(test)]
+pub use options::option_names;
+
 /// Runs shuf mode with the full argument list (`args[0]` is the program
 /// name as invoked; the name `shuf` selects exact GNU behaviour).
-pub fn run(args: Vec<OsString>) -> ExitCode {
+///
+/// `generate` renders `--generate KIND` (the man page and completions are
+/// built above this module, from the whole command line's definition).
+pub fn run(
+    args: Vec<OsString>,
+    generate: &dyn Fn(&std::ffi::OsStr) -> Result<Vec<u8>, String>,
+) -> ExitCode {
     // GNU shuf dies of SIGPIPE when its reader goes away (`shuf big | head -1`).
     crate::emit::end_quietly_on_closed_pipe();
     let program = args
@@ -67,6 +76,9 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     let result = options::parse(rest, personality).and_then(|command| match command {
         Command::Help => print(&help::help(&program, personality)),
         Command::Version => print(&help::version(personality)),
+        Command::Generate(kind) => generate(&kind)
+            .map_err(errors::ShufError::usage)
+            .and_then(|text| print_bytes(&text)),
         Command::Shuffle(options) => modes::execute(&options, &program),
     });
     match result {
@@ -83,9 +95,13 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
 }
 
 fn print(text: &str) -> Result<(), errors::ShufError> {
+    print_bytes(text.as_bytes())
+}
+
+fn print_bytes(text: &[u8]) -> Result<(), errors::ShufError> {
     let mut stdout = std::io::stdout().lock();
     stdout
-        .write_all(text.as_bytes())
+        .write_all(text)
         .and_then(|()| stdout.flush())
         .map_err(|e| errors::ShufError::write(&e))
 }

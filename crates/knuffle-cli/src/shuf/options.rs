@@ -28,6 +28,8 @@ pub enum Command {
     Version,
     /// Shuffle with these options.
     Shuffle(Options),
+    /// `--generate KIND` (knuffle): the man page or a completion script.
+    Generate(OsString),
 }
 
 /// Where the input lines come from.
@@ -112,6 +114,7 @@ enum Opt {
     Header,
     Memory,
     TempDir,
+    Generate,
 }
 
 /// One long option: its name, whether it takes an argument, and whether GNU
@@ -204,7 +207,29 @@ const LONG_OPTIONS: &[LongOption] = &[
         gnu: false,
         opt: Opt::TempDir,
     },
+    LongOption {
+        name: "generate",
+        takes_value: true,
+        gnu: false,
+        opt: Opt::Generate,
+    },
 ];
+
+/// Every long option's name and short letter (the man page and the
+/// completions must offer exactly these).
+#[cfg(test)]
+pub fn option_names() -> Vec<(&'static str, Option<char>)> {
+    LONG_OPTIONS
+        .iter()
+        .map(|o| {
+            let short = SHORT_OPTIONS
+                .iter()
+                .find(|(_, _, opt)| *opt == o.opt)
+                .map(|(l, _, _)| char::from(*l));
+            (o.name, short)
+        })
+        .collect()
+}
 
 /// The short options (GNU's optstring `ei:n:o:rz`): letter, takes a value.
 const SHORT_OPTIONS: &[(u8, bool, Opt)] = &[
@@ -215,7 +240,11 @@ const SHORT_OPTIONS: &[(u8, bool, Opt)] = &[
     (b'r', false, Opt::Repeat),
     (b'z', false, Opt::ZeroTerminated),
     (b'T', true, Opt::TempDir), // knuffle only
+    (b'h', false, Opt::Help),   // knuffle only
 ];
+
+/// Short options GNU shuf does not have (refused under the name `shuf`).
+const KNUFFLE_ONLY_SHORT: &[u8] = b"Th";
 
 /// Parses the arguments after the program name.
 ///
@@ -272,10 +301,11 @@ pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, Shu
             while pos < arg.len() {
                 let letter = arg[pos];
                 pos += 1;
-                let offered = |o: &Opt| personality == Personality::Knuffle || *o != Opt::TempDir;
+                let offered =
+                    personality == Personality::Knuffle || !KNUFFLE_ONLY_SHORT.contains(&letter);
                 let Some(&(_, takes_value, opt)) = SHORT_OPTIONS
                     .iter()
-                    .find(|(l, _, o)| *l == letter && offered(o))
+                    .find(|(l, _, _)| *l == letter && offered)
                 else {
                     return Err(ShufError::usage(format!(
                         "invalid option -- '{}'",
@@ -412,6 +442,7 @@ fn apply(
         Opt::ZeroTerminated => options.delimiter = 0,
         Opt::Help => return Ok(Some(Command::Help)),
         Opt::Version => return Ok(Some(Command::Version)),
+        Opt::Generate => return Ok(Some(Command::Generate(value))),
         Opt::Seed => {
             let text = value.into_string().map_err(|v| {
                 ShufError::plain(format!(
