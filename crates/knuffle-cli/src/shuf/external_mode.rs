@@ -12,7 +12,6 @@
 //! in-memory behaviour; `-n` up to the reservoir size keeps the reservoir
 //! (constant memory); larger `-n` counts stop the external shuffle early.
 
-use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::unix::fs::FileExt;
@@ -20,7 +19,7 @@ use std::path::Path;
 
 use crate::external::{self, ExternalConfig, ExternalError, Input};
 
-use super::errors::{ShufError, quote};
+use super::errors::ShufError;
 use super::input::{Bytes, Opened};
 use super::modes::Run;
 use super::output::{Output, OutputPlan};
@@ -250,20 +249,4 @@ fn shuffle_external(
     run.notice_permutation(stats.records);
     out.get().map_err(|e| ShufError::write(&e))?;
     out.output.take().expect("opened").finish()
-}
-
-/// Parses `--memory SIZE` (GNU-style message on error).
-pub fn parse_memory(value: &OsStr) -> Result<u64, ShufError> {
-    let text = value
-        .to_str()
-        .ok_or_else(|| ShufError::plain(format!("invalid memory size: {}", quote(value))))?;
-    let size = external::parse_size(text)
-        .map_err(|_| ShufError::plain(format!("invalid memory size: {}", quote(value))))?;
-    if size < external::MIN_LIMIT {
-        return Err(ShufError::plain(format!(
-            "memory size {} is too small: at least 1M is needed",
-            quote(value)
-        )));
-    }
-    Ok(size)
 }

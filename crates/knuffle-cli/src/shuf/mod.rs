@@ -5,6 +5,7 @@
 //! | file | what it does |
 //! | --- | --- |
 //! | `options.rs` | the option table and a getopt_long-compatible parser (GNU's messages) |
+//! | `memory_option.rs` | `--memory SIZE` checked while parsing |
 //! | `errors.rs` | [`ShufError`](errors::ShufError): GNU's message and exit status |
 //! | `quote.rs` | gnulib quotearg's `quote` and `quotef` (shell-escape) styles, byte for byte |
 //! | `help.rs` | `--help`, `--version` |
@@ -41,6 +42,7 @@ mod input;
 mod line_index;
 mod modes;
 mod numbers;
+mod memory_option;
 mod options;
 mod output;
 mod quote;

@@ -1,0 +1,21 @@
+//! `--memory SIZE`: the option's value checked as the option parser meets
+//! it (so the first bad option is the one reported), with GNU-style quoting.
+
+use std::ffi::OsStr;
+
+use super::errors::{ShufError, quote};
+use crate::external::{MIN_LIMIT, parse_size};
+
+/// Parses `--memory SIZE` (GNU-style message on error).
+pub fn parse_memory(value: &OsStr) -> Result<u64, ShufError> {
+    let invalid = || ShufError::plain(format!("invalid memory size: {}", quote(value)));
+    let text = value.to_str().ok_or_else(invalid)?;
+    let size = parse_size(text).map_err(|_| invalid())?;
+    if size < MIN_LIMIT {
+        return Err(ShufError::plain(format!(
+            "memory size {} is too small: at least 1M is needed",
+            quote(value)
+        )));
+    }
+    Ok(size)
+}
