@@ -82,7 +82,10 @@ fn memory_exhaustion_exits_with_status_1() {
         let out = sh(
             shuf,
             dir,
-            r#"ulimit -v 8192 && "$SHUF" -i1-1000000 >/dev/null"#,
+            // 16 MiB of address space: room for the binary itself (its
+            // man page and completion generators included), not for the
+            // 80 MB permutation of 10^7 numbers.
+            r#"ulimit -v 16384 && "$SHUF" -i1-10000000 >/dev/null"#,
         );
         assert_eq!(out.status.code(), Some(1), "{out:?}");
     });

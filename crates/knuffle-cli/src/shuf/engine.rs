@@ -111,12 +111,13 @@ pub fn repeat_and_write<T: Copy + Sync>(
     output: &OutputPlan<'_>,
 ) -> Result<(), ShufError> {
     use std::io::Write;
-    // GNU opens the output first: `-r -o DIR` with no lines is "DIR: Is a
-    // directory", not "no lines to repeat".
-    let mut out = output.open()?;
     if head_count > 0 && n == 0 {
+        // GNU opens the output first: `-r -o DIR` with no lines is "DIR: Is
+        // a directory", not "no lines to repeat" (FILE itself is left alone).
+        output.probe()?;
         return Err(ShufError::plain("no lines to repeat"));
     }
+    let mut out = output.open()?;
     let writer = out.writer();
     let mut buffer: Vec<u8> = Vec::new();
     render.slice(header, &mut buffer);

@@ -87,6 +87,48 @@ impl<'a> OutputPlan<'a> {
     }
 }
 
+impl OutputPlan<'_> {
+    /// Reports the error opening the output would report, without
+    /// creating, truncating or blocking on anything: for the failures GNU
+    /// reports after opening its output (`-r -o DIR` with no lines says
+    /// `DIR: Is a directory`, not `no lines to repeat`), while a failing
+    /// run still leaves FILE as it was.
+    pub fn probe(&self) -> Result<(), ShufError> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let Some(name) = self.path else {
+            return Ok(());
+        };
+        let opened = OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(name);
+        match opened {
+            Ok(_) => Ok(()),
+            // A FIFO without a reader: GNU would wait for one.
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                // Opening would create FILE: its directory must exist and
+                // take new files.
+                let parent = Path::new(name)
+                    .parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."));
+                if !parent.is_dir() {
+                    return Err(ShufError::file(name, &e));
+                }
+                let c_parent = std::ffi::CString::new(parent.as_os_str().as_encoded_bytes())
+                    .map_err(|_| ShufError::file(name, &e))?;
+                // SAFETY: a valid NUL-terminated path; access has no other preconditions.
+                if unsafe { libc::access(c_parent.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
+                    return Err(ShufError::file(name, &io::Error::last_os_error()));
+                }
+                Ok(())
+            }
+            Err(e) => Err(ShufError::file(name, &e)),
+        }
+    }
+}
+
 /// A temporary file next to FILE when replacing FILE by rename is safe.
 fn replacement(name: &OsStr) -> Option<Sink> {
     let path = Path::new(name);
