@@ -183,6 +183,11 @@ fn generate(g: &mut Cases) -> Case {
         ]);
         options.push(vec![bad.into()]);
     }
+    if g.chance(2) {
+        let choices: [&[u8]; 4] = [b"--\xff", b"-\xff", b"--h\xff=1", b"--\xc3"];
+        let bytes: &[u8] = *g.pick(&choices);
+        options.push(vec![OsString::from_vec(bytes.to_vec())]);
+    }
     if g.chance(3) {
         options.push(vec![g.pick(&["--help", "--version"]).into()]);
     }

@@ -13,6 +13,9 @@ pub struct ShufError {
     pub message: String,
     /// Whether the `--help` hint follows (usage errors).
     pub try_help: bool,
+    /// The message's exact bytes when they are not UTF-8 (glibc shows an
+    /// option's bytes as given: `unrecognized option '--\xff'`).
+    pub raw: Option<Vec<u8>>,
 }
 
 impl ShufError {
@@ -21,6 +24,7 @@ impl ShufError {
         ShufError {
             message: message.into(),
             try_help: false,
+            raw: None,
         }
     }
 
@@ -29,7 +33,25 @@ impl ShufError {
         ShufError {
             message: message.into(),
             try_help: true,
+            raw: None,
         }
+    }
+
+    /// A usage error whose message may hold any bytes.
+    pub fn usage_bytes(message: Vec<u8>) -> Self {
+        match String::from_utf8(message) {
+            Ok(text) => ShufError::usage(text),
+            Err(e) => ShufError {
+                message: String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                try_help: true,
+                raw: Some(e.into_bytes()),
+            },
+        }
+    }
+
+    /// The message as printed: its exact bytes.
+    pub fn message_bytes(&self) -> &[u8] {
+        self.raw.as_deref().unwrap_or(self.message.as_bytes())
     }
 
     /// `NAME: strerror` for a file that could not be opened or read, with

@@ -87,7 +87,13 @@ pub fn run(
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             let mut stderr = std::io::stderr().lock();
-            let _ = writeln!(stderr, "{program}: {}", error.message);
+            let name = args
+                .first()
+                .map_or(&b"knuffle"[..], |a| a.as_encoded_bytes());
+            let _ = stderr.write_all(name);
+            let _ = stderr.write_all(b": ");
+            let _ = stderr.write_all(error.message_bytes());
+            let _ = stderr.write_all(b"\n");
             if error.try_help {
                 let _ = writeln!(stderr, "Try '{program} --help' for more information.");
             }

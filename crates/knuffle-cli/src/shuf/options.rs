@@ -307,10 +307,9 @@ pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, Shu
                     .iter()
                     .find(|(l, _, _)| *l == letter && offered)
                 else {
-                    return Err(ShufError::usage(format!(
-                        "invalid option -- '{}'",
-                        String::from_utf8_lossy(&[letter])
-                    )));
+                    let mut message = b"invalid option -- '".to_vec();
+                    message.extend([letter, b'\'']);
+                    return Err(ShufError::usage_bytes(message));
                 };
                 let value = if takes_value {
                     if pos < arg.len() {
@@ -374,7 +373,6 @@ fn find_long(
     {
         return Ok(exact);
     }
-    let shown = String::from_utf8_lossy(body);
     // GNU options first: an extension never makes a GNU prefix ambiguous.
     for gnu in [true, false] {
         let matches: Vec<&LongOption> = LONG_OPTIONS
@@ -388,14 +386,18 @@ fn find_long(
             many => {
                 let possibilities: Vec<String> =
                     many.iter().map(|o| format!("'--{}'", o.name)).collect();
-                return Err(ShufError::usage(format!(
-                    "option '--{shown}' is ambiguous; possibilities: {}",
-                    possibilities.join(" ")
-                )));
+                let mut message = b"option '--".to_vec();
+                message.extend(body);
+                message.extend(b"' is ambiguous; possibilities: ");
+                message.extend(possibilities.join(" ").as_bytes());
+                return Err(ShufError::usage_bytes(message));
             }
         }
     }
-    Err(ShufError::usage(format!("unrecognized option '--{shown}'")))
+    let mut message = b"unrecognized option '--".to_vec();
+    message.extend(body);
+    message.push(b'\'');
+    Err(ShufError::usage_bytes(message))
 }
 
 /// Applies one option; returns a command when the option ends parsing
@@ -659,6 +661,18 @@ mod tests {
         );
         assert_eq!(error(&["-n"]), "option requires an argument -- 'n'");
         assert_eq!(error(&["-x"]), "invalid option -- 'x'");
+        // Bytes that are not UTF-8 are shown as given, as glibc does.
+        let bad = |arg: &[u8]| {
+            use std::os::unix::ffi::OsStrExt;
+            let arg = OsStr::from_bytes(arg).to_os_string();
+            parse(&[arg], Personality::Gnu)
+                .unwrap_err()
+                .message_bytes()
+                .to_vec()
+        };
+        assert_eq!(bad(b"--\xff"), b"unrecognized option '--\xff'");
+        assert_eq!(bad(b"-\xff"), b"invalid option -- '\xff'");
+        assert!(bad(b"--h\xff=1").starts_with(b"unrecognized option '--h\xff=1'"));
     }
 
     #[test]
