@@ -49,7 +49,11 @@ fn main() -> ExitCode {
             }
         }
     }
-    if let Some(meant) = first.as_deref().and_then(subcommands::near_miss) {
+    let near_miss = first
+        .as_deref()
+        .and_then(subcommands::near_miss)
+        .filter(|_| shuf::opens_first_argument_as_file(&args[1..]));
+    if let Some(meant) = near_miss {
         let first = first.unwrap_or_default();
         return usage_error(
             &program,

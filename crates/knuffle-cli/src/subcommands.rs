@@ -3,12 +3,13 @@
 //!
 //! The rule (also in `--help` and the README): only the first argument can
 //! name a subcommand, spelled exactly (`deal`, `chars`, `trace`, `lab`,
-//! `audit`, `help`). A first argument that is not an option, has no `/`,
-//! is not an existing file, has three letters or more, and is one edit (a
-//! letter added, dropped, changed, or two neighbours swapped; case
-//! ignored) from a subcommand's name is a usage error that suggests the name (`knuffle dael`: did you
-//! mean 'deal'?). Anything else is shuf mode's FILE: `./deal`, `-- deal`,
-//! or an existing file `dael` are shuffled.
+//! `audit`, `help`). A first argument that shuf mode would open as a FILE
+//! (so not with `-e`, `-i` or `-n 0`), that has no `/`, is not an existing
+//! file, has three letters or more, and is one edit (a letter added,
+//! dropped, changed, or two neighbours swapped; case ignored) from a
+//! subcommand's name is a usage error that suggests the name (`knuffle
+//! dael`: did you mean 'deal'?). Anything else is shuf mode's as usual:
+//! `./deal`, `-- deal`, or an existing file `dael` are shuffled.
 
 use std::ffi::OsStr;
 use std::path::Path;

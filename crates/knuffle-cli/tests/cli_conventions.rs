@@ -64,6 +64,13 @@ fn a_mistyped_subcommand_is_a_usage_error_but_files_are_files() {
             "{stderr}"
         );
     }
+    // Not read as a FILE: -e lines, -n 0, -i's extra operand stay shuf's.
+    let (code, stdout, _) = code_and_text(&run(&k, p, &["dael", "-e"], b""));
+    assert_eq!((code, stdout.as_str()), (0, "dael\n"));
+    assert_eq!(run(&k, p, &["dael", "-n", "0"], b"").status.code(), Some(0));
+    let (code, _, stderr) = code_and_text(&run(&k, p, &["dael", "-i", "1-2"], b""));
+    assert_eq!(code, 1);
+    assert!(stderr.contains("extra operand"), "{stderr}");
     // Far from every name: an ordinary missing FILE (GNU's message, status 1).
     let (code, _, stderr) = code_and_text(&run(&k, p, &["data.txt"], b""));
     assert_eq!(code, 1);

@@ -67,9 +67,9 @@ fn knuffle_help(program: &str) -> String {
          shuffle step by step), lab (the bias lab), audit (test another program's\n\
          shuffles); '{program} help SUBCOMMAND' or '{program} SUBCOMMAND --help' for each.\n\
          Only the first argument can name a subcommand. A first argument that names\n\
-         none but is close to one (dael) and is not an existing file is an error\n\
-         (\"did you mean 'deal'?\", exit 2). To shuffle a file named like a\n\
-         subcommand, write ./deal, or put options or -- first (-- deal).\n\
+         none but is one letter off (dael), would be read as a FILE and is no\n\
+         existing file is an error (\"did you mean 'deal'?\", exit 2). To shuffle a\n\
+         file named like a subcommand, write ./deal, or put options or -- first.\n\
          Installed under the name 'shuf', this program behaves exactly like GNU shuf\n\
          (one FILE, no extensions, no subcommands).\n"
     )

@@ -102,6 +102,20 @@ pub fn run(
     }
 }
 
+/// Whether knuffle's shuf mode would open `args[0]` (the arguments after
+/// the program name) as an input FILE: not with `-e`, `-i` or `-n 0`, and
+/// not when the command line is invalid anyway.
+pub fn opens_first_argument_as_file(args: &[OsString]) -> bool {
+    match options::parse(args, Personality::Knuffle) {
+        Ok(Command::Shuffle(options)) => {
+            options.head_count > 0
+                && matches!(&options.input, options::InputSpec::Files(files)
+                    if files.first() == args.first())
+        }
+        _ => false,
+    }
+}
+
 fn print(text: &str) -> Result<(), errors::ShufError> {
     print_bytes(text.as_bytes())
 }
