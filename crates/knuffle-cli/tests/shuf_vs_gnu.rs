@@ -313,6 +313,7 @@ fn file_names_are_quoted_like_gnu() {
         let dir = f.dir.path();
         for args in [
             vec![OsStr::new("--"), name],
+            vec![OsStr::new("-n"), name], // quote (locale quotes, C escapes)
             vec![
                 OsStr::new("-o"),
                 OsStr::new("no/such"),
@@ -340,6 +341,23 @@ fn file_names_are_quoted_like_gnu() {
         for ours in [knuffle(), f.named.path().join("shuf")] {
             let got = normalized(&support::shuf::run_in(&ours, dir, &args, b""), &ours);
             assert_eq!(got, expected, "{} {args:?}", ours.display());
+        }
+        // In the C locale every byte over 0x7F is escaped, and values are
+        // quoted with apostrophes: `-n NAME` shows `quote`, a FILE `quotef`.
+        let in_c_locale = |program: &Path, args: &[&OsStr]| {
+            let out = support::run_with_input(
+                std::process::Command::new(program)
+                    .args(args)
+                    .current_dir(dir)
+                    .env("LC_ALL", "C"),
+                b"",
+            );
+            normalized(&out, program)
+        };
+        for args in [vec![OsStr::new("--"), name], vec![OsStr::new("-n"), name]] {
+            let expected = in_c_locale(&f.gnu, &args);
+            let shuf = f.named.path().join("shuf");
+            assert_eq!(in_c_locale(&shuf, &args), expected, "LC_ALL=C {args:?}");
         }
     }
 }
