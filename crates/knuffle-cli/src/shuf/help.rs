@@ -45,7 +45,8 @@ fn knuffle_help(program: &str) -> String {
          \x20 -i, --input-range=LO-HI   treat each number LO through HI as an input line\n\
          \x20 -n, --head-count=COUNT    output at most COUNT lines\n\
          \x20 -o, --output=FILE         write result to FILE instead of standard output\n\
-         \x20     --random-source=FILE  get random bytes from FILE (output identical to GNU shuf)\n\
+         \x20     --random-source=FILE  get random bytes from FILE (the output is then\n\
+         \x20                           identical to GNU shuf's)\n\
          \x20 -r, --repeat              output lines can be repeated\n\
          \x20 -z, --zero-terminated     line delimiter is NUL, not newline\n\
          \x20     --seed=TEXT           reproducible output: the same TEXT gives the same\n\
