@@ -307,6 +307,9 @@ fn file_names_are_quoted_like_gnu() {
         b"a'\xff",
         b"\xff'\x01",
         b"%+,-./_",
+        b"\xef\xbf\xbe",
+        b"\xf4\x8f\xbf\xbf",
+        b"\xc2\xad\xe2\x80\x8b",
     ];
     for name in names {
         let name = OsStr::from_bytes(name);

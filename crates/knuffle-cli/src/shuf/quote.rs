@@ -15,8 +15,11 @@
 //!   (`"a'b"`).
 //!
 //! Printability follows the locale as `mbrtowc`/`iswprint` do: under UTF-8,
-//! a valid character is printable unless it is a C0 or C1 control, DEL, or
-//! a line or paragraph separator (U+2028, U+2029); invalid bytes are not.
+//! a valid character is printable unless it is a C0 or C1 control, DEL, a
+//! line or paragraph separator (U+2028, U+2029) or a noncharacter (U+FDD0
+//! to U+FDEF, U+xFFFE, U+xFFFF); invalid bytes are not. (glibc also counts
+//! code points unassigned in its Unicode version as unprintable; knuffle
+//! has no such table.)
 //! In any other locale only printable ASCII is (every byte over 0x7F is
 //! escaped in octal).
 
@@ -97,7 +100,8 @@ fn is_named_escape(b: u8) -> bool {
 }
 
 fn is_printable_wide(c: char) -> bool {
-    !matches!(c, '\u{80}'..='\u{9f}' | '\u{2028}' | '\u{2029}')
+    let noncharacter = matches!(c, '\u{fdd0}'..='\u{fdef}') || (c as u32) & 0xfffe == 0xfffe;
+    !noncharacter && !matches!(c, '\u{80}'..='\u{9f}' | '\u{2028}' | '\u{2029}')
 }
 
 fn letter_escape(b: u8) -> Option<u8> {
@@ -357,6 +361,10 @@ mod tests {
         (b"\xf0\x9f\x98\x80", "\u{1f600}"),
         (b"\xee\x80\x80", "\u{e000}"),
         (b"}", "'}'"),
+        (b"\xef\xbf\xbe", r"''$'\357\277\276'"),
+        (b"\xf4\x8f\xbf\xbf", r"''$'\364\217\277\277'"),
+        (b"\xef\xb7\x90", r"''$'\357\267\220'"),
+        (b"\xc2\xad\xe2\x80\x8b", "\u{ad}\u{200b}"),
     ];
 
     #[test]
