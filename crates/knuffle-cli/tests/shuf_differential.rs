@@ -190,7 +190,7 @@ fn generate(g: &mut Cases) -> Case {
     }
     if g.chance(2) {
         let choices: [&[u8]; 4] = [b"--\xff", b"-\xff", b"--h\xff=1", b"--\xc3"];
-        let bytes: &[u8] = g.pick(&choices);
+        let bytes = g.pick(&choices);
         options.push(vec![OsString::from_vec(bytes.to_vec())]);
     }
     if g.chance(3) {
