@@ -31,7 +31,7 @@ Exit status: 0 no bias found, 1 bias found, 2 trouble.";
 /// Audit shuffles from any program: is every order equally likely?
 #[derive(Parser, Debug)]
 #[command(name = "knuffle audit", after_help = EXAMPLES)]
-struct Args {
+pub(crate) struct Args {
     /// File with one shuffle per line ('-' or absent: standard input).
     file: Option<PathBuf>,
 

@@ -51,7 +51,7 @@ Exit status: 0 success, 1 read/write error or input that is not UTF-8, 2 invalid
     after_help = EXAMPLES,
     disable_version_flag = true
 )]
-struct Args {
+pub(crate) struct Args {
     /// Shuffled versions to print of each string.
     #[arg(short = 'n', long, value_name = "N", default_value_t = 1)]
     count: u64,

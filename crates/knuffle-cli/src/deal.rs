@@ -66,7 +66,7 @@ enum Format {
     after_help = EXAMPLES,
     disable_version_flag = true
 )]
-struct Args {
+pub(crate) struct Args {
     /// Number of players (hands).
     #[arg(short, long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u64).range(1..=1_000_000))]

@@ -17,12 +17,19 @@ pub const USAGE: u8 = 2;
 /// Parses `args` (the arguments after the subcommand) with clap; on
 /// `--help`/`--version` prints and returns `Err(success)`, on a usage error
 /// prints clap's message and returns `Err(2)`.
+/// Every subcommand answers `--version` (and `-h`/`--help`).
 pub fn parse<P: clap::Parser>(name: &str, args: &[std::ffi::OsString]) -> Result<P, ExitCode> {
     let argv = std::iter::once(std::ffi::OsString::from(name)).chain(args.iter().cloned());
-    P::try_parse_from(argv).map_err(|err| {
-        let _ = err.print();
-        ExitCode::from(err.exit_code().clamp(0, 255) as u8)
-    })
+    let command = P::command()
+        .version(env!("CARGO_PKG_VERSION"))
+        .disable_version_flag(false);
+    command
+        .try_get_matches_from(argv)
+        .and_then(|mut matches| P::from_arg_matches_mut(&mut matches))
+        .map_err(|err| {
+            let _ = err.print();
+            ExitCode::from(err.exit_code().clamp(0, 255) as u8)
+        })
 }
 
 /// Prints `knuffle SUB: MESSAGE` on standard error and returns `status`.

@@ -29,7 +29,7 @@ Examples:
 /// with statistics).
 #[derive(Parser, Debug)]
 #[command(name = "knuffle lab", after_help = EXAMPLES)]
-struct Args {
+pub(crate) struct Args {
     /// Algorithms to run (comma-separated or repeated; default: all). See --list.
     #[arg(short, long = "algorithm", value_name = "NAME", value_delimiter = ',')]
     algorithms: Vec<String>,

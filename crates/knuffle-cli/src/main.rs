@@ -3,18 +3,24 @@
 //!
 //! Invoked under the name `shuf` (a symlink or copy), it is GNU `shuf`
 //! exactly: no subcommands are recognised, so a file named `deal` is a file.
+//! Under any other name, the first argument may name a subcommand (see
+//! [`subcommands`] for the rule that tells one from a FILE).
 
 use std::ffi::OsString;
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
 mod audit;
 mod chars;
 mod deal;
+mod definition;
 mod emit;
+mod generate;
 mod lab;
 mod seeding;
 mod shuf;
+mod subcommands;
 mod trace;
 
 fn main() -> ExitCode {
@@ -23,18 +29,79 @@ fn main() -> ExitCode {
         .first()
         .and_then(|arg0| Path::new(arg0).file_name())
         .and_then(|name| name.to_str())
-        .unwrap_or("knuffle");
-    let subcommand = args.get(1).and_then(|a| a.to_str());
-    if let (false, Some(sub)) = (program == "shuf", subcommand) {
+        .unwrap_or("knuffle")
+        .to_string();
+    if program == "shuf" {
+        return shuf::run(args, &generate::render);
+    }
+    let first = args.get(1).cloned();
+    if let Some(sub) = first.as_ref().and_then(|a| a.to_str()) {
         let rest = &args[2..];
         match sub {
-            "deal" => return deal::run(rest),
-            "chars" => return chars::run(rest),
-            "trace" => return trace::run(rest),
-            "lab" => return lab::run(rest),
-            "audit" => return audit::run(rest),
-            _ => {}
+            "help" => return help(&args, rest),
+            name => {
+                if let Some(code) = run_subcommand(name, rest) {
+                    return code;
+                }
+            }
         }
     }
-    shuf::run(args)
+    let near_miss = first
+        .as_deref()
+        .and_then(subcommands::near_miss)
+        .filter(|_| shuf::opens_first_argument_as_file(&args[1..]));
+    if let Some(meant) = near_miss {
+        let first = first.unwrap_or_default();
+        return usage_error(
+            &program,
+            &format!(
+                "'{}' is not a subcommand or an existing file; did you mean '{meant}'?",
+                first.to_string_lossy()
+            ),
+        );
+    }
+    shuf::run(args, &generate::render)
+}
+
+/// Runs subcommand `name` with the arguments after it; `None` when `name`
+/// is no subcommand.
+fn run_subcommand(name: &str, rest: &[OsString]) -> Option<ExitCode> {
+    Some(match name {
+        "deal" => deal::run(rest),
+        "chars" => chars::run(rest),
+        "trace" => trace::run(rest),
+        "lab" => lab::run(rest),
+        "audit" => audit::run(rest),
+        _ => return None,
+    })
+}
+
+/// `knuffle help` (the same as `knuffle --help`) and `knuffle help SUB`
+/// (the same as `knuffle SUB --help`).
+fn help(args: &[OsString], rest: &[OsString]) -> ExitCode {
+    let help_flag = OsString::from("--help");
+    let Some(sub) = rest.first() else {
+        return shuf::run(vec![args[0].clone(), help_flag], &generate::render);
+    };
+    let name = sub.to_string_lossy();
+    if name == "help" {
+        return shuf::run(vec![args[0].clone(), help_flag], &generate::render);
+    }
+    if let Some(code) = run_subcommand(&name, &[help_flag]) {
+        return code;
+    }
+    let hint = match subcommands::closest(&name) {
+        Some(meant) => format!("; did you mean '{meant}'?"),
+        None => format!(" (one of {})", definition::SUBCOMMANDS.join(", ")),
+    };
+    usage_error("knuffle", &format!("no subcommand '{name}'{hint}"))
+}
+
+/// A usage error of the command line as a whole: exit status 2, as the
+/// subcommands' usage errors.
+fn usage_error(program: &str, message: &str) -> ExitCode {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{program}: {message}");
+    let _ = writeln!(stderr, "Try '{program} --help' for more information.");
+    ExitCode::from(emit::USAGE)
 }

@@ -62,7 +62,7 @@ const MAX_ITEMS: usize = 1000;
     after_help = EXAMPLES,
     disable_version_flag = true
 )]
-struct Args {
+pub(crate) struct Args {
     /// The algorithm (see --list); `naive` is naive-swap, `durstenfeld` fisher-yates.
     #[arg(short, long, value_name = "NAME", default_value = "fisher-yates",
           value_parser = parse_algorithm)]

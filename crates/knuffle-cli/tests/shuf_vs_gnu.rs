@@ -1,6 +1,7 @@
 //! Byte-for-byte comparison with the installed GNU shuf (coreutils 9.1):
 //! `--random-source` output in every mode, and the messages and exit
-//! status of every error. Skipped, with a message, when GNU shuf is absent.
+//! status of every error. Skipped, with a message, when GNU shuf is absent
+//! (a failure under `CI=true`).
 
 mod support;
 
@@ -37,7 +38,7 @@ struct Fixture {
 impl Fixture {
     fn new() -> Option<Fixture> {
         let Some(gnu) = gnu_shuf() else {
-            println!("skipped: GNU shuf (coreutils) is not installed");
+            support::require_or_skip("GNU shuf (coreutils) is not installed");
             return None;
         };
         let dir = tempfile::tempdir().unwrap();
@@ -180,6 +181,22 @@ fn error_messages_and_statuses_are_identical() {
         &["missing"],
         &["-r", "-e"],
         &["-r", "/dev/null"],
+        // The output is opened before "no lines to repeat" is said.
+        &["-r", "-o", ".", "/dev/null"],
+        &["-r", "-o", "no/such/dir", "-e"],
+        &["-r", "-o", ".", "-i", "3-2"],
+        &["-r", "-n", "0", "-o", ".", "-e"],
+        // glibc shows a long option with its `=value`.
+        &["--he=5"],
+        &["--x=1"],
+        &["--="],
+        &["--=x"],
+        &["---"],
+        &["--zero-terminated="],
+        &["--z="],
+        &["--help=1"],
+        &["--head-count="],
+        &["--ra"],
         &["."],
         &["-n", "1", "-o", "no/such/dir", "small"],
         &["-n", "1", "-e", "-x"],
@@ -226,4 +243,124 @@ fn error_messages_and_statuses_are_identical() {
         b"",
     );
     assert!(out.status.success());
+}
+
+/// File names in messages are quoted exactly as GNU's `quotef` does
+/// (gnulib quotearg, shell-escape style, colons quoted too).
+#[test]
+fn file_names_are_quoted_like_gnu() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let Some(f) = Fixture::new() else { return };
+    let names: &[&[u8]] = &[
+        b"a=b",
+        b"--input-range=20-29",
+        b"a'b",
+        b"it's a b",
+        b"a'b=c",
+        b"a#",
+        b"#a",
+        b"a~",
+        b"~a",
+        b"x]",
+        b"[x",
+        b"a{b}",
+        b"{",
+        b"}",
+        b"a@b",
+        b"a:b",
+        b"-n",
+        b"a b",
+        b" ",
+        b"a\tb",
+        b"a\nb",
+        b"a\n\tb",
+        b"\n",
+        b"\r\x07\x08\x0b\x0c",
+        b"\xff",
+        b"a\xffb",
+        b"\xc3",
+        b"\xe2\x82",
+        b"\x01x",
+        b"\x7f",
+        b"caf\xc3\xa9",
+        b"caf\xc3\xa9 x",
+        b"\xc2\x85",
+        b"\xe2\x80\xa8",
+        b"\xf0\x9f\x98\x80",
+        b"",
+        b"a?",
+        b"a\\b",
+        b"$HOME",
+        b"a*",
+        b"!a",
+        b"a;b",
+        b"a|b",
+        b"a&b",
+        b"(a)",
+        b"a<b>",
+        b"a^b",
+        b"`a`",
+        b"\"a\"",
+        b"\n'",
+        b"'\n",
+        b"a'\xff",
+        b"\xff'\x01",
+        b"%+,-./_",
+        b"\xef\xbf\xbe",
+        b"\xf4\x8f\xbf\xbf",
+        b"\xc2\xad\xe2\x80\x8b",
+    ];
+    for name in names {
+        let name = OsStr::from_bytes(name);
+        let dir = f.dir.path();
+        for args in [
+            vec![OsStr::new("--"), name],
+            vec![OsStr::new("-n"), name], // quote (locale quotes, C escapes)
+            vec![
+                OsStr::new("-o"),
+                OsStr::new("no/such"),
+                OsStr::new("-n1"),
+                OsStr::new("--"),
+                name,
+            ],
+        ] {
+            let expected = normalized(&support::shuf::run_in(&f.gnu, dir, &args, b""), &f.gnu);
+            for ours in [knuffle(), f.named.path().join("shuf")] {
+                let got = normalized(&support::shuf::run_in(&ours, dir, &args, b""), &ours);
+                assert_eq!(got, expected, "{} {args:?}", ours.display());
+            }
+        }
+        // The same name as the output file (in a missing directory).
+        let mut out = b"no/such/".to_vec();
+        out.extend(name.as_bytes());
+        let args = [
+            OsStr::new("-e"),
+            OsStr::new("x"),
+            OsStr::new("-o"),
+            OsStr::from_bytes(&out),
+        ];
+        let expected = normalized(&support::shuf::run_in(&f.gnu, dir, &args, b""), &f.gnu);
+        for ours in [knuffle(), f.named.path().join("shuf")] {
+            let got = normalized(&support::shuf::run_in(&ours, dir, &args, b""), &ours);
+            assert_eq!(got, expected, "{} {args:?}", ours.display());
+        }
+        // In the C locale every byte over 0x7F is escaped, and values are
+        // quoted with apostrophes: `-n NAME` shows `quote`, a FILE `quotef`.
+        let in_c_locale = |program: &Path, args: &[&OsStr]| {
+            let out = support::run_with_input(
+                std::process::Command::new(program)
+                    .args(args)
+                    .current_dir(dir)
+                    .env("LC_ALL", "C"),
+                b"",
+            );
+            normalized(&out, program)
+        };
+        for args in [vec![OsStr::new("--"), name], vec![OsStr::new("-n"), name]] {
+            let expected = in_c_locale(&f.gnu, &args);
+            let shuf = f.named.path().join("shuf");
+            assert_eq!(in_c_locale(&shuf, &args), expected, "LC_ALL=C {args:?}");
+        }
+    }
 }

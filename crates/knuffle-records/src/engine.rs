@@ -105,9 +105,10 @@ const REPEAT_BATCH_BYTES: usize = 8 << 20;
 
 /// Writes `header` in order, then `head_count` items drawn independently
 /// and uniformly from `n` (`u64::MAX`: without end); `nth(j)` is item `j`.
-/// GNU's order of checks: nothing to do for `-n 0`; "no lines to repeat"
-/// when there are none. When a random source runs out, the lines drawn so
-/// far are written before the error, as GNU does.
+/// GNU's order of checks: the output is opened, then nothing to do for
+/// `-n 0`; "no lines to repeat" when there are none. When a random source
+/// runs out, the lines drawn so far are written before the error, as GNU
+/// does.
 pub fn repeat_and_write<T: Copy + Sync>(
     header: &[T],
     n: u64,
@@ -118,6 +119,9 @@ pub fn repeat_and_write<T: Copy + Sync>(
     output: &OutputPlan<'_>,
 ) -> Result<(), Error> {
     if head_count > 0 && n == 0 {
+        // GNU opens the output first: `-r -o DIR` with no lines is "DIR: Is
+        // a directory", not "no lines to repeat" (FILE itself is left alone).
+        output.probe()?;
         return Err(Error::NoRecordsToRepeat);
     }
     let mut out = output.open()?;

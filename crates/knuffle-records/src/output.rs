@@ -131,6 +131,48 @@ impl<'a> OutputPlan<'a> {
     }
 }
 
+impl OutputPlan<'_> {
+    /// Reports the error opening the output would report, without
+    /// creating, truncating or blocking on anything: for the failures GNU
+    /// reports after opening its output (`-r -o DIR` with no lines says
+    /// `DIR: Is a directory`, not `no lines to repeat`), while a failing
+    /// run still leaves FILE as it was.
+    pub fn probe(&self) -> Result<(), Error> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let Some(name) = self.path else {
+            return Ok(());
+        };
+        let opened = OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(name);
+        match opened {
+            Ok(_) => Ok(()),
+            // A FIFO without a reader: GNU would wait for one.
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                // Opening would create FILE: its directory must exist and
+                // take new files.
+                let parent = Path::new(name)
+                    .parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."));
+                if !parent.is_dir() {
+                    return Err(file_error(name, e));
+                }
+                let c_parent = std::ffi::CString::new(parent.as_os_str().as_encoded_bytes())
+                    .map_err(|_| file_error(name, io::Error::from(io::ErrorKind::InvalidInput)))?;
+                // SAFETY: a valid NUL-terminated path; access has no other preconditions.
+                if unsafe { libc::access(c_parent.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
+                    return Err(file_error(name, io::Error::last_os_error()));
+                }
+                Ok(())
+            }
+            Err(e) => Err(file_error(name, e)),
+        }
+    }
+}
+
 /// A temporary file next to FILE when replacing FILE by rename is safe.
 fn replacement<'s>(name: &OsStr) -> Option<Sink<'s>> {
     let path = Path::new(name);
@@ -403,4 +445,12 @@ struct Pipeline {
     spare: Vec<Vec<u8>>,
     /// A write failed: stop.
     failed: bool,
+}
+
+/// The error for output `name`.
+fn file_error(name: &OsStr, error: io::Error) -> Error {
+    Error::File {
+        name: name.to_owned(),
+        error,
+    }
 }

@@ -1,7 +1,9 @@
-//! Errors of shuf mode, and GNU's ways of quoting names in messages.
+//! Errors of shuf mode (names in them are quoted by [`super::quote`]).
 
 use std::ffi::OsStr;
 use std::io;
+
+pub use super::quote::{quote, quotef};
 
 /// A failure: GNU's message (without the `program: ` prefix), and whether
 /// "Try 'program --help' for more information." follows. Exit status 1.
@@ -11,6 +13,9 @@ pub struct ShufError {
     pub message: String,
     /// Whether the `--help` hint follows (usage errors).
     pub try_help: bool,
+    /// The message's exact bytes when they are not UTF-8 (glibc shows an
+    /// option's bytes as given: `unrecognized option '--\xff'`).
+    pub raw: Option<Vec<u8>>,
 }
 
 impl ShufError {
@@ -19,6 +24,7 @@ impl ShufError {
         ShufError {
             message: message.into(),
             try_help: false,
+            raw: None,
         }
     }
 
@@ -27,7 +33,25 @@ impl ShufError {
         ShufError {
             message: message.into(),
             try_help: true,
+            raw: None,
         }
+    }
+
+    /// A usage error whose message may hold any bytes.
+    pub fn usage_bytes(message: Vec<u8>) -> Self {
+        match String::from_utf8(message) {
+            Ok(text) => ShufError::usage(text),
+            Err(e) => ShufError {
+                message: String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                try_help: true,
+                raw: Some(e.into_bytes()),
+            },
+        }
+    }
+
+    /// The message as printed: its exact bytes.
+    pub fn message_bytes(&self) -> &[u8] {
+        self.raw.as_deref().unwrap_or(self.message.as_bytes())
     }
 
     /// `NAME: strerror` for a file that could not be opened or read, with
@@ -62,95 +86,9 @@ pub fn os_error_text(error: &io::Error) -> String {
     }
 }
 
-/// Whether the locale's character set is UTF-8 (GNU then quotes with
-/// ‘curly quotes’, otherwise with 'apostrophes').
-fn utf8_locale() -> bool {
-    let value = ["LC_ALL", "LC_CTYPE", "LANG"]
-        .iter()
-        .filter_map(|name| std::env::var(name).ok())
-        .find(|v| !v.is_empty())
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    value.contains("utf-8") || value.contains("utf8")
-}
-
-/// GNU's `quote`: the text in locale quotes, with control characters
-/// escaped (`\n`, `\t`, octal), as in "extra operand ‘x’".
-pub fn quote(text: &OsStr) -> String {
-    let (open, close) = if utf8_locale() {
-        ("\u{2018}", "\u{2019}")
-    } else {
-        ("'", "'")
-    };
-    let mut out = String::from(open);
-    for chunk in text.as_encoded_bytes().utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match c {
-                '\n' => out.push_str("\\n"),
-                '\t' => out.push_str("\\t"),
-                '\\' => out.push_str("\\\\"),
-                c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                    out.push_str(&format!("\\{:03o}", c as u32))
-                }
-                '\'' if open == "'" => out.push_str("\\'"),
-                c => out.push(c),
-            }
-        }
-        for byte in chunk.invalid() {
-            out.push_str(&format!("\\{byte:03o}"));
-        }
-    }
-    out.push_str(close);
-    out
-}
-
-/// GNU's `quotef` (shell-escape quoting, colons quoted too): a file name
-/// made of safe characters is shown as is, anything else in single quotes
-/// (with `'\''` for an apostrophe and `$'\n'`-style escapes for control
-/// characters), so the message can be pasted into a shell.
-pub fn quotef(name: &OsStr) -> String {
-    let bytes = name.as_encoded_bytes();
-    let safe = |b: u8| b.is_ascii_alphanumeric() || b"_./-+,%@=".contains(&b) || b >= 0x80;
-    if !bytes.is_empty() && bytes.iter().all(|&b| safe(b)) && std::str::from_utf8(bytes).is_ok() {
-        return String::from_utf8_lossy(bytes).into_owned();
-    }
-    let mut out = String::from("'");
-    for chunk in bytes.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match c {
-                '\'' => out.push_str("'\\''"),
-                c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                    let escaped = match c {
-                        '\n' => "\\n".to_string(),
-                        '\t' => "\\t".to_string(),
-                        '\r' => "\\r".to_string(),
-                        c => format!("\\{:03o}", c as u32),
-                    };
-                    out.push_str(&format!("'$'{escaped}''"));
-                }
-                c => out.push(c),
-            }
-        }
-        for byte in chunk.invalid() {
-            out.push_str(&format!("'$'\\{byte:03o}''"));
-        }
-    }
-    out.push('\'');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn quotef_leaves_plain_names_alone() {
-        assert_eq!(quotef(OsStr::new("dir/a-b_c.txt")), "dir/a-b_c.txt");
-        assert_eq!(quotef(OsStr::new("a b")), "'a b'");
-        assert_eq!(quotef(OsStr::new("it's")), "'it'\\''s'");
-        assert_eq!(quotef(OsStr::new("a:b")), "'a:b'");
-        assert_eq!(quotef(OsStr::new("a\nb")), "'a'$'\\n''b'");
-    }
 
     #[test]
     fn strerror_text_has_no_rust_suffix() {

@@ -1,5 +1,5 @@
-//! `--memory SIZE`: parsed by the record library's `parse_size`, refused
-//! with GNU-style messages.
+//! `--memory SIZE`: the option's value checked as the option parser meets
+//! it (so the first bad option is the one reported), with GNU-style quoting.
 
 use std::ffi::OsStr;
 
@@ -9,11 +9,9 @@ use super::errors::{ShufError, quote};
 
 /// Parses `--memory SIZE` (GNU-style message on error).
 pub fn parse_memory(value: &OsStr) -> Result<u64, ShufError> {
-    let text = value
-        .to_str()
-        .ok_or_else(|| ShufError::plain(format!("invalid memory size: {}", quote(value))))?;
-    let size = parse_size(text)
-        .map_err(|_| ShufError::plain(format!("invalid memory size: {}", quote(value))))?;
+    let invalid = || ShufError::plain(format!("invalid memory size: {}", quote(value)));
+    let text = value.to_str().ok_or_else(invalid)?;
+    let size = parse_size(text).map_err(|_| invalid())?;
     if size < MIN_LIMIT {
         return Err(ShufError::plain(format!(
             "memory size {} is too small: at least 1M is needed",

@@ -1,9 +1,5 @@
 //! Default mode: a drop-in GNU `shuf`, much faster.
 //!
-//! Layout (one concept per file):
-//!
-//! | file | what it does |
-//! | --- | --- |
 //! The shuffling itself (reading, indexing, the reservoir, the external
 //! scatter/gather, GNU's `--random-source`, the output) is the record
 //! library, `knuffle-records`; this module parses arguments, words errors
@@ -12,9 +8,10 @@
 //!
 //! | file | what it does |
 //! | --- | --- |
-//! | `errors.rs` | [`ShufError`](errors::ShufError), GNU's quoting of names in messages |
+//! | `quote.rs` | gnulib quotearg's `quote` and `quotef` (shell-escape) styles, byte for byte |
+//! | `errors.rs` | [`ShufError`](errors::ShufError): GNU's message and exit status |
 //! | `record_errors.rs` | the record library's errors in GNU's words |
-//! | `memory_option.rs` | `--memory SIZE` parsing and its messages |
+//! | `memory_option.rs` | `--memory SIZE` checked while parsing |
 //! | `options.rs` | the option table and a getopt_long-compatible parser (GNU's messages) |
 //! | `help.rs` | `--help`, `--version` |
 //! | `numbers.rs` | fast decimal formatting for `-i` |
@@ -38,13 +35,23 @@ mod modes;
 mod numbers;
 mod options;
 mod progress_bar;
+mod quote;
 mod record_errors;
 
 use options::{Command, Personality};
 
+#[cfg(test)]
+pub use options::option_names;
+
 /// Runs shuf mode with the full argument list (`args[0]` is the program
 /// name as invoked; the name `shuf` selects exact GNU behaviour).
-pub fn run(args: Vec<OsString>) -> ExitCode {
+///
+/// `generate` renders `--generate KIND` (the man page and completions are
+/// built above this module, from the whole command line's definition).
+pub fn run(
+    args: Vec<OsString>,
+    generate: &dyn Fn(&std::ffi::OsStr) -> Result<Vec<u8>, String>,
+) -> ExitCode {
     // GNU shuf dies of SIGPIPE when its reader goes away (`shuf big | head -1`).
     crate::emit::end_quietly_on_closed_pipe();
     let program = args
@@ -59,13 +66,22 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     let result = options::parse(rest, personality).and_then(|command| match command {
         Command::Help => print(&help::help(&program, personality)),
         Command::Version => print(&help::version(personality)),
+        Command::Generate(kind) => generate(&kind)
+            .map_err(errors::ShufError::usage)
+            .and_then(|text| print_bytes(&text)),
         Command::Shuffle(options) => modes::execute(&options, &program),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             let mut stderr = std::io::stderr().lock();
-            let _ = writeln!(stderr, "{program}: {}", error.message);
+            let name = args
+                .first()
+                .map_or(&b"knuffle"[..], |a| a.as_encoded_bytes());
+            let _ = stderr.write_all(name);
+            let _ = stderr.write_all(b": ");
+            let _ = stderr.write_all(error.message_bytes());
+            let _ = stderr.write_all(b"\n");
             if error.try_help {
                 let _ = writeln!(stderr, "Try '{program} --help' for more information.");
             }
@@ -74,10 +90,28 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     }
 }
 
+/// Whether knuffle's shuf mode would open `args[0]` (the arguments after
+/// the program name) as an input FILE: not with `-e`, `-i` or `-n 0`, and
+/// not when the command line is invalid anyway.
+pub fn opens_first_argument_as_file(args: &[OsString]) -> bool {
+    match options::parse(args, Personality::Knuffle) {
+        Ok(Command::Shuffle(options)) => {
+            options.head_count > 0
+                && matches!(&options.input, options::InputSpec::Files(files)
+                    if files.first() == args.first())
+        }
+        _ => false,
+    }
+}
+
 fn print(text: &str) -> Result<(), errors::ShufError> {
+    print_bytes(text.as_bytes())
+}
+
+fn print_bytes(text: &[u8]) -> Result<(), errors::ShufError> {
     let mut stdout = std::io::stdout().lock();
     stdout
-        .write_all(text.as_bytes())
+        .write_all(text)
         .and_then(|()| stdout.flush())
         .map_err(|e| errors::ShufError::write(&e))
 }

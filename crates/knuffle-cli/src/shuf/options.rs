@@ -28,6 +28,8 @@ pub enum Command {
     Version,
     /// Shuffle with these options.
     Shuffle(Options),
+    /// `--generate KIND` (knuffle): the man page or a completion script.
+    Generate(OsString),
 }
 
 /// Where the input lines come from.
@@ -112,6 +114,7 @@ enum Opt {
     Header,
     Memory,
     TempDir,
+    Generate,
 }
 
 /// One long option: its name, whether it takes an argument, and whether GNU
@@ -204,7 +207,29 @@ const LONG_OPTIONS: &[LongOption] = &[
         gnu: false,
         opt: Opt::TempDir,
     },
+    LongOption {
+        name: "generate",
+        takes_value: true,
+        gnu: false,
+        opt: Opt::Generate,
+    },
 ];
+
+/// Every long option's name and short letter (the man page and the
+/// completions must offer exactly these).
+#[cfg(test)]
+pub fn option_names() -> Vec<(&'static str, Option<char>)> {
+    LONG_OPTIONS
+        .iter()
+        .map(|o| {
+            let short = SHORT_OPTIONS
+                .iter()
+                .find(|(_, _, opt)| *opt == o.opt)
+                .map(|(l, _, _)| char::from(*l));
+            (o.name, short)
+        })
+        .collect()
+}
 
 /// The short options (GNU's optstring `ei:n:o:rz`): letter, takes a value.
 const SHORT_OPTIONS: &[(u8, bool, Opt)] = &[
@@ -215,7 +240,11 @@ const SHORT_OPTIONS: &[(u8, bool, Opt)] = &[
     (b'r', false, Opt::Repeat),
     (b'z', false, Opt::ZeroTerminated),
     (b'T', true, Opt::TempDir), // knuffle only
+    (b'h', false, Opt::Help),   // knuffle only
 ];
+
+/// Short options GNU shuf does not have (refused under the name `shuf`).
+const KNUFFLE_ONLY_SHORT: &[u8] = b"Th";
 
 /// Parses the arguments after the program name.
 ///
@@ -240,7 +269,7 @@ pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, Shu
                 Some(eq) => (&body[..eq], Some(&body[eq + 1..])),
                 None => (body, None),
             };
-            let found = find_long(name, personality)?;
+            let found = find_long(name, body, personality)?;
             let value = if found.takes_value {
                 match inline_value {
                     Some(v) => Some(os(v)),
@@ -272,15 +301,15 @@ pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, Shu
             while pos < arg.len() {
                 let letter = arg[pos];
                 pos += 1;
-                let offered = |o: &Opt| personality == Personality::Knuffle || *o != Opt::TempDir;
+                let offered =
+                    personality == Personality::Knuffle || !KNUFFLE_ONLY_SHORT.contains(&letter);
                 let Some(&(_, takes_value, opt)) = SHORT_OPTIONS
                     .iter()
-                    .find(|(l, _, o)| *l == letter && offered(o))
+                    .find(|(l, _, _)| *l == letter && offered)
                 else {
-                    return Err(ShufError::usage(format!(
-                        "invalid option -- '{}'",
-                        String::from_utf8_lossy(&[letter])
-                    )));
+                    let mut message = b"invalid option -- '".to_vec();
+                    message.extend([letter, b'\'']);
+                    return Err(ShufError::usage_bytes(message));
                 };
                 let value = if takes_value {
                     if pos < arg.len() {
@@ -329,7 +358,13 @@ fn os(bytes: &[u8]) -> OsString {
 }
 
 /// Finds a long option by exact name or unambiguous prefix, as glibc does.
-fn find_long(name: &[u8], personality: Personality) -> Result<&'static LongOption, ShufError> {
+/// `name` is the part before any `=`; `body` the whole argument after `--`,
+/// which glibc's messages show (`option '--he=5' is ambiguous`).
+fn find_long(
+    name: &[u8],
+    body: &[u8],
+    personality: Personality,
+) -> Result<&'static LongOption, ShufError> {
     let offered = |o: &&LongOption| o.gnu || personality == Personality::Knuffle;
     if let Some(exact) = LONG_OPTIONS
         .iter()
@@ -338,7 +373,6 @@ fn find_long(name: &[u8], personality: Personality) -> Result<&'static LongOptio
     {
         return Ok(exact);
     }
-    let shown = String::from_utf8_lossy(name);
     // GNU options first: an extension never makes a GNU prefix ambiguous.
     for gnu in [true, false] {
         let matches: Vec<&LongOption> = LONG_OPTIONS
@@ -352,14 +386,18 @@ fn find_long(name: &[u8], personality: Personality) -> Result<&'static LongOptio
             many => {
                 let possibilities: Vec<String> =
                     many.iter().map(|o| format!("'--{}'", o.name)).collect();
-                return Err(ShufError::usage(format!(
-                    "option '--{shown}' is ambiguous; possibilities: {}",
-                    possibilities.join(" ")
-                )));
+                let mut message = b"option '--".to_vec();
+                message.extend(body);
+                message.extend(b"' is ambiguous; possibilities: ");
+                message.extend(possibilities.join(" ").as_bytes());
+                return Err(ShufError::usage_bytes(message));
             }
         }
     }
-    Err(ShufError::usage(format!("unrecognized option '--{shown}'")))
+    let mut message = b"unrecognized option '--".to_vec();
+    message.extend(body);
+    message.push(b'\'');
+    Err(ShufError::usage_bytes(message))
 }
 
 /// Applies one option; returns a command when the option ends parsing
@@ -406,6 +444,7 @@ fn apply(
         Opt::ZeroTerminated => options.delimiter = 0,
         Opt::Help => return Ok(Some(Command::Help)),
         Opt::Version => return Ok(Some(Command::Version)),
+        Opt::Generate => return Ok(Some(Command::Generate(value))),
         Opt::Seed => {
             let text = value.into_string().map_err(|v| {
                 ShufError::plain(format!(
@@ -601,6 +640,17 @@ mod tests {
             "option '--h' is ambiguous; possibilities: '--head-count' '--help'"
         );
         assert_eq!(error(&["--foo"]), "unrecognized option '--foo'");
+        // glibc shows the whole argument, `=value` included.
+        assert_eq!(
+            error(&["--he=5"]),
+            "option '--he=5' is ambiguous; possibilities: '--head-count' '--help'"
+        );
+        assert_eq!(error(&["--x=1"]), "unrecognized option '--x=1'");
+        assert!(error(&["--="]).starts_with("option '--=' is ambiguous; possibilities: '--echo'"));
+        assert_eq!(
+            error(&["--zero="]),
+            "option '--zero-terminated' doesn't allow an argument"
+        );
         assert_eq!(
             error(&["--ec=1"]),
             "option '--echo' doesn't allow an argument"
@@ -611,6 +661,18 @@ mod tests {
         );
         assert_eq!(error(&["-n"]), "option requires an argument -- 'n'");
         assert_eq!(error(&["-x"]), "invalid option -- 'x'");
+        // Bytes that are not UTF-8 are shown as given, as glibc does.
+        let bad = |arg: &[u8]| {
+            use std::os::unix::ffi::OsStrExt;
+            let arg = OsStr::from_bytes(arg).to_os_string();
+            parse(&[arg], Personality::Gnu)
+                .unwrap_err()
+                .message_bytes()
+                .to_vec()
+        };
+        assert_eq!(bad(b"--\xff"), b"unrecognized option '--\xff'");
+        assert_eq!(bad(b"-\xff"), b"invalid option -- '\xff'");
+        assert!(bad(b"--h\xff=1").starts_with(b"unrecognized option '--h\xff=1'"));
     }
 
     #[test]
