@@ -1,7 +1,8 @@
 //! `knuffle audit`: test shuffles produced by any program for bias.
 //!
-//! Exit status as with `diff`: 0 when no bias is found, 1 when bias is
-//! found, 2 on trouble (bad input, unreadable file, bad arguments).
+//! Exit status as with `diff`: 0 when no bias is found (or too few
+//! shuffles to test anything: the verdict then says "inconclusive"), 1 when
+//! bias is found, 2 on trouble (bad input, unreadable file, bad arguments).
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -26,7 +27,10 @@ Examples:
                                          deals of k cards from a 52-card deck
   knuffle audit --base 0 --n 100 deals.csv
 
-Exit status: 0 no bias found, 1 bias found, 2 trouble.";
+Lines are at most 64 MiB; a NUL byte (binary input) is refused at once.
+With fewer than 2 shuffles, or too few for any test, the verdict is \"inconclusive\".
+
+Exit status: 0 no bias found or inconclusive, 1 bias found, 2 trouble.";
 
 /// Audit shuffles from any program: is every order equally likely?
 #[derive(Parser, Debug)]

@@ -158,9 +158,7 @@ fn parse_lines<R: BufRead>(mut input: R) -> Result<Parsed, AuditError> {
     let mut line_no = 0u64;
     loop {
         buffer.clear();
-        let read = input
-            .read_until(b'\n', &mut buffer)
-            .map_err(|e| AuditError::Input(format!("read error: {e}")))?;
+        let read = read_line_bounded(&mut input, &mut buffer, line_no + 1)?;
         if read == 0 {
             break;
         }
@@ -244,6 +242,51 @@ fn parse_lines<R: BufRead>(mut input: R) -> Result<Parsed, AuditError> {
     Ok(parsed)
 }
 
+/// The longest line accepted (64 MiB: a shuffle of millions of numbers).
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// Reads one line (with its `\n`) into `buffer`, in memory bounded by
+/// [`MAX_LINE_BYTES`]; a NUL byte (never part of an item) fails as soon as
+/// it is read, so binary input such as `/dev/zero` is refused at once.
+fn read_line_bounded<R: BufRead>(
+    input: &mut R,
+    buffer: &mut Vec<u8>,
+    line_no: u64,
+) -> Result<usize, AuditError> {
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(AuditError::Input(format!("read error: {e}"))),
+        };
+        if chunk.is_empty() {
+            return Ok(buffer.len());
+        }
+        let (taken, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(end) => (&chunk[..=end], true),
+            None => (chunk, false),
+        };
+        if taken.contains(&0) {
+            return Err(line_error(
+                line_no,
+                "holds a NUL byte: not text (one shuffle per line, items separated by spaces, tabs or commas)",
+            ));
+        }
+        if buffer.len() + taken.len() > MAX_LINE_BYTES + 1 {
+            return Err(line_error(
+                line_no,
+                format!("is longer than {} MiB", MAX_LINE_BYTES >> 20),
+            ));
+        }
+        buffer.extend_from_slice(taken);
+        let used = taken.len();
+        input.consume(used);
+        if done {
+            return Ok(buffer.len());
+        }
+    }
+}
+
 /// Reads shuffles from `input` and audits them.
 pub fn audit_text<R: BufRead>(input: R, options: &AuditOptions) -> Result<AuditReport, AuditError> {
     let parsed = parse_lines(input)?;
@@ -290,10 +333,15 @@ pub fn audit_text<R: BufRead>(input: R, options: &AuditOptions) -> Result<AuditR
                         ElementKind::Cards => cards::card_name(value as usize),
                         ElementKind::Integers => value.to_string(),
                     };
+                    let hint = if options.n.is_none() && parsed.kind == ElementKind::Integers {
+                        "; if the lines are deals from a larger deck, give its size with --n"
+                    } else {
+                        ""
+                    };
                     line_error(
                         line_no,
                         format!(
-                            "{shown} is outside {}..={} ({base}-based, n = {n})",
+                            "{shown} is outside {}..={} ({base}-based, n = {n}){hint}",
                             base,
                             base + n as u64 - 1
                         ),
@@ -435,7 +483,8 @@ mod tests {
         );
         assert_eq!(
             err("0 1 2\n1 2 3\n", &o),
-            "line 2: 3 is outside 0..=2 (0-based, n = 3)"
+            "line 2: 3 is outside 0..=2 (0-based, n = 3); if the lines are deals from a larger \
+             deck, give its size with --n"
         );
         assert!(err("1 2 7\n", &o).contains("7 is outside 1..=3"));
         assert!(
