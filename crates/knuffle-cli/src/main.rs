@@ -16,6 +16,7 @@ mod emit;
 mod external;
 mod lab;
 mod scan;
+mod seed_entropy;
 mod seeding;
 mod shuf;
 mod trace;

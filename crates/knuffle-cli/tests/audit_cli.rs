@@ -176,7 +176,7 @@ fn verdicts_count_tests_in_the_right_number() {
 fn partial_deals_without_n_hint_at_n() {
     let (code, _, err) = audit(&[], Some("3 9 14\n20 1 7\n"));
     assert_eq!(code, 2);
-    assert!(err.contains("give its size with --n"), "{err}");
+    assert!(err.contains("give its size with --deck-size"), "{err}");
 }
 
 /// 20 permutations of 100,000 items: the exact laws of the statistics are
@@ -194,4 +194,13 @@ fn large_permutations_are_audited() {
     let (code, out, err) = audit(&[], Some(&text));
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("20 shuffles of n = 100000"), "{out}");
+}
+
+#[test]
+fn deck_size_is_the_long_name_and_n_still_works() {
+    let input = "3,1\n0,2\n1,0\n";
+    let new = audit(&["--deck-size", "4"], Some(input));
+    let old = audit(&["--n", "4"], Some(input));
+    assert_eq!(new, old);
+    assert!(new.1.contains("deals of 2 from n = 4"), "{}", new.1);
 }

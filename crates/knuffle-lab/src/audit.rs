@@ -334,7 +334,7 @@ pub fn audit_text<R: BufRead>(input: R, options: &AuditOptions) -> Result<AuditR
                         ElementKind::Integers => value.to_string(),
                     };
                     let hint = if options.n.is_none() && parsed.kind == ElementKind::Integers {
-                        "; if the lines are deals from a larger deck, give its size with --n"
+                        "; if the lines are deals from a larger deck, give its size with --deck-size"
                     } else {
                         ""
                     };
@@ -402,7 +402,7 @@ fn detect_base(values: &[u32], n: u64, full: bool) -> Result<u64, AuditError> {
     let has_n = values.iter().any(|&v| u64::from(v) == n);
     match (has_zero, has_n) {
         (true, true) => Err(AuditError::Input(format!(
-            "the input holds both 0 and {n}: neither 0-based nor 1-based numbering of n = {n} items (check --n)"
+            "the input holds both 0 and {n}: neither 0-based nor 1-based numbering of n = {n} items (check --deck-size)"
         ))),
         (true, false) => Ok(0),
         (false, true) => Ok(1),
@@ -484,7 +484,7 @@ mod tests {
         assert_eq!(
             err("0 1 2\n1 2 3\n", &o),
             "line 2: 3 is outside 0..=2 (0-based, n = 3); if the lines are deals from a larger \
-             deck, give its size with --n"
+             deck, give its size with --deck-size"
         );
         assert!(err("1 2 7\n", &o).contains("7 is outside 1..=3"));
         assert!(
