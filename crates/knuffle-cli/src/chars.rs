@@ -329,7 +329,7 @@ fn shuffle_stdin_lines(
 fn describe_size(size: u64) -> String {
     const UNITS: [(u32, &str); 3] = [(30, "GiB"), (20, "MiB"), (10, "KiB")];
     for (shift, name) in UNITS {
-        if size >= 1 << shift && size % (1 << shift) == 0 {
+        if size >= 1 << shift && size.is_multiple_of(1 << shift) {
             return format!("{size} bytes = {} {name}", size >> shift);
         }
     }
