@@ -69,7 +69,10 @@ fn exact_summary_for_every_algorithm_explains_the_unenumerable() {
 #[test]
 fn exact_mode_that_computes_nothing_exits_2_with_the_reason() {
     for (args, reason) in [
-        (vec!["-a", "fisher-yates", "-n", "20"], "n = 20 is above the limit of 9"),
+        (
+            vec!["-a", "fisher-yates", "-n", "20"],
+            "n = 20 is above the limit of 9",
+        ),
         (vec!["-a", "sort-keys", "-n", "3"], "not available"),
     ] {
         let mut all = vec!["lab", "--exact"];
