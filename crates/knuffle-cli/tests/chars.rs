@@ -153,7 +153,11 @@ fn input_that_is_not_utf8_stops_the_run_after_the_lines_before_it() {
 fn each_line_is_printed_before_the_next_is_read() {
     use std::io::{BufRead, BufReader, Write};
     use std::process::{Command, Stdio};
-    let mut child = Command::new(support::binary())
+    // Under `timeout`: a knuffle that waited for the end of its input
+    // would be killed, and the first read below would find nothing.
+    let mut child = Command::new("timeout")
+        .arg("60")
+        .arg(support::binary())
         .args(["chars", "--seed", "stream"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -183,8 +187,10 @@ fn an_endless_input_piped_to_head_ends_at_once() {
     use std::process::{Command, Stdio};
     let output = Command::new("sh")
         .arg("-c")
+        // Memory capped: a knuffle that read all of its input first would
+        // fail here instead of exhausting the machine.
         .arg(format!(
-            "yes | '{}' chars | head -1",
+            "ulimit -v 1000000; yes | timeout 60 '{}' chars | head -1",
             support::binary().display()
         ))
         .stdout(Stdio::piped())
