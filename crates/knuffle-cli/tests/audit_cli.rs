@@ -170,6 +170,8 @@ fn verdicts_count_tests_in_the_right_number() {
     let (code, out, err) = audit(&["--n", "6"], Some(&text));
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("over 1 test)"), "{out}");
+    let (_, out, _) = audit(&["--n", "6"], Some(&format!("\n{text}")));
+    assert!(out.contains(", 1 blank line skipped\n"), "{out}");
 }
 
 #[test]

@@ -94,7 +94,15 @@ impl AuditReport {
         };
         let mut s = format!("input: {what}");
         if self.blank_lines > 0 {
-            s.push_str(&format!(", {} blank lines skipped", self.blank_lines));
+            s.push_str(&format!(
+                ", {} blank {} skipped",
+                self.blank_lines,
+                if self.blank_lines == 1 {
+                    "line"
+                } else {
+                    "lines"
+                }
+            ));
         }
         s.push('\n');
         s.push_str(&self.analysis.to_text());
