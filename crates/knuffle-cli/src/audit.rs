@@ -1,7 +1,8 @@
 //! `knuffle audit`: test shuffles produced by any program for bias.
 //!
-//! Exit status as with `diff`: 0 when no bias is found, 1 when bias is
-//! found, 2 on trouble (bad input, unreadable file, bad arguments).
+//! Exit status as with `diff`: 0 when no bias is found (or too few
+//! shuffles to test anything: the verdict then says "inconclusive"), 1 when
+//! bias is found, 2 on trouble (bad input, unreadable file, bad arguments).
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -22,11 +23,14 @@ integers (0- or 1-based, detected) or card names (AS, 10h, TH, A♠).
 Examples:
   for i in $(seq 10000); do shuf -i 1-5 | paste -sd' '; done > shuffles.txt
   knuffle audit shuffles.txt             test 10,000 permutations of 5
-  my-dealer --hands 100000 | knuffle audit --n 52
+  my-dealer --hands 100000 | knuffle audit --deck-size 52
                                          deals of k cards from a 52-card deck
-  knuffle audit --base 0 --n 100 deals.csv
+  knuffle audit --base 0 --deck-size 100 deals.csv
 
-Exit status: 0 no bias found, 1 bias found, 2 trouble.";
+Lines are at most 64 MiB; a NUL byte (binary input) is refused at once.
+With fewer than 2 shuffles, or too few for any test, the verdict is \"inconclusive\".
+
+Exit status: 0 no bias found or inconclusive, 1 bias found, 2 trouble.";
 
 /// Audit shuffles from any program: is every order equally likely?
 #[derive(Parser, Debug)]
@@ -37,7 +41,7 @@ pub(crate) struct Args {
 
     /// Universe size (items in the deck); needed when lines are partial deals
     /// of integers. Default: the line length (52 for card names).
-    #[arg(long = "n", value_name = "N")]
+    #[arg(long = "deck-size", alias = "n", value_name = "N")]
     n: Option<usize>,
 
     /// Numbering of integer items: 0 or 1 (default: detected).

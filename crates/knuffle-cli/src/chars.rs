@@ -8,13 +8,13 @@
 //! line from standard input.
 
 use std::ffi::OsString;
-use std::io::{IsTerminal, Read, Write};
+use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::emit::{self, IO_FAILURE, fail};
+use crate::emit::{self, IO_FAILURE, USAGE, fail};
 use crate::seeding::RunSeed;
 
 const ABOUT: &str = "Shuffle the characters (or words) of strings";
@@ -27,9 +27,13 @@ Characters are grapheme clusters (what a reader sees as one character), so an ac
 a flag or a family emoji is never broken apart. Every order is exactly equally likely
 (Durstenfeld's Fisher-Yates shuffle with unbiased draws from ChaCha20).
 
-Standard input: every line is shuffled on its own; line endings (LF or CRLF) and a
-missing final newline are kept, so the output has exactly the input's lines. A string
-of 0 or 1 characters is printed unchanged (not an error; --verbose says so).";
+Standard input: every line is shuffled on its own, as it arrives (one line in, one line
+out: `yes | knuffle chars | head -1` prints at once); output is flushed after each line
+on a terminal or pipe. Memory is bounded by the longest line, at most --max-line bytes
+(default 64 MiB): a longer line, or a line that is not UTF-8, stops the run with an
+error (status 1) after the lines before it. Line endings (LF or CRLF) and a missing
+final newline are kept. A string of 0 or 1 characters is printed unchanged (not an
+error; --verbose says so). Time and memory are linear in the line's length.";
 
 const EXAMPLES: &str = "\
 Examples:
@@ -40,7 +44,8 @@ Examples:
   printf 'abc\\ndef\\n' | knuffle chars                  each input line shuffled
   knuffle chars --seed demo hello                      replayable: the same every time
 
-Exit status: 0 success, 1 read/write error or input that is not UTF-8, 2 invalid arguments.";
+Exit status: 0 success, 1 read/write error, a line longer than --max-line or not UTF-8,
+2 invalid arguments.";
 
 #[derive(Parser, Debug)]
 #[command(
@@ -72,9 +77,15 @@ pub(crate) struct Args {
     #[arg(short, long)]
     verbose: bool,
 
-    /// Refuse a seed that cannot reach every order of the longest string.
+    /// Refuse a seed that cannot reach every order of the longest string (on standard
+    /// input: stop at the first line too long for the seed).
     #[arg(long)]
     strict: bool,
+
+    /// Longest line of standard input accepted, in bytes (suffixes K, M, G: 1024-based);
+    /// a longer line stops the run with an error (status 1), so memory stays bounded.
+    #[arg(long, value_name = "SIZE", default_value = "64M")]
+    max_line: String,
 
     /// Strings to shuffle (default: each line of standard input).
     #[arg(value_name = "STRING")]
@@ -99,13 +110,6 @@ impl Unit {
     }
 }
 
-/// One string to shuffle, with the line ending it came with.
-struct Piece {
-    text: String,
-    ending: &'static str,
-    origin: String,
-}
-
 /// Runs `knuffle chars` with the arguments after `chars`.
 pub fn run(args: &[OsString]) -> ExitCode {
     let args: Args = match emit::parse("knuffle chars", args) {
@@ -119,76 +123,218 @@ pub fn run(args: &[OsString]) -> ExitCode {
     } else {
         Unit::Grapheme
     };
-    let pieces = if args.strings.is_empty() {
-        match read_stdin_lines() {
-            Ok(pieces) => pieces,
-            Err(message) => return fail("chars", &message, IO_FAILURE),
+    let max_line = match knuffle_records::parse_size(&args.max_line) {
+        Ok(size) if size >= 1 => size,
+        _ => {
+            return fail(
+                "chars",
+                &format!(
+                    "invalid --max-line size: '{}' (a size such as 4096, 64K, 64M or 1G)",
+                    args.max_line
+                ),
+                USAGE,
+            );
         }
-    } else {
-        args.strings
-            .iter()
-            .enumerate()
-            .map(|(i, text)| Piece {
-                text: text.clone(),
-                ending: "\n",
-                origin: format!("argument {}", i + 1),
-            })
-            .collect()
     };
-
     let seed = RunSeed::choose(args.seed.clone());
-    let longest = pieces
-        .iter()
-        .map(|piece| units_in(&piece.text, unit))
-        .max()
-        .unwrap_or(0);
-    let what = format!("a string of {longest} {}", unit.plural());
-    if let Err(code) = seed.announce_reach("chars", longest as u64, &what, args.strict) {
-        return code;
-    }
+    let mut shuffler = Shuffler {
+        unit,
+        count: args.count,
+        verbose: args.verbose,
+        strict: args.strict,
+        seed_checked_up_to: 1,
+        rng: seed.rng(),
+        seed,
+        mixed: String::new(),
+        flush_each_line: emit::stdout_is_interactive_or_pipe(),
+    };
     if args.verbose {
-        eprintln!("knuffle chars: seed: {}", seed.quoted());
-        if longest >= 2 {
-            eprintln!("knuffle chars: {}", seed.describe_reach(longest as u64));
+        eprintln!("knuffle chars: seed: {}", shuffler.seed.quoted());
+    }
+    // A reader that goes away ends the run quietly.
+    emit::end_quietly_on_closed_pipe();
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let result = if args.strings.is_empty() {
+        shuffle_stdin_lines(&mut shuffler, max_line, &mut out)
+    } else {
+        shuffle_arguments(&mut shuffler, &args.strings, &mut out)
+    };
+    let flushed = out.flush().map_err(write_error);
+    match result.and(flushed) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
+    }
+}
+
+/// The state of a run: the seed, its generator, and a reused output buffer.
+struct Shuffler {
+    unit: Unit,
+    count: u64,
+    verbose: bool,
+    strict: bool,
+    /// Every string of up to this many units has had its reach checked.
+    seed_checked_up_to: usize,
+    seed: RunSeed,
+    rng: knuffle::DefaultRng,
+    mixed: String,
+    flush_each_line: bool,
+}
+
+impl Shuffler {
+    /// Checks (once per new longest string) that the seed reaches every
+    /// order of `units` units: a warning, or with `--strict` a refusal.
+    fn check_reach(&mut self, units: usize) -> Result<(), ExitCode> {
+        if units <= self.seed_checked_up_to {
+            return Ok(());
         }
+        self.seed_checked_up_to = units;
+        let what = format!("a string of {units} {}", self.unit.plural());
+        self.seed
+            .announce_reach("chars", units as u64, &what, self.strict)?;
+        if self.verbose {
+            eprintln!("knuffle chars: {}", self.seed.describe_reach(units as u64));
+        }
+        Ok(())
     }
 
-    let mut rng = seed.rng();
-    // Each version is written as soon as it is made (`--count` may be
-    // huge); a reader that goes away ends the run quietly.
-    emit::end_quietly_on_closed_pipe();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    for piece in &pieces {
-        let count = units_in(&piece.text, unit);
-        if count < 2 && args.verbose {
+    /// Writes `--count` shuffled versions of `text`, each followed by
+    /// `ending`; `origin` names the string in notes and errors.
+    fn shuffle_one(
+        &mut self,
+        text: &str,
+        ending: &[u8],
+        origin: &str,
+        out: &mut impl Write,
+    ) -> Result<(), ExitCode> {
+        let units = units_in(text, self.unit);
+        self.check_reach(units)?;
+        if units < 2 && self.verbose {
             eprintln!(
-                "knuffle chars: {} has {count} {}: printed unchanged",
-                piece.origin,
-                if count == 1 {
-                    unit.plural().trim_end_matches('s')
+                "knuffle chars: {origin} has {units} {}: printed unchanged",
+                if units == 1 {
+                    self.unit.plural().trim_end_matches('s')
                 } else {
-                    unit.plural()
+                    self.unit.plural()
                 }
             );
         }
-        for _ in 0..args.count {
-            let mixed = match unit {
-                Unit::Grapheme => knuffle::text::shuffle_graphemes(&piece.text, &mut rng),
-                Unit::Char => knuffle::text::shuffle_chars(&piece.text, &mut rng),
-                Unit::Word => shuffle_words(&piece.text, &mut rng),
-            };
-            if let Err(err) = out
-                .write_all(mixed.as_bytes())
-                .and_then(|()| out.write_all(piece.ending.as_bytes()))
-            {
-                return write_error(err);
+        for _ in 0..self.count {
+            self.mixed.clear();
+            match self.unit {
+                Unit::Grapheme => {
+                    knuffle::text::shuffle_graphemes_into(text, &mut self.rng, &mut self.mixed)
+                }
+                Unit::Char => self
+                    .mixed
+                    .push_str(&knuffle::text::shuffle_chars(text, &mut self.rng)),
+                Unit::Word => self.mixed.push_str(&shuffle_words(text, &mut self.rng)),
             }
+            out.write_all(self.mixed.as_bytes())
+                .and_then(|()| out.write_all(ending))
+                .map_err(write_error)?;
+        }
+        if self.flush_each_line {
+            out.flush().map_err(write_error)?;
+        }
+        Ok(())
+    }
+}
+
+/// Shuffles each STRING argument.
+fn shuffle_arguments(
+    shuffler: &mut Shuffler,
+    strings: &[String],
+    out: &mut impl Write,
+) -> Result<(), ExitCode> {
+    // The longest argument is checked first, so that a refusal comes
+    // before any output.
+    let longest = strings
+        .iter()
+        .map(|text| units_in(text, shuffler.unit))
+        .max()
+        .unwrap_or(0);
+    shuffler.check_reach(longest)?;
+    for (i, text) in strings.iter().enumerate() {
+        shuffler.shuffle_one(text, b"\n", &format!("argument {}", i + 1), out)?;
+    }
+    Ok(())
+}
+
+/// Shuffles standard input line by line, as it arrives: one line is read,
+/// its versions written (and flushed on a terminal or pipe), then the next
+/// line. Memory is bounded by `max_line` (the longest line's content, in
+/// bytes). Line endings (`\n`, `\r\n`, or none for a last line without
+/// newline) are kept.
+fn shuffle_stdin_lines(
+    shuffler: &mut Shuffler,
+    max_line: u64,
+    out: &mut impl Write,
+) -> Result<(), ExitCode> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        eprintln!("knuffle chars: reading lines from standard input (end with Ctrl-D)");
+    }
+    let mut reader = BufReader::with_capacity(1 << 16, stdin.lock());
+    let mut line = Vec::new();
+    let mut number: u64 = 0;
+    loop {
+        line.clear();
+        number += 1;
+        // At most the content, `\r` and `\n`: one byte more means too long.
+        let read = (&mut reader)
+            .take(max_line.saturating_add(2))
+            .read_until(b'\n', &mut line)
+            .map_err(|err| {
+                fail(
+                    "chars",
+                    &format!("cannot read standard input: {err}"),
+                    IO_FAILURE,
+                )
+            })?;
+        if read == 0 {
+            return Ok(());
+        }
+        let (content, ending): (&[u8], &[u8]) = match line.strip_suffix(b"\n") {
+            Some(rest) => match rest.strip_suffix(b"\r") {
+                Some(rest) => (rest, b"\r\n"),
+                None => (rest, b"\n"),
+            },
+            None => (&line, b""),
+        };
+        if content.len() as u64 > max_line {
+            return Err(fail(
+                "chars",
+                &format!(
+                    "line {number} of standard input is longer than --max-line ({}); \
+                     lines before it were printed",
+                    describe_size(max_line)
+                ),
+                IO_FAILURE,
+            ));
+        }
+        let text = std::str::from_utf8(content).map_err(|_| {
+            fail(
+                "chars",
+                &format!(
+                    "line {number} of standard input is not valid UTF-8; lines before it \
+                     were printed"
+                ),
+                IO_FAILURE,
+            )
+        })?;
+        shuffler.shuffle_one(text, ending, &format!("line {number}"), out)?;
+    }
+}
+
+/// `size` bytes for a message: "67108864 bytes = 64 MiB".
+fn describe_size(size: u64) -> String {
+    const UNITS: [(u32, &str); 3] = [(30, "GiB"), (20, "MiB"), (10, "KiB")];
+    for (shift, name) in UNITS {
+        if size >= 1 << shift && size.is_multiple_of(1 << shift) {
+            return format!("{size} bytes = {} {name}", size >> shift);
         }
     }
-    match out.flush() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => write_error(err),
-    }
+    format!("{size} bytes")
 }
 
 /// A failed write to standard output (a closed pipe never gets here: it
@@ -225,44 +371,6 @@ fn shuffle_words<R: knuffle::rand_core::Rng + ?Sized>(text: &str, rng: &mut R) -
         }
     }
     out
-}
-
-/// Standard input split into lines, each with its ending (`\n`, `\r\n`, or
-/// none for a last line without newline). Fails, before anything is
-/// printed, when a line is not UTF-8.
-fn read_stdin_lines() -> Result<Vec<Piece>, String> {
-    let mut stdin = std::io::stdin().lock();
-    if stdin.is_terminal() {
-        eprintln!("knuffle chars: reading lines from standard input (end with Ctrl-D)");
-    }
-    let mut bytes = Vec::new();
-    stdin
-        .read_to_end(&mut bytes)
-        .map_err(|err| format!("cannot read standard input: {err}"))?;
-    let mut pieces = Vec::new();
-    let mut rest: &[u8] = &bytes;
-    let mut number = 0;
-    while !rest.is_empty() {
-        number += 1;
-        let (line, ending, after): (&[u8], &'static str, &[u8]) =
-            match rest.iter().position(|&b| b == b'\n') {
-                Some(end) if end > 0 && rest[end - 1] == b'\r' => {
-                    (&rest[..end - 1], "\r\n", &rest[end + 1..])
-                }
-                Some(end) => (&rest[..end], "\n", &rest[end + 1..]),
-                None => (rest, "", &[]),
-            };
-        let text = std::str::from_utf8(line).map_err(|_| {
-            format!("line {number} of standard input is not valid UTF-8 (nothing was printed)")
-        })?;
-        pieces.push(Piece {
-            text: text.to_owned(),
-            ending,
-            origin: format!("line {number}"),
-        });
-        rest = after;
-    }
-    Ok(pieces)
 }
 
 #[cfg(test)]

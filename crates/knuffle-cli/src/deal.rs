@@ -34,18 +34,27 @@ from the operating system; either way the first output line is `seed: TEXT`, and
 
 Entropy: every order of a 52-card deck needs log2(52!) = 225.58 bits. A 256-bit key
 reaches every order; a 64-bit seed (such as --seed 12345) cannot, and knuffle warns
-(or refuses, with --strict).";
+(or refuses, with --strict).
+
+--strict measures every seed text, conservatively: each character counts log2 of the
+alphabet of the character classes the text uses (lowercase 26, uppercase 26, digits
+10, space 1, other ASCII punctuation 32, other characters 100 each), a character that
+repeats the previous one or continues a run (aaa, 123, cba) counts 1 bit, a decimal
+integer at most 64 bits, the total at most 256. The seed must reach log2(N!) bits for
+the deck of N cards (225.6 for 52, more for a shoe). So --seed '' or --seed a are
+refused, a sentence of some 50 random words or 64 hex digits passes; the fresh
+default seed always does.";
 
 const EXAMPLES: &str = "\
 Examples:
-  knuffle deal --players 4 --cards 13                 bridge: four hands of 13
-  knuffle deal --players 6 --cards 2 --board 5        hold'em: hole cards, flop, turn, river
-  knuffle deal --cards 5                              one five-card hand
+  knuffle deal --hands 4 --cards-each 13              bridge: four hands of 13
+  knuffle deal --hands 6 --cards-each 2 --board 5     hold'em: hole cards, flop, turn, river
+  knuffle deal --cards-each 5                         one five-card hand
   knuffle deal --shuffle --ascii                      the whole deck, shuffled: AS TH ...
-  knuffle deal --decks 6 --cards 2 --players 3        from a six-deck shoe
-  knuffle deal --jokers 2 --cards 7 --sort            jokers in the deck; hands sorted
+  knuffle deal --decks 6 --cards-each 2 --hands 3     from a six-deck shoe
+  knuffle deal --jokers 2 --cards-each 7 --sort       jokers in the deck; hands sorted
   knuffle deal --seed 'friday poker' --format json    replayable, for programs
-  knuffle deal --players 2 --cards 1 Ann Bob Cy Dee   a custom deck of any items
+  knuffle deal --hands 2 --cards-each 1 Ann Bob Cy Dee  a custom deck of any items
 
 Exit status: 0 success, 1 write error, 2 invalid arguments (an impossible deal, --strict).";
 
@@ -67,13 +76,19 @@ enum Format {
     disable_version_flag = true
 )]
 pub(crate) struct Args {
-    /// Number of players (hands).
-    #[arg(short, long, value_name = "N", default_value_t = 1,
+    /// Number of hands (players) to deal.
+    #[arg(short = 'p', long = "hands", alias = "players", value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     players: u64,
 
-    /// Cards dealt to each player (0 with --board: the board only).
-    #[arg(short, long, value_name = "N", default_value_t = 5)]
+    /// Cards dealt to each hand (0 with --board: the board only).
+    #[arg(
+        short = 'c',
+        long = "cards-each",
+        alias = "cards",
+        value_name = "N",
+        default_value_t = 5
+    )]
     cards: u64,
 
     /// Community cards after the hands (5 = flop, turn and river).
@@ -123,7 +138,8 @@ pub(crate) struct Args {
     #[arg(short, long)]
     verbose: bool,
 
-    /// Refuse a seed that cannot reach every order of the deck (instead of warning).
+    /// Refuse a seed whose estimated entropy cannot reach every order of the deck
+    /// (instead of warning); see "--strict measures" below.
     #[arg(long)]
     strict: bool,
 
@@ -148,7 +164,7 @@ pub fn run(args: &[OsString]) -> ExitCode {
     if !args.shuffle && args.cards == 0 && args.board == 0 {
         return fail(
             "deal",
-            "nothing to deal: --cards and --board are both 0",
+            "nothing to deal: --cards-each and --board are both 0",
             USAGE,
         );
     }

@@ -51,6 +51,25 @@ pub fn end_quietly_on_closed_pipe() {
     }
 }
 
+/// Whether standard output is a terminal, a pipe or a socket: someone may
+/// be reading as the output is made, so streaming commands flush after each
+/// line there (and buffer freely into a file).
+pub fn stdout_is_interactive_or_pipe() -> bool {
+    if io::stdout().is_terminal() {
+        return true;
+    }
+    // SAFETY: fstat writes into the zeroed struct we own; fd 1 may be closed,
+    // which is an error return, not undefined behaviour.
+    let mut status: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(1, &mut status) } != 0 {
+        return false;
+    }
+    matches!(
+        status.st_mode & libc::S_IFMT,
+        libc::S_IFIFO | libc::S_IFSOCK
+    )
+}
+
 /// Writes `text` to standard output and flushes. A closed pipe (`| head`)
 /// ends the run quietly with success; any other write error is reported
 /// and gives status 1.

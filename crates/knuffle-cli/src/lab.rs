@@ -19,8 +19,8 @@ const EXAMPLES: &str = "\
 Examples:
   knuffle lab                               every algorithm, n = 4, 10M shuffles each (the .NET harness's experiment)
   knuffle lab --list                        the zoo: names, descriptions, sources
-  knuffle lab -a naive-swap --exact -n 3    exact probabilities: 4/27 and 5/27
-  knuffle lab -a fisher-yates,naive-swap -n 10 --trials 1000000
+  knuffle lab -a naive-swap --exact --items 3   exact probabilities: 4/27 and 5/27
+  knuffle lab -a fisher-yates,naive-swap --items 10 --trials 1000000
   knuffle lab --report lab-report           also write lab-report/index.html with SVG and PNG charts
   knuffle lab --seed 'my seed'              another reproducible run";
 
@@ -34,8 +34,9 @@ pub(crate) struct Args {
     #[arg(short, long = "algorithm", value_name = "NAME", value_delimiter = ',')]
     algorithms: Vec<String>,
 
-    /// Items per shuffle.
-    #[arg(short, default_value_t = DEFAULT_N, value_parser = clap::value_parser!(usize))]
+    /// Items per shuffle (the deck size of every experiment).
+    #[arg(short = 'n', long = "items", alias = "cards", value_name = "N",
+          default_value_t = DEFAULT_N, value_parser = clap::value_parser!(usize))]
     n: usize,
 
     /// Shuffles per algorithm.
@@ -54,8 +55,9 @@ pub(crate) struct Args {
     #[arg(long)]
     exact: bool,
 
-    /// Most paths to enumerate in --exact mode.
-    #[arg(long, default_value_t = exact::DEFAULT_PATH_LIMIT, value_name = "PATHS")]
+    /// Most paths to enumerate in --exact mode (at least 1).
+    #[arg(long, default_value_t = exact::DEFAULT_PATH_LIMIT, value_name = "PATHS",
+          value_parser = clap::value_parser!(u64).range(1..))]
     path_limit: u64,
 
     /// Write an HTML report with SVG and PNG charts into DIR.
@@ -116,7 +118,7 @@ fn lab(args: &Args) -> Result<(), String> {
     }
     let algorithms = selected(args)?;
     if args.n < 2 {
-        return Err(format!("-n must be at least 2 (got {})", args.n));
+        return Err(format!("--items (-n) must be at least 2 (got {})", args.n));
     }
     if !(args.alpha > 0.0 && args.alpha < 1.0) {
         return Err(format!(
@@ -128,7 +130,15 @@ fn lab(args: &Args) -> Result<(), String> {
         if args.report.is_some() {
             return Err("--report works with sampling, not with --exact".into());
         }
-        return exact_mode(args, &algorithms, &mut out).map_err(write_err_str);
+        let failures = exact_mode(args, &algorithms, &mut out).map_err(write_err_str)?;
+        if failures.len() == algorithms.len() {
+            // Nothing was computed: that is an error, not a result.
+            return Err(format!("--exact computed nothing: {}", failures.join("; ")));
+        }
+        for failure in &failures {
+            eprintln!("knuffle lab: not enumerated: {failure}");
+        }
+        return Ok(());
     }
     if args.trials == 0 {
         return Err("--trials must be at least 1".into());
@@ -196,7 +206,13 @@ fn order_text(n: usize, rank: usize) -> String {
     }
 }
 
-fn exact_mode(args: &Args, algorithms: &[Algorithm], out: &mut impl Write) -> std::io::Result<()> {
+/// Prints the exact distribution of each algorithm that can be enumerated;
+/// returns why the others could not (one sentence each).
+fn exact_mode(
+    args: &Args,
+    algorithms: &[Algorithm],
+    out: &mut impl Write,
+) -> std::io::Result<Vec<String>> {
     let detailed = algorithms.len() == 1;
     let mut failures = Vec::new();
     if !detailed {
@@ -232,10 +248,7 @@ fn exact_mode(args: &Args, algorithms: &[Algorithm], out: &mut impl Write) -> st
             Err(e) => failures.push(format!("{}: {e}", algorithm.name())),
         }
     }
-    for f in &failures {
-        writeln!(out, "{f}")?;
-    }
-    Ok(())
+    Ok(failures)
 }
 
 fn print_detailed(d: &ExactDistribution, out: &mut impl Write) -> std::io::Result<()> {

@@ -18,6 +18,7 @@ mod definition;
 mod emit;
 mod generate;
 mod lab;
+mod seed_entropy;
 mod seeding;
 mod shuf;
 mod subcommands;

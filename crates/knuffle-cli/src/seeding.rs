@@ -64,9 +64,11 @@ impl RunSeed {
     }
 
     /// Checks whether a seed the user gave can reach every order of `n`
-    /// items. A seed whose form bounds its entropy (a decimal integer:
-    /// [`knuffle::entropy::seed_text_bits`]) and that cannot reach all `n!` orders
-    /// gives a warning (`Ok(Some)`), or an error with `strict` (`Err`).
+    /// items. Without `strict`, a seed whose form bounds its entropy (a
+    /// decimal integer: [`knuffle::entropy::seed_text_bits`]) and that cannot reach
+    /// all `n!` orders gives a warning (`Ok(Some)`). With `strict`, every
+    /// seed text is measured ([`crate::seed_entropy::estimate_bits`]) and one
+    /// too short for `n!` orders is an error (`Err`).
     /// Fresh seeds are not checked here (see [`RunSeed::describe_reach`]).
     /// `what` names the items, e.g. "a deck of 52 cards".
     pub fn check_reach(&self, n: u64, what: &str, strict: bool) -> Result<Option<String>, String> {
@@ -74,8 +76,21 @@ impl RunSeed {
             return Ok(None);
         }
         let (bits, origin) = match knuffle::entropy::seed_text_bits(&self.text) {
-            Some(bits) if bits <= 64.0 => (bits, "is a decimal integer that fits in 64 bits"),
-            Some(bits) => (bits, "is a decimal number"),
+            _ if strict => {
+                let bits = crate::seed_entropy::estimate_bits(&self.text);
+                (
+                    bits,
+                    format!(
+                        "holds at most about {bits:.0} bits of entropy by its length and \
+                         characters (see --help)"
+                    ),
+                )
+            }
+            Some(bits) if bits <= 64.0 => (
+                bits,
+                "is a decimal integer that fits in 64 bits".to_string(),
+            ),
+            Some(bits) => (bits, "is a decimal number".to_string()),
             None => return Ok(None),
         };
         if knuffle::entropy::seed_can_reach_every_order(bits.floor() as u64, n) {
@@ -168,9 +183,24 @@ mod tests {
         let seed = RunSeed::choose(Some("12345".into()));
         assert!(seed.check_reach(52, "the deck", false).unwrap().is_some());
         assert!(seed.check_reach(52, "the deck", true).is_err());
-        assert!(seed.check_reach(20, "20 items", true).unwrap().is_none());
+        assert!(seed.check_reach(20, "20 items", false).unwrap().is_none());
+        assert!(
+            seed.check_reach(20, "20 items", true).is_err(),
+            "5 digits in a run"
+        );
+        let varied = RunSeed::choose(Some("Zq7#pLm2@xW9".into()));
+        assert!(varied.check_reach(20, "20 items", true).unwrap().is_none());
         let phrase = RunSeed::choose(Some("friday poker night".into()));
-        assert!(phrase.check_reach(52, "the deck", true).unwrap().is_none());
+        assert!(phrase.check_reach(52, "the deck", false).unwrap().is_none());
+        assert!(phrase.check_reach(52, "the deck", true).is_err());
+        for short in [
+            "",
+            "a",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        ] {
+            let seed = RunSeed::choose(Some(short.into()));
+            assert!(seed.check_reach(52, "the deck", true).is_err(), "{short:?}");
+        }
         let fresh = RunSeed::choose(None);
         assert_eq!(fresh.text().len(), 64);
         assert!(fresh.check_reach(52, "the deck", true).unwrap().is_none());

@@ -43,7 +43,7 @@ Examples:
   knuffle trace                                  Durstenfeld's shuffle of 0..7
   knuffle trace --seed demo                      the same table every time
   knuffle trace --algorithm naive-swap           the classic biased shuffle, step by step
-  knuffle trace --algorithm sattolo --size 5     Sattolo's cyclic permutation of 0..4
+  knuffle trace --algorithm sattolo --numbers 5  Sattolo's cyclic permutation of 0..4
   knuffle trace --deck --ascii                   a 52-card deck (AS TH ...)
   knuffle trace red green blue yellow            your own items
   knuffle trace --list                           every algorithm, with its fairness
@@ -72,8 +72,8 @@ pub(crate) struct Args {
     #[arg(long)]
     list: bool,
 
-    /// Trace the numbers 0..N-1.
-    #[arg(short = 'n', long, value_name = "N", default_value_t = 8,
+    /// Trace the numbers 0..N-1 (how many items the traced deck has).
+    #[arg(short = 'n', long = "numbers", alias = "size", value_name = "N", default_value_t = 8,
           conflicts_with_all = ["deck", "items"],
           value_parser = clap::value_parser!(u64).range(0..=MAX_ITEMS as u64))]
     size: u64,

@@ -129,3 +129,80 @@ fn trouble_exits_2_with_line_numbers() {
     let (code, _, _) = audit(&["--base", "2"], Some("1 2\n"));
     assert_eq!(code, 2);
 }
+
+#[test]
+fn dev_zero_is_refused_at_once_in_bounded_memory() {
+    let mut child = Command::new(support::binary())
+        .args(["audit", "/dev/zero"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let (status, peak) = support::external::wait_with_peak_memory(&mut child);
+    assert_eq!(status.code(), Some(2));
+    assert!(peak < 32 << 20, "peak {peak} bytes");
+    let (code, _, err) = audit(&["/dev/zero"], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("line 1: holds a NUL byte"), "{err}");
+}
+
+#[test]
+fn too_few_shuffles_are_inconclusive_never_fair() {
+    for input in ["3 1 2\n", "2 1\n", "1 2\n2 1\n1 2\n"] {
+        let (code, out, err) = audit(&[], Some(input));
+        assert_eq!(code, 0, "{input:?}: {out}{err}");
+        if input.lines().count() == 1 {
+            assert!(out.contains("verdict: inconclusive (1 shuffle:"), "{out}");
+        }
+        assert!(!out.contains("no bias found"), "{input:?}: {out}");
+    }
+}
+
+#[test]
+fn verdicts_count_tests_in_the_right_number() {
+    // Deals: only the position test runs.
+    let mut text = String::new();
+    let mut rng = knuffle::Seed::from_text("plural").rng();
+    for _ in 0..400 {
+        let p = knuffle::permutation(6, &mut rng);
+        text.push_str(&format!("{} {}\n", p[0], p[1]));
+    }
+    let (code, out, err) = audit(&["--n", "6"], Some(&text));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("over 1 test)"), "{out}");
+    let (_, out, _) = audit(&["--n", "6"], Some(&format!("\n{text}")));
+    assert!(out.contains(", 1 blank line skipped\n"), "{out}");
+}
+
+#[test]
+fn partial_deals_without_n_hint_at_n() {
+    let (code, _, err) = audit(&[], Some("3 9 14\n20 1 7\n"));
+    assert_eq!(code, 2);
+    assert!(err.contains("give its size with --deck-size"), "{err}");
+}
+
+/// 20 permutations of 100,000 items: the exact laws of the statistics are
+/// no longer quadratic in n (this ran for over a minute before).
+#[test]
+fn large_permutations_are_audited() {
+    let mut text = String::new();
+    let mut rng = knuffle::Seed::from_text("large").rng();
+    for _ in 0..20 {
+        let p = knuffle::permutation(100_000, &mut rng);
+        let line: Vec<String> = p.iter().map(usize::to_string).collect();
+        text.push_str(&line.join(" "));
+        text.push('\n');
+    }
+    let (code, out, err) = audit(&[], Some(&text));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("20 shuffles of n = 100000"), "{out}");
+}
+
+#[test]
+fn deck_size_is_the_long_name_and_n_still_works() {
+    let input = "3,1\n0,2\n1,0\n";
+    let new = audit(&["--deck-size", "4"], Some(input));
+    let old = audit(&["--n", "4"], Some(input));
+    assert_eq!(new, old);
+    assert!(new.1.contains("deals of 2 from n = 4"), "{}", new.1);
+}

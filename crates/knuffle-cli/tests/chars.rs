@@ -134,11 +134,146 @@ fn words_mode_moves_words_and_keeps_whitespace() {
 }
 
 #[test]
-fn input_that_is_not_utf8_is_an_error_and_prints_nothing() {
-    let output = knuffle_with_input(&["chars"], b"fine\nbad \xff line\n");
+fn input_that_is_not_utf8_stops_the_run_after_the_lines_before_it() {
+    let output = knuffle_with_input(&["chars", "--seed", "u"], b"fine\nbad \xff line\nnever\n");
     assert_eq!(output.status.code(), Some(1));
-    assert!(output.stdout.is_empty());
+    let printed = stdout(&output);
+    assert_eq!(printed.len(), "fine\n".len(), "{printed:?}");
+    assert_eq!(
+        sorted_graphemes(printed.trim_end()),
+        sorted_graphemes("fine")
+    );
     assert!(stderr(&output).contains("line 2 of standard input is not valid UTF-8"));
+}
+
+/// Standard input is shuffled line by line: the first output line arrives
+/// while standard input is still open (the child would otherwise wait for
+/// its end forever, and the read below would never return).
+#[test]
+fn each_line_is_printed_before_the_next_is_read() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    // Under `timeout`: a knuffle that waited for the end of its input
+    // would be killed, and the first read below would find nothing.
+    let mut child = Command::new("timeout")
+        .arg("60")
+        .arg(support::binary())
+        .args(["chars", "--seed", "stream"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn knuffle chars");
+    let mut input = child.stdin.take().expect("stdin");
+    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+    for (i, line) in ["hello", "world", "Crème brûlée"].iter().enumerate() {
+        writeln!(input, "{line}").expect("the child reads");
+        input.flush().expect("flush");
+        let mut got = String::new();
+        output.read_line(&mut got).expect("a line comes back");
+        assert_eq!(
+            sorted_graphemes(got.trim_end()),
+            sorted_graphemes(line),
+            "line {i}"
+        );
+    }
+    drop(input);
+    assert!(child.wait().expect("the child ends").success());
+}
+
+/// `yes | knuffle chars | head -1`: an endless input is no reason to wait.
+#[test]
+fn an_endless_input_piped_to_head_ends_at_once() {
+    use std::process::{Command, Stdio};
+    let output = Command::new("sh")
+        .arg("-c")
+        // Memory capped: a knuffle that read all of its input first would
+        // fail here instead of exhausting the machine.
+        .arg(format!(
+            "ulimit -v 1000000; yes | timeout 60 '{}' chars | head -1",
+            support::binary().display()
+        ))
+        .stdout(Stdio::piped())
+        .output()
+        .expect("sh runs");
+    assert_eq!(output.stdout, b"y\n");
+}
+
+#[test]
+fn a_line_above_max_line_is_an_error_after_the_lines_before_it() {
+    let mut input = b"short\n".to_vec();
+    input.extend(std::iter::repeat_n(b'x', 2000));
+    input.extend(b"\nafter\n");
+    let output = knuffle_with_input(&["chars", "--max-line", "1K"], &input);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.stdout.len(), "short\n".len());
+    assert!(
+        stderr(&output)
+            .contains("line 2 of standard input is longer than --max-line (1024 bytes = 1 KiB)"),
+        "{}",
+        stderr(&output)
+    );
+    // Exactly at the cap is fine, with either line ending.
+    let mut exact = vec![b'y'; 1024];
+    exact.extend(b"\r\n");
+    exact.extend(vec![b'z'; 1024]);
+    let output = knuffle_with_input(&["chars", "--max-line", "1K"], &exact);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(output.stdout, exact);
+    let bad = knuffle(&["chars", "--max-line", "lots", "x"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+/// `knuffle chars < /dev/zero`: one endless line, stopped at the cap in
+/// bounded memory.
+#[test]
+fn dev_zero_stops_at_the_cap_in_bounded_memory() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(support::binary())
+        .args(["chars", "--max-line", "4M"])
+        .stdin(std::fs::File::open("/dev/zero").expect("/dev/zero"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let (status, peak) = support::external::wait_with_peak_memory(&mut child);
+    assert_eq!(status.code(), Some(1));
+    assert!(peak < 40 << 20, "peak {peak} bytes for a 4 MiB cap");
+    let default_cap = Command::new(support::binary())
+        .arg("chars")
+        .stdin(std::fs::File::open("/dev/zero").expect("/dev/zero"))
+        .output()
+        .expect("runs");
+    assert_eq!(default_cap.status.code(), Some(1));
+    assert!(stderr(&default_cap).contains("longer than --max-line (67108864 bytes = 64 MiB)"));
+}
+
+/// A single long line is shuffled as a whole (graphemes intact), in memory
+/// linear in its length.
+#[test]
+fn a_long_line_is_shuffled_in_linear_memory() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let line: String = "é🇳🇱ab".repeat(1 << 18);
+    let mut child = Command::new(support::binary())
+        .args(["chars", "--seed", "long"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut input = child.stdin.take().unwrap();
+    let text = line.clone();
+    let writer = std::thread::spawn(move || input.write_all(text.as_bytes()));
+    let out = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || support::external::read_all(out));
+    let (status, peak) = support::external::wait_with_peak_memory(&mut child);
+    writer.join().unwrap().unwrap();
+    let printed = String::from_utf8(reader.join().unwrap()).unwrap();
+    assert!(status.success());
+    assert_eq!(sorted_graphemes(&printed), sorted_graphemes(&line));
+    // 1 Mi clusters in 2.75 MiB: 8 bytes per cluster, plus the line, its
+    // copy and the output buffer; a String per cluster would be far more.
+    assert!(peak < 40 << 20, "peak {peak} bytes");
 }
 
 #[test]
@@ -146,7 +281,13 @@ fn a_64_bit_seed_on_36_characters_is_flagged() {
     let output = knuffle(&["chars", "--seed", "42", ALPHABET]);
     assert!(output.status.success());
     assert!(stderr(&output).contains("log2(36!)"), "{}", stderr(&output));
-    let short = knuffle(&["chars", "--seed", "42", "--strict", "ABCDEFGHIJ"]);
+    let short = knuffle(&[
+        "chars",
+        "--seed",
+        "90210473018274",
+        "--strict",
+        "ABCDEFGHIJ",
+    ]);
     assert!(short.status.success(), "10! < 2^64: every order reachable");
     let strict = knuffle(&["chars", "--seed", "42", "--strict", ALPHABET]);
     assert_eq!(strict.status.code(), Some(2));

@@ -215,7 +215,7 @@ fn impossible_deals_are_refused_with_status_2() {
     assert!(nothing.stdout.is_empty());
     assert!(
         stderr(&nothing)
-            .starts_with("knuffle deal: nothing to deal: --cards and --board are both 0\n"),
+            .starts_with("knuffle deal: nothing to deal: --cards-each and --board are both 0\n"),
         "{}",
         stderr(&nothing)
     );
@@ -262,8 +262,42 @@ fn a_64_bit_seed_gets_a_warning_and_strict_refuses_it() {
     assert_eq!(strict.status.code(), Some(2));
     assert!(strict.stdout.is_empty());
     let phrase = knuffle(&["deal", "--seed", "a long passphrase", "--strict"]);
-    assert!(phrase.status.success());
-    assert!(phrase.stderr.is_empty());
+    assert_eq!(
+        phrase.status.code(),
+        Some(2),
+        "17 characters are not 225.6 bits"
+    );
+    let long = "Sphinx of black quartz, judge my vow; 17 zebras quietly hop over 9 lazy \
+                dwarves near Oslo at dawn, whistling";
+    let long = knuffle(&["deal", "--seed", long, "--strict"]);
+    assert!(long.status.success(), "{}", stderr(&long));
+    assert!(long.stderr.is_empty());
+}
+
+#[test]
+fn strict_refuses_short_seed_texts_and_keeps_the_fresh_default() {
+    for seed in [
+        "",
+        "a",
+        "golden",
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    ] {
+        let output = knuffle(&["deal", "--seed", seed, "--strict"]);
+        assert_eq!(output.status.code(), Some(2), "{seed:?}");
+        assert!(output.stdout.is_empty());
+        assert!(
+            stderr(&output).contains("bits of entropy"),
+            "{}",
+            stderr(&output)
+        );
+    }
+    let fresh = knuffle(&["deal", "--strict", "--decks", "8"]);
+    assert!(fresh.status.success(), "{}", stderr(&fresh));
+    // Replaying the printed fresh seed under --strict works too.
+    let text = stdout(&fresh);
+    let seed = text.lines().next().unwrap().trim_start_matches("seed: ");
+    let replay = knuffle(&["deal", "--strict", "--seed", seed]);
+    assert!(replay.status.success(), "{}", stderr(&replay));
 }
 
 #[test]
@@ -272,7 +306,7 @@ fn help_shows_examples_and_the_entropy_of_a_deck() {
     assert!(output.status.success());
     let help = stdout(&output);
     assert!(help.contains("Usage: knuffle deal"), "{help}");
-    assert!(help.contains("knuffle deal --players 6 --cards 2 --board 5"));
+    assert!(help.contains("knuffle deal --hands 6 --cards-each 2 --board 5"));
     assert!(help.contains("log2(52!) = 225.58"));
 }
 
@@ -334,4 +368,35 @@ fn red_suits_are_red_only_when_asked_and_never_in_json() {
         "deal", "--seed", "c", "--color", "always", "--format", "json",
     ]));
     assert!(!json.contains('\x1b'));
+}
+
+#[test]
+fn hands_and_cards_each_are_the_long_names_and_the_old_ones_still_work() {
+    let new = knuffle(&[
+        "deal",
+        "--hands",
+        "3",
+        "--cards-each",
+        "4",
+        "--seed",
+        "names",
+        "-q",
+    ]);
+    let old = knuffle(&[
+        "deal",
+        "--players",
+        "3",
+        "--cards",
+        "4",
+        "--seed",
+        "names",
+        "-q",
+    ]);
+    assert!(new.status.success());
+    assert_eq!(new.stdout, old.stdout);
+    let help = String::from_utf8(knuffle(&["deal", "--help"]).stdout).unwrap();
+    assert!(
+        help.contains("--hands <N>") && help.contains("--cards-each <N>"),
+        "{help}"
+    );
 }

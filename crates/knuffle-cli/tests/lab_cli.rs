@@ -27,7 +27,7 @@ fn exact_naive_swap_matches_the_known_values() {
 
 #[test]
 fn exact_summary_for_every_algorithm_explains_the_unenumerable() {
-    let (code, out, _) = knuffle(&[
+    let (code, out, err) = knuffle(&[
         "lab",
         "--exact",
         "-n",
@@ -35,7 +35,7 @@ fn exact_summary_for_every_algorithm_explains_the_unenumerable() {
         "-a",
         "pick-unused,naive-swap,sort-comparator,sort-keys",
     ]);
-    assert_eq!(code, 0);
+    assert_eq!(code, 0, "{err}");
     let line = |name: &str| {
         out.lines()
             .find(|l| l.starts_with(name))
@@ -46,10 +46,10 @@ fn exact_summary_for_every_algorithm_explains_the_unenumerable() {
     assert!(line("naive-swap").contains("4/27") && line("naive-swap").ends_with("NO"));
     assert!(line("sort-comparator").ends_with("NO"));
     assert!(
-        out.contains("sort-keys: exact mode is not available"),
-        "{out}"
+        err.contains("not enumerated: sort-keys: exact mode is not available"),
+        "{err}"
     );
-    let (code, out, _) = knuffle(&[
+    let (code, out, err) = knuffle(&[
         "lab",
         "-a",
         "naive-swap",
@@ -59,8 +59,44 @@ fn exact_summary_for_every_algorithm_explains_the_unenumerable() {
         "--path-limit",
         "1000",
     ]);
-    assert_eq!(code, 0);
-    assert!(out.contains("more than 1000 paths"), "{out}");
+    assert_eq!(code, 2, "nothing computed: {out}");
+    assert!(
+        err.contains("--exact computed nothing") && err.contains("more than 1000 paths"),
+        "{err}"
+    );
+}
+
+#[test]
+fn exact_mode_that_computes_nothing_exits_2_with_the_reason() {
+    for (args, reason) in [
+        (
+            vec!["-a", "fisher-yates", "-n", "20"],
+            "n = 20 is above the limit of 9",
+        ),
+        (vec!["-a", "sort-keys", "-n", "3"], "not available"),
+    ] {
+        let mut all = vec!["lab", "--exact"];
+        all.extend(args.iter().copied());
+        let (code, out, err) = knuffle(&all);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(
+            err.contains("--exact computed nothing") && err.contains(reason),
+            "{err}"
+        );
+    }
+    let (code, _, err) = knuffle(&["lab", "--exact", "-n", "3", "--path-limit", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--path-limit"), "{err}");
+}
+
+#[test]
+fn items_is_the_long_name_of_n() {
+    let (code, out, err) = knuffle(&["lab", "-a", "naive-swap", "--exact", "--items", "3"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, old, _) = knuffle(&["lab", "-a", "naive-swap", "--exact", "-n", "3"]);
+    assert_eq!(out, old);
+    let (_, help, _) = knuffle(&["lab", "--help"]);
+    assert!(help.contains("--items <N>"), "{help}");
 }
 
 #[test]
@@ -124,7 +160,7 @@ fn bad_arguments_exit_2_with_a_message() {
     assert!(err.contains("unknown algorithm \"bogo-sort\""), "{err}");
     let (code, _, err) = knuffle(&["lab", "-n", "1"]);
     assert_eq!(code, 2);
-    assert!(err.contains("-n must be at least 2"), "{err}");
+    assert!(err.contains("--items (-n) must be at least 2"), "{err}");
     let (code, _, _) = knuffle(&["lab", "--trials", "lots"]);
     assert_eq!(code, 2);
     let (code, out, _) = knuffle(&["lab", "--help"]);

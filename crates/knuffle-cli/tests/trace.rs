@@ -208,3 +208,21 @@ fn help_has_examples_and_explains_the_offsets() {
     assert!(help.contains("knuffle trace --algorithm naive-swap"));
     assert!(help.contains("(number × bound) >> 64"));
 }
+
+#[test]
+fn numbers_is_the_long_name_and_size_still_works() {
+    let new = knuffle(&[
+        "trace",
+        "--seed",
+        "names",
+        "--numbers",
+        "6",
+        "--color",
+        "never",
+    ]);
+    let old = knuffle(&[
+        "trace", "--seed", "names", "--size", "6", "--color", "never",
+    ]);
+    assert!(new.status.success());
+    assert_eq!(new.stdout, old.stdout);
+}

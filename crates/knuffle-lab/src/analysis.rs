@@ -43,9 +43,16 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    /// Whether any test is significant after Holm's correction.
+    /// Whether any test is significant after Holm's correction (never when
+    /// the data is [`Analysis::inconclusive`]).
     pub fn biased(&self) -> bool {
-        self.tests.iter().any(|t| t.adjusted_p < self.alpha)
+        !self.inconclusive() && self.tests.iter().any(|t| t.adjusted_p < self.alpha)
+    }
+
+    /// Too little data to test anything: fewer than 2 shuffles, or no test
+    /// could run. Neither "biased" nor "no bias found".
+    pub fn inconclusive(&self) -> bool {
+        self.trials < 2 || self.tests.is_empty()
     }
 
     /// No bias found, but too few shuffles to catch even the naive swap's
@@ -95,19 +102,37 @@ impl Analysis {
         for why in &self.skipped {
             let _ = writeln!(s, "not tested: {why}");
         }
-        let _ = writeln!(
-            s,
-            "verdict: {} (family-wise alpha = {}, Holm correction over {} tests)",
-            if self.biased() {
-                "BIASED"
-            } else if self.too_few_to_clear() {
-                "no bias found, but too few shuffles to rule out even the naive swap's bias"
-            } else {
-                "no bias found"
-            },
-            self.alpha,
-            self.tests.len()
-        );
+        if self.inconclusive() {
+            let _ = writeln!(
+                s,
+                "verdict: inconclusive ({} {}: too few to test anything; nothing can be said about bias)",
+                self.trials,
+                if self.trials == 1 {
+                    "shuffle"
+                } else {
+                    "shuffles"
+                }
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "verdict: {} (family-wise alpha = {}, Holm correction over {} {})",
+                if self.biased() {
+                    "BIASED"
+                } else if self.too_few_to_clear() {
+                    "no bias found, but too few shuffles to rule out even the naive swap's bias"
+                } else {
+                    "no bias found"
+                },
+                self.alpha,
+                self.tests.len(),
+                if self.tests.len() == 1 {
+                    "test"
+                } else {
+                    "tests"
+                }
+            );
+        }
         for p in &self.power {
             let _ = writeln!(s, "power: {p}");
         }
@@ -173,13 +198,19 @@ pub fn analyze(tally: &Tally, alpha: f64) -> Analysis {
             .map(|(r, c)| candidate.expected(m, r, c))
             .fold(f64::INFINITY, f64::min);
         if min_expected >= MIN_EXPECTED || bins <= 2 {
-            break candidate;
+            break (candidate, min_expected);
         }
         bins -= 1;
     };
+    let (positions, min_expected) = positions;
     let rows = positions.row_sizes.len();
     let cols = positions.col_sizes.len();
-    if rows >= 2 && cols >= 2 && m > 0 {
+    if rows >= 2 && cols >= 2 && m > 0 && min_expected < MIN_EXPECTED {
+        skipped.push(format!(
+            "position test: {m} shuffles give {min_expected:.2} per cell even on a \
+             {rows}x{cols} grid, need {MIN_EXPECTED}"
+        ));
+    } else if rows >= 2 && cols >= 2 && m > 0 {
         let (x2, dof) = positions.scaled_chi_square(m);
         let binned = rows < n || cols < tally.k() + usize::from(!tally.is_full());
         let label = format!("{rows}x{cols}{}", if binned { " bins" } else { "" });

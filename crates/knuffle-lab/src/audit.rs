@@ -94,7 +94,15 @@ impl AuditReport {
         };
         let mut s = format!("input: {what}");
         if self.blank_lines > 0 {
-            s.push_str(&format!(", {} blank lines skipped", self.blank_lines));
+            s.push_str(&format!(
+                ", {} blank {} skipped",
+                self.blank_lines,
+                if self.blank_lines == 1 {
+                    "line"
+                } else {
+                    "lines"
+                }
+            ));
         }
         s.push('\n');
         s.push_str(&self.analysis.to_text());
@@ -134,33 +142,182 @@ fn line_error(line: u64, message: impl Into<String>) -> AuditError {
     }
 }
 
-/// Raw parsed lines: values (integers as written, or card indices) and
-/// their line numbers.
-struct Parsed {
-    kind: ElementKind,
-    k: usize,
-    values: Vec<u32>,
-    line_numbers: Vec<u64>,
-    blank_lines: u64,
+/// The longest line accepted (64 MiB: a shuffle of millions of numbers).
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// Reads one line (with its `\n`) into `buffer`, in memory bounded by
+/// [`MAX_LINE_BYTES`]; a NUL byte (never part of an item) fails as soon as
+/// it is read, so binary input such as `/dev/zero` is refused at once.
+fn read_line_bounded<R: BufRead>(
+    input: &mut R,
+    buffer: &mut Vec<u8>,
+    line_no: u64,
+) -> Result<usize, AuditError> {
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(AuditError::Input(format!("read error: {e}"))),
+        };
+        if chunk.is_empty() {
+            return Ok(buffer.len());
+        }
+        let (taken, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(end) => (&chunk[..=end], true),
+            None => (chunk, false),
+        };
+        if taken.contains(&0) {
+            return Err(line_error(
+                line_no,
+                "holds a NUL byte: not text (one shuffle per line, items separated by spaces, tabs or commas)",
+            ));
+        }
+        if buffer.len() + taken.len() > MAX_LINE_BYTES + 1 {
+            return Err(line_error(
+                line_no,
+                format!("is longer than {} MiB", MAX_LINE_BYTES >> 20),
+            ));
+        }
+        buffer.extend_from_slice(taken);
+        let used = taken.len();
+        input.consume(used);
+        if done {
+            return Ok(buffer.len());
+        }
+    }
 }
 
-fn parse_lines<R: BufRead>(mut input: R) -> Result<Parsed, AuditError> {
-    let mut parsed = Parsed {
-        kind: ElementKind::Integers,
-        k: 0,
-        values: Vec::new(),
-        line_numbers: Vec::new(),
-        blank_lines: 0,
-    };
-    let mut kind: Option<ElementKind> = None;
-    let mut first_line = 0;
+/// Splits a line into its items (separated by commas or whitespace).
+fn tokens(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.is_empty())
+}
+
+/// The audit of a stream of lines, one line at a time: memory holds one
+/// line, the tally, and (only while integer numbering is still unknown for
+/// partial deals) the lines read so far.
+struct Auditor<'a> {
+    options: &'a AuditOptions,
+    kind: ElementKind,
+    k: usize,
+    n: usize,
+    first_line: u64,
+    /// The numbering, once known (0 for cards).
+    base: Option<u64>,
+    base_detected: bool,
+    /// Lines waiting for the numbering: values and line numbers.
+    pending: Vec<(u64, Vec<u32>)>,
+    tally: Tally,
+    trials: u64,
+    seen: Vec<u64>,
+    line: Vec<usize>,
+}
+
+impl Auditor<'_> {
+    /// Whether a value shows the numbering of a partial deal (0 or `n`).
+    fn telling(&self, value: u32) -> bool {
+        u64::from(value) == 0 || u64::from(value) == self.n as u64
+    }
+
+    /// Takes one parsed line: tallies it, or holds it until the numbering
+    /// is known.
+    fn add(&mut self, line_no: u64, values: &[u32]) -> Result<(), AuditError> {
+        if self.base.is_none() && self.k == self.n {
+            // A full permutation holds 0 when 0-based; the range check then
+            // names any line that does not fit.
+            self.base = Some(u64::from(!values.contains(&0)));
+        }
+        if self.base.is_none() {
+            // Partial deals of integers: 0 or n decides.
+            match values.iter().find(|&&v| self.telling(v)) {
+                Some(&v) => {
+                    self.base = Some(u64::from(v != 0));
+                    self.base_detected = true;
+                    for (held_no, held) in std::mem::take(&mut self.pending) {
+                        self.count(held_no, &held)?;
+                    }
+                }
+                None => {
+                    self.pending.push((line_no, values.to_vec()));
+                    return Ok(());
+                }
+            }
+        }
+        self.count(line_no, values)
+    }
+
+    /// Checks one line against the numbering and tallies it.
+    fn count(&mut self, line_no: u64, values: &[u32]) -> Result<(), AuditError> {
+        let base = self.base.expect("numbering known");
+        let n = self.n;
+        let kind = self.kind;
+        let partial_detected = self.base_detected && self.k < n;
+        let index = self.trials;
+        for (slot, &value) in values.iter().enumerate() {
+            let value = u64::from(value);
+            if partial_detected && (value == 0 || value == n as u64) && value != base * n as u64 {
+                // Both 0 and n occur: neither numbering fits.
+                return Err(AuditError::Input(format!(
+                    "the input holds both 0 and {n}: neither 0-based nor 1-based numbering of n = {n} items (check --deck-size)"
+                )));
+            }
+            let item = value
+                .checked_sub(base)
+                .filter(|&v| v < n as u64)
+                .ok_or_else(|| {
+                    let shown = match kind {
+                        ElementKind::Cards => cards::card_name(value as usize),
+                        ElementKind::Integers => value.to_string(),
+                    };
+                    let hint = if self.options.n.is_none() && kind == ElementKind::Integers {
+                        "; if the lines are deals from a larger deck, give its size with --deck-size"
+                    } else {
+                        ""
+                    };
+                    line_error(
+                        line_no,
+                        format!(
+                            "{shown} is outside {}..={} ({base}-based, n = {n}){hint}",
+                            base,
+                            base + n as u64 - 1
+                        ),
+                    )
+                })? as usize;
+            if self.seen[item] == index {
+                let shown = match kind {
+                    ElementKind::Cards => cards::card_name(item),
+                    ElementKind::Integers => value.to_string(),
+                };
+                return Err(line_error(
+                    line_no,
+                    format!("{shown} appears more than once: not a permutation"),
+                ));
+            }
+            self.seen[item] = index;
+            self.line[slot] = item;
+        }
+        self.tally.add_deal(&self.line);
+        self.trials += 1;
+        Ok(())
+    }
+}
+
+/// Reads shuffles from `input` and audits them, one line at a time (time
+/// linear in the input; memory bounded by the longest line and the tally,
+/// except that partial deals of integers whose numbering is not yet known
+/// are held until a 0 or an `n` shows it).
+pub fn audit_text<R: BufRead>(
+    mut input: R,
+    options: &AuditOptions,
+) -> Result<AuditReport, AuditError> {
+    let mut auditor: Option<Auditor<'_>> = None;
+    let mut blank_lines = 0u64;
     let mut buffer = Vec::new();
+    let mut values: Vec<u32> = Vec::new();
     let mut line_no = 0u64;
     loop {
         buffer.clear();
-        let read = input
-            .read_until(b'\n', &mut buffer)
-            .map_err(|e| AuditError::Input(format!("read error: {e}")))?;
+        let read = read_line_bounded(&mut input, &mut buffer, line_no + 1)?;
         if read == 0 {
             break;
         }
@@ -168,44 +325,44 @@ fn parse_lines<R: BufRead>(mut input: R) -> Result<Parsed, AuditError> {
         let text = std::str::from_utf8(&buffer)
             .map_err(|_| line_error(line_no, "not valid UTF-8"))?
             .trim_end_matches(['\n', '\r']);
-        let tokens: Vec<&str> = text
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|t| !t.is_empty())
-            .collect();
-        if tokens.is_empty() {
-            parsed.blank_lines += 1;
+        let Some(first) = tokens(text).next() else {
+            blank_lines += 1;
             continue;
-        }
-        let line_kind = *kind.get_or_insert_with(|| {
-            if tokens[0].bytes().all(|b| b.is_ascii_digit()) {
-                ElementKind::Integers
-            } else {
-                ElementKind::Cards
+        };
+        let count = tokens(text).count();
+        let auditor = match &mut auditor {
+            Some(auditor) => {
+                if count != auditor.k {
+                    return Err(line_error(
+                        line_no,
+                        format!(
+                            "has {count} items, but line {} has {} (every line must have the same number)",
+                            auditor.first_line, auditor.k
+                        ),
+                    ));
+                }
+                auditor
             }
-        });
-        if parsed.line_numbers.is_empty() {
-            parsed.k = tokens.len();
-            first_line = line_no;
-        } else if tokens.len() != parsed.k {
-            return Err(line_error(
-                line_no,
-                format!(
-                    "has {} items, but line {first_line} has {} (every line must have the same number)",
-                    tokens.len(),
-                    parsed.k
-                ),
-            ));
-        }
-        // Earlier lines decided integers or cards; say so when they did.
+            None => {
+                let kind = if first.bytes().all(|b| b.is_ascii_digit()) {
+                    ElementKind::Integers
+                } else {
+                    ElementKind::Cards
+                };
+                auditor.insert(start(options, kind, count, line_no)?)
+            }
+        };
+        // The first line decided integers or cards; say so after it.
         let earlier = |what: &str| {
-            if parsed.line_numbers.is_empty() {
+            if line_no == auditor.first_line {
                 String::new()
             } else {
                 format!(" (earlier lines hold {what})")
             }
         };
-        for token in tokens {
-            let value = match line_kind {
+        values.clear();
+        for token in tokens(text) {
+            let value = match auditor.kind {
                 ElementKind::Integers if token.bytes().all(|b| b.is_ascii_digit()) => {
                     token.parse::<u64>().unwrap_or(u64::MAX)
                 }
@@ -236,22 +393,43 @@ fn parse_lines<R: BufRead>(mut input: R) -> Result<Parsed, AuditError> {
                     format!("{token} is too large to be an item number"),
                 )
             })?;
-            parsed.values.push(value);
+            values.push(value);
         }
-        parsed.line_numbers.push(line_no);
+        auditor.add(line_no, &values)?;
     }
-    parsed.kind = kind.unwrap_or(ElementKind::Integers);
-    Ok(parsed)
+    let Some(auditor) = auditor else {
+        return Err(AuditError::Input("no shuffles in the input".into()));
+    };
+    let Some(base) = auditor.base else {
+        let n = auditor.n;
+        return Err(AuditError::Input(format!(
+            "cannot tell whether the numbers are 0-based or 1-based (neither 0 nor {n} occurs); pass --base 0 or --base 1"
+        )));
+    };
+    Ok(AuditReport {
+        n: auditor.n,
+        k: auditor.k,
+        kind: auditor.kind,
+        base: (auditor.kind == ElementKind::Integers).then_some(base as usize),
+        base_detected: auditor.base_detected,
+        blank_lines,
+        analysis: with_effect(
+            analysis::analyze(&auditor.tally, options.alpha),
+            options.effect,
+        ),
+    })
 }
 
-/// Reads shuffles from `input` and audits them.
-pub fn audit_text<R: BufRead>(input: R, options: &AuditOptions) -> Result<AuditReport, AuditError> {
-    let parsed = parse_lines(input)?;
-    if parsed.line_numbers.is_empty() {
-        return Err(AuditError::Input("no shuffles in the input".into()));
-    }
-    let k = parsed.k;
-    let n = match (options.n, parsed.kind) {
+/// The auditor for input whose first shuffle (line `line_no`) has `k`
+/// items of `kind`: the universe size, the numbering when it is already
+/// known, an empty tally.
+fn start(
+    options: &AuditOptions,
+    kind: ElementKind,
+    k: usize,
+    line_no: u64,
+) -> Result<Auditor<'_>, AuditError> {
+    let n = match (options.n, kind) {
         (Some(n), _) => n,
         (None, ElementKind::Cards) => cards::DECK,
         (None, ElementKind::Integers) => k,
@@ -264,64 +442,29 @@ pub fn audit_text<R: BufRead>(input: R, options: &AuditOptions) -> Result<AuditR
     if n < 2 {
         return Err(AuditError::Input("a shuffle needs at least 2 items".into()));
     }
-    let (base, base_detected) = match parsed.kind {
-        ElementKind::Cards => (0, false),
-        ElementKind::Integers => match options.base {
-            Some(b) => (b as u64, false),
-            None => (detect_base(&parsed.values, n as u64, k == n)?, true),
-        },
+    let (base, base_detected) = match (kind, options.base) {
+        (ElementKind::Cards, _) => (Some(0), false),
+        (ElementKind::Integers, Some(b)) => (Some(b as u64), false),
+        // Full permutations: decided by the first line (below).
+        (ElementKind::Integers, None) => (None, true),
     };
-    let mut tally = if k == n {
-        Tally::new(n)
-    } else {
-        Tally::new_deal(n, k)
-    };
-    let mut line = vec![0usize; k];
-    let mut seen = vec![u64::MAX; n];
-    for (index, chunk) in parsed.values.chunks_exact(k).enumerate() {
-        let line_no = parsed.line_numbers[index];
-        for (slot, &value) in line.iter_mut().zip(chunk) {
-            let value = u64::from(value);
-            let item = value
-                .checked_sub(base)
-                .filter(|&v| v < n as u64)
-                .ok_or_else(|| {
-                    let shown = match parsed.kind {
-                        ElementKind::Cards => cards::card_name(value as usize),
-                        ElementKind::Integers => value.to_string(),
-                    };
-                    line_error(
-                        line_no,
-                        format!(
-                            "{shown} is outside {}..={} ({base}-based, n = {n})",
-                            base,
-                            base + n as u64 - 1
-                        ),
-                    )
-                })? as usize;
-            if seen[item] == index as u64 {
-                let shown = match parsed.kind {
-                    ElementKind::Cards => cards::card_name(item),
-                    ElementKind::Integers => value.to_string(),
-                };
-                return Err(line_error(
-                    line_no,
-                    format!("{shown} appears more than once: not a permutation"),
-                ));
-            }
-            seen[item] = index as u64;
-            *slot = item;
-        }
-        tally.add_deal(&line);
-    }
-    Ok(AuditReport {
-        n,
+    Ok(Auditor {
+        options,
+        kind,
         k,
-        kind: parsed.kind,
-        base: (parsed.kind == ElementKind::Integers).then_some(base as usize),
+        n,
+        first_line: line_no,
+        base,
         base_detected,
-        blank_lines: parsed.blank_lines,
-        analysis: with_effect(analysis::analyze(&tally, options.alpha), options.effect),
+        pending: Vec::new(),
+        tally: if k == n {
+            Tally::new(n)
+        } else {
+            Tally::new_deal(n, k)
+        },
+        trials: 0,
+        seen: vec![u64::MAX; n],
+        line: vec![0; k],
     })
 }
 
@@ -340,28 +483,6 @@ fn with_effect(mut analysis: Analysis, effect: Option<f64>) -> Analysis {
         ));
     }
     analysis
-}
-
-/// 0 if any value is 0; 1 if the value `n` occurs (or, for full
-/// permutations, if 0 does not); otherwise ambiguous.
-fn detect_base(values: &[u32], n: u64, full: bool) -> Result<u64, AuditError> {
-    let has_zero = values.contains(&0);
-    if full {
-        // A full permutation holds 0 when 0-based; the range check then
-        // names any line that does not fit.
-        return Ok(u64::from(!has_zero));
-    }
-    let has_n = values.iter().any(|&v| u64::from(v) == n);
-    match (has_zero, has_n) {
-        (true, true) => Err(AuditError::Input(format!(
-            "the input holds both 0 and {n}: neither 0-based nor 1-based numbering of n = {n} items (check --n)"
-        ))),
-        (true, false) => Ok(0),
-        (false, true) => Ok(1),
-        (false, false) => Err(AuditError::Input(format!(
-            "cannot tell whether the numbers are 0-based or 1-based (neither 0 nor {n} occurs); pass --base 0 or --base 1"
-        ))),
-    }
 }
 
 /// Audits a shuffle function directly: `shuffle` receives the identity
@@ -435,7 +556,8 @@ mod tests {
         );
         assert_eq!(
             err("0 1 2\n1 2 3\n", &o),
-            "line 2: 3 is outside 0..=2 (0-based, n = 3)"
+            "line 2: 3 is outside 0..=2 (0-based, n = 3); if the lines are deals from a larger \
+             deck, give its size with --deck-size"
         );
         assert!(err("1 2 7\n", &o).contains("7 is outside 1..=3"));
         assert!(
@@ -449,6 +571,47 @@ mod tests {
             .contains("A♠ appears more than once")
         );
         assert!(err("", &o).contains("no shuffles"));
+    }
+
+    #[test]
+    fn the_numbering_of_partial_deals_is_found_however_late() {
+        let deals = |text: &str| {
+            audit_text(
+                text.as_bytes(),
+                &AuditOptions {
+                    n: Some(6),
+                    ..AuditOptions::default()
+                },
+            )
+        };
+        // Held until line 3 shows a 6: 1-based, and every line counted.
+        let r = deals("1 2\n3 4\n\n5 6\n2 1\n").unwrap();
+        assert_eq!((r.base, r.analysis.trials, r.blank_lines), (Some(1), 4, 1));
+        let r = deals("1 2\n0 4\n").unwrap();
+        assert_eq!(r.base, Some(0));
+        assert!(
+            deals("1 2\n0 4\n6 1\n")
+                .unwrap_err()
+                .to_string()
+                .contains("both 0 and 6")
+        );
+        assert!(
+            deals("6 2\n0 4\n")
+                .unwrap_err()
+                .to_string()
+                .contains("both 0 and 6")
+        );
+        assert!(
+            deals("1 2\n3 4\n")
+                .unwrap_err()
+                .to_string()
+                .contains("cannot tell")
+        );
+        // A held line is still checked once the numbering is known.
+        assert_eq!(
+            deals("1 1\n6 2\n").unwrap_err().to_string(),
+            "line 1: 1 appears more than once: not a permutation"
+        );
     }
 
     #[test]

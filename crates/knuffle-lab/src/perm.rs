@@ -92,36 +92,69 @@ pub mod law {
     pub fn fixed_points(n: usize) -> Vec<f64> {
         (0..=n)
             .map(|k| {
+                let factorial = factorial_f(k);
+                if factorial.is_infinite() {
+                    // A finite sum over an infinite k!: exactly 0.
+                    return 0.0;
+                }
                 let mut term = 1.0;
                 let mut sum = 0.0;
                 for j in 0..=(n - k) {
                     if j > 0 {
                         term /= -(j as f64);
                     }
+                    if term == 0.0 {
+                        // 1/j! underflowed: every later term adds exactly 0.
+                        break;
+                    }
                     sum += term;
                 }
-                sum / factorial_f(k)
+                sum / factorial
             })
             .collect()
     }
 
     /// Cycle count (unsigned Stirling numbers of the first kind over `n!`).
+    ///
+    /// The recurrence `P_m(k) = P_{m-1}(k) (m-1)/m + P_{m-1}(k-1)/m` runs in
+    /// place over the entries that are not exactly 0 (the upper tail
+    /// underflows after a few hundred cycles), so the cost is O(n) times
+    /// that width, not O(n^2); every value is the one the full recurrence
+    /// gives, bit for bit (a zero entry only ever adds +0.0).
     pub fn cycles(n: usize) -> Vec<f64> {
-        let mut p = vec![1.0];
+        let mut p = vec![0.0; n + 1];
+        p[0] = 1.0;
+        // Entries at `live..` are exactly 0.
+        let mut live = 1;
         for m in 1..=n {
-            let mut next = vec![0.0; m + 1];
-            for (k, &q) in p.iter().enumerate() {
-                next[k] += q * (m - 1) as f64 / m as f64;
-                next[k + 1] += q / m as f64;
+            let mf = m as f64;
+            let stay = (m - 1) as f64;
+            // Downwards, so that p[k - 1] is still the previous step's.
+            let top = live.min(m);
+            p[top] = p[top - 1] / mf;
+            for k in (1..top).rev() {
+                p[k] = p[k - 1] / mf + p[k] * stay / mf;
             }
-            p = next;
+            p[0] = p[0] * stay / mf;
+            live = top + 1;
+            while live > 1 && p[live - 1] == 0.0 {
+                live -= 1;
+            }
         }
-        p.resize(n + 1, 0.0);
         p
     }
 
     /// Rises (Eulerian numbers over `n!`).
+    ///
+    /// Up to [`EXACT_RISES_MAX_N`] items the recurrence is run (O(n^2));
+    /// above it, where the Eulerian distribution is normal to within a
+    /// relative O(1/n) (mean `(n-1)/2`, variance `(n+1)/12`; Bender 1973,
+    /// "Central and local limit theorems applied to asymptotic
+    /// enumeration"), the normal law with continuity correction (O(n)).
     pub fn rises(n: usize) -> Vec<f64> {
+        if n > EXACT_RISES_MAX_N {
+            return rises_normal(n);
+        }
         if n == 0 {
             return vec![1.0];
         }
@@ -173,7 +206,35 @@ pub mod law {
             .collect()
     }
 
+    /// Above this many items [`rises`] uses the normal law.
+    pub const EXACT_RISES_MAX_N: usize = 5000;
+
+    /// The normal approximation of [`rises`] for large `n`.
+    pub(crate) fn rises_normal(n: usize) -> Vec<f64> {
+        use statrs::distribution::{ContinuousCDF, Normal};
+        let mean = (n as f64 - 1.0) / 2.0;
+        let sd = ((n as f64 + 1.0) / 12.0).sqrt();
+        let normal = Normal::new(mean, sd).expect("a positive standard deviation");
+        let mut p: Vec<f64> = (0..=n)
+            .map(|k| {
+                if k == n {
+                    0.0
+                } else {
+                    normal.cdf(k as f64 + 0.5) - normal.cdf(k as f64 - 0.5)
+                }
+            })
+            .collect();
+        let total: f64 = p.iter().sum();
+        p.iter_mut().for_each(|x| *x /= total);
+        p
+    }
+
+    /// `k!` as a float: infinite from 171 on (where the product overflows),
+    /// without multiplying further.
     fn factorial_f(k: usize) -> f64 {
+        if k > 170 {
+            return f64::INFINITY;
+        }
         (1..=k).map(|x| x as f64).product()
     }
 }
@@ -195,6 +256,61 @@ mod tests {
         let mut sorted = perms.clone();
         sorted.sort();
         assert_eq!(sorted, perms);
+    }
+
+    /// The quadratic recurrences these laws replaced, kept as references.
+    fn cycles_quadratic(n: usize) -> Vec<f64> {
+        let mut p = vec![1.0];
+        for m in 1..=n {
+            let mut next = vec![0.0; m + 1];
+            for (k, &q) in p.iter().enumerate() {
+                next[k] += q * (m - 1) as f64 / m as f64;
+                next[k + 1] += q / m as f64;
+            }
+            p = next;
+        }
+        p.resize(n + 1, 0.0);
+        p
+    }
+
+    fn fixed_points_quadratic(n: usize) -> Vec<f64> {
+        (0..=n)
+            .map(|k| {
+                let mut term = 1.0;
+                let mut sum = 0.0;
+                for j in 0..=(n - k) {
+                    if j > 0 {
+                        term /= -(j as f64);
+                    }
+                    sum += term;
+                }
+                sum / (1..=k).map(|x| x as f64).product::<f64>()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn linear_laws_equal_the_quadratic_recurrences_bit_for_bit() {
+        for n in [0, 1, 2, 5, 52, 170, 171, 172, 400, 2500] {
+            assert_eq!(law::cycles(n), cycles_quadratic(n), "cycles n = {n}");
+            assert_eq!(
+                law::fixed_points(n),
+                fixed_points_quadratic(n),
+                "fixed n = {n}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_normal_rises_law_is_close_to_the_exact_one() {
+        let n = law::EXACT_RISES_MAX_N;
+        let exact = law::rises(n);
+        let normal = law::rises_normal(n);
+        let distance: f64 = exact.iter().zip(&normal).map(|(a, b)| (a - b).abs()).sum();
+        assert!(distance < 1e-3, "total variation {distance}");
+        let big = law::rises(100_000);
+        assert_eq!(big.len(), 100_001);
+        assert!((big.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     }
 
     #[test]

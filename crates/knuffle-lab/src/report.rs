@@ -1,6 +1,7 @@
-//! The lab's report: a self-contained HTML page (no scripts, no network)
-//! with, per algorithm, a histogram of the order counts against the
-//! expected line and a position heat map, each as SVG and PNG.
+//! The lab's report: a self-contained HTML page (no scripts, no network, no
+//! other file needed: the charts are inline SVG) opening with a verdict
+//! table, then, per algorithm, a histogram of the order counts against the
+//! expected line and a position heat map, also written as SVG and PNG files.
 //!
 //! PNG text is drawn with DejaVu Sans, shipped in this crate (`fonts/`,
 //! Bitstream Vera licence), so no system font library is needed.
@@ -56,8 +57,12 @@ fn other<E: std::fmt::Display>(e: E) -> io::Error {
 
 /// Writes `index.html` plus `<algorithm>-histogram.{svg,png}` and
 /// `<algorithm>-positions.{svg,png}` into `dir`; returns the page's path.
-/// Files are written to temporary names and renamed, so a failed run never
-/// leaves a half-written file under a final name.
+/// The page embeds every chart as inline SVG, so it shows everything on its
+/// own (the files are for reuse; the page links them for download). A
+/// verdict table opens the page, biased algorithms first, each row linking
+/// to the algorithm's section. Files are written to temporary names and
+/// renamed, so a failed run never leaves a half-written file under a final
+/// name.
 pub fn write_report(dir: &Path, runs: &[LabRun]) -> io::Result<PathBuf> {
     prepare_dir(dir)?;
     register_font();
@@ -72,22 +77,28 @@ pub fn write_report(dir: &Path, runs: &[LabRun]) -> io::Result<PathBuf> {
         {
             let svg = format!("{name}-histogram.svg");
             let png = format!("{name}-histogram.png");
-            render_both(dir, &svg, &png, HIST_SIZE, &Picture::Histogram(run, counts))?;
+            let inline = render_both(dir, &svg, &png, HIST_SIZE, &Picture::Histogram(run, counts))?;
             let _ = write!(
                 images,
-                r#"<figure><img src="{svg}" alt="{name}: count of each order against the expected count" width="{w}" height="{h}"><figcaption>Count of each order (bars) against the expected count m/n! (red line). Orange bars are more than 4 standard deviations away. <a href="{png}">PNG</a></figcaption></figure>"#,
-                w = HIST_SIZE.0,
-                h = HIST_SIZE.1
+                r#"<figure>{chart}<figcaption>Count of each order (bars) against the expected count m/n! (red line). Orange bars are more than 4 standard deviations away. Files: <a href="{svg}">SVG</a>, <a href="{png}">PNG</a></figcaption></figure>"#,
+                chart = inline_svg(
+                    &inline,
+                    &format!("{name}: count of each order against the expected count")
+                ),
             );
         }
         let svg = format!("{name}-positions.svg");
         let png = format!("{name}-positions.png");
-        render_both(dir, &svg, &png, HEAT_SIZE, &Picture::Heat(run))?;
+        let inline = render_both(dir, &svg, &png, HEAT_SIZE, &Picture::Heat(run))?;
         let _ = write!(
             images,
-            r#"<figure><img src="{svg}" alt="{name}: position heat map, original position (from) against final position (to)" width="{w}" height="{h}"><figcaption>Where items end: row = original position (from), column = final position (to); red = more often than uniform, blue = less, white = as expected. <a href="{png}">PNG</a></figcaption></figure>"#,
-            w = HEAT_SIZE.0,
-            h = HEAT_SIZE.1
+            r#"<figure>{chart}<figcaption>Where items end: row = original position (from), column = final position (to); red = more often than uniform, blue = less, white = as expected. Files: <a href="{svg}">SVG</a>, <a href="{png}">PNG</a></figcaption></figure>"#,
+            chart = inline_svg(
+                &inline,
+                &format!(
+                    "{name}: position heat map, original position (from) against final position (to)"
+                )
+            ),
         );
         let a = &run.analysis;
         let mut rows = String::new();
@@ -117,11 +128,7 @@ pub fn write_report(dir: &Path, runs: &[LabRun]) -> io::Result<PathBuf> {
 <table><tr><th>test</th><th>what</th><th>statistic</th><th>dof</th><th>p-value</th><th>Holm p</th></tr>{rows}</table>
 <ul class=power>{power}</ul></section>
 "#,
-            verdict_text = if a.biased() {
-                "BIASED"
-            } else {
-                "no bias found"
-            },
+            verdict_text = verdict_text(a),
             desc = html(run.algorithm.description()),
             source = html(run.algorithm.source()),
             expected = run.algorithm.fairness().label(),
@@ -129,6 +136,7 @@ pub fn write_report(dir: &Path, runs: &[LabRun]) -> io::Result<PathBuf> {
             rate = run.rate(),
         );
     }
+    let verdicts = verdict_table(runs);
     let summary = html(&table(runs));
     let page = format!(
         r#"<!DOCTYPE html>
@@ -139,15 +147,19 @@ pre {{ background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 12px; }}
 section {{ border-top: 1px solid #ccc; margin-top: 2em; }}
 .figs {{ display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }}
 figure {{ margin: 0; }} figcaption {{ font-size: 12px; max-width: 560px; color: #555; }}
+figure svg {{ max-width: 100%; height: auto; }}
 table {{ border-collapse: collapse; font-size: 13px; margin-top: 1em; }}
 td, th {{ border: 1px solid #ddd; padding: 3px 8px; text-align: left; }} td.num {{ text-align: right; }}
 .verdict {{ font-size: 60%; padding: 2px 8px; border-radius: 4px; color: white; vertical-align: middle; }}
 .verdict.biased {{ background: #c0392b; }} .verdict.fair {{ background: #27ae60; }}
+table.verdicts .verdict {{ font-size: 100%; }}
+tr.biased {{ background: #fdecea; }} tr.fair {{ background: #eafaf1; }}
 .power {{ font-size: 13px; color: #444; }}
 </style></head><body>
 <h1>knuffle bias lab</h1>
-<p>Each algorithm shuffled the identity order many times; the tests compare the counts with a uniform shuffle. A verdict is "biased" when a test stays significant after Holm's correction.</p>
-<pre>{summary}</pre>
+<p>Each algorithm shuffled the identity order many times; the tests compare the counts with a uniform shuffle. A verdict is "biased" when a test stays significant after Holm's correction. This page holds every chart itself; the SVG and PNG files beside it are copies for reuse.</p>
+{verdicts}
+<details><summary>Summary as text</summary><pre>{summary}</pre></details>
 {sections}
 </body></html>
 "#
@@ -155,6 +167,61 @@ td, th {{ border: 1px solid #ddd; padding: 3px 8px; text-align: left; }} td.num 
     let index = dir.join("index.html");
     write_atomically(&index, page.as_bytes())?;
     Ok(index)
+}
+
+/// "BIASED" or "no bias found" (with a caveat when too few shuffles ran).
+fn verdict_text(a: &crate::analysis::Analysis) -> &'static str {
+    if a.biased() {
+        "BIASED"
+    } else if a.too_few_to_clear() {
+        "no bias found (too few shuffles to rule out the naive swap)"
+    } else {
+        "no bias found"
+    }
+}
+
+/// The table that opens the page: one row per algorithm, biased ones
+/// first (otherwise in run order), coloured by verdict, each linking to the
+/// algorithm's section.
+fn verdict_table(runs: &[LabRun]) -> String {
+    let mut order: Vec<&LabRun> = runs.iter().collect();
+    order.sort_by_key(|run| !run.analysis.biased());
+    let mut rows = String::new();
+    for run in order {
+        let a = &run.analysis;
+        let name = run.algorithm.name();
+        let class = if a.biased() { "biased" } else { "fair" };
+        let main = a
+            .order_test()
+            .or_else(|| a.tests.iter().find(|t| t.name.contains("positions")));
+        let (test, p) = main.map_or(("-".to_string(), "-".to_string()), |t| {
+            (html(&t.name), format_p(t.adjusted_p))
+        });
+        let _ = write!(
+            rows,
+            r##"<tr class="{class}"><td><a href="#{name}">{name}</a></td><td><span class="verdict {class}">{verdict}</span></td><td>{expected}</td><td>{test}</td><td class=num>{p}</td><td class=num>{min_p}</td></tr>"##,
+            verdict = verdict_text(a),
+            expected = run.algorithm.fairness().label(),
+            min_p = format_p(a.min_adjusted_p()),
+        );
+    }
+    format!(
+        r#"<table class="verdicts"><tr><th>algorithm</th><th>verdict</th><th>expected</th><th>main test</th><th>its Holm p</th><th>smallest Holm p</th></tr>{rows}</table>"#
+    )
+}
+
+/// An SVG document made ready to sit inside the HTML page: the namespace
+/// declaration (implicit in HTML) dropped, a role and label added.
+fn inline_svg(svg: &str, label: &str) -> String {
+    let body = svg
+        .replace(r#" xmlns="http://www.w3.org/2000/svg""#, "")
+        .replace(r#" xmlns:xlink="http://www.w3.org/1999/xlink""#, "");
+    let start = body.find("<svg").unwrap_or(0);
+    format!(
+        r#"<svg role="img" aria-label="{}"{}"#,
+        html(label),
+        &body[start + "<svg".len()..]
+    )
 }
 
 fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -187,14 +254,14 @@ fn draw<DB: DrawingBackend>(
     }
 }
 
-/// Draws the same picture as SVG and PNG.
+/// Draws the same picture as SVG and PNG; returns the SVG text.
 fn render_both(
     dir: &Path,
     svg: &str,
     png: &str,
     size: (u32, u32),
     picture: &Picture<'_>,
-) -> io::Result<()> {
+) -> io::Result<String> {
     let mut text = String::new();
     {
         let area = SVGBackend::with_string(&mut text, size).into_drawing_area();
@@ -208,7 +275,8 @@ fn render_both(
         draw(&area, picture).map_err(other)?;
         area.present().map_err(other)?;
     }
-    fs::rename(&tmp, dir.join(png))
+    fs::rename(&tmp, dir.join(png))?;
+    Ok(text)
 }
 
 fn order_label(n: usize, rank: usize) -> String {

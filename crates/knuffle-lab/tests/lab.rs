@@ -139,7 +139,7 @@ fn report_has_pages_images_and_labelled_axes() {
         for kind in ["histogram", "positions"] {
             let svg_name = format!("{name}-{kind}.svg");
             let png_name = format!("{name}-{kind}.png");
-            assert!(html.contains(&format!("src=\"{svg_name}\"")), "{svg_name}");
+            assert!(html.contains(&format!("href=\"{svg_name}\"")), "{svg_name}");
             assert!(html.contains(&format!("href=\"{png_name}\"")), "{png_name}");
             let svg = std::fs::read_to_string(dir.path().join(&svg_name)).unwrap();
             assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
@@ -159,6 +159,30 @@ fn report_has_pages_images_and_labelled_axes() {
         }
     }
     assert!(html.contains("BIASED") && html.contains("no bias found"));
+    // Self-contained: every chart inline, nothing loaded from another file.
+    assert!(
+        !html.contains("<img") && !html.contains("src="),
+        "no external images"
+    );
+    assert_eq!(
+        html.matches("<svg").count(),
+        4,
+        "two charts per algorithm, inline"
+    );
+    assert!(html.contains("final position (to)") && html.contains("expected m/n!"));
+    // The verdict table comes first, biased algorithms first, linking to sections.
+    let table = html
+        .find("<table class=\"verdicts\">")
+        .expect("verdict table");
+    assert!(table < html.find("<section").unwrap());
+    let naive_row = html
+        .find("<a href=\"#naive-swap\">")
+        .expect("link to naive-swap");
+    let fair_row = html
+        .find("<a href=\"#fisher-yates\">")
+        .expect("link to fisher-yates");
+    assert!(naive_row < fair_row, "biased first");
+    assert!(html.contains("<tr class=\"biased\">") && html.contains("<section id=\"naive-swap\">"));
     // No temporary files are left behind.
     for entry in std::fs::read_dir(dir.path()).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
