@@ -1,5 +1,5 @@
 //! The `knuffle` command: a drop-in GNU `shuf` by default, plus the
-//! `deal`, `chars`, `trace`, `lab` and `audit` subcommands.
+//! `deal`, `chars`, `trace`, `lab`, `audit`, `draw` and `verify` subcommands.
 //!
 //! Invoked under the name `shuf` (a symlink or copy), it is GNU `shuf`
 //! exactly: no subcommands are recognised, so a file named `deal` is a file.
@@ -12,6 +12,8 @@ mod audit;
 mod bytes;
 mod chars;
 mod deal;
+mod draw;
+mod draw_io;
 mod emit;
 mod external;
 mod lab;
@@ -19,6 +21,7 @@ mod scan;
 mod seeding;
 mod shuf;
 mod trace;
+mod verify;
 
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().collect();
@@ -36,6 +39,8 @@ fn main() -> ExitCode {
             "trace" => return trace::run(rest),
             "lab" => return lab::run(rest),
             "audit" => return audit::run(rest),
+            "draw" => return draw::run(rest),
+            "verify" => return verify::run(rest),
             _ => {}
         }
     }
