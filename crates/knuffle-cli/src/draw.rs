@@ -162,7 +162,11 @@ fn population(args: &Args) -> Result<Population, Failure> {
     match args.args.as_slice() {
         [] => read_population("-").map_err(|e| (e, IO_FAILURE)),
         [file] => read_population(file).map_err(|e| {
-            let status = if e.contains("not UTF-8") { USAGE } else { IO_FAILURE };
+            let status = if e.contains("not UTF-8") {
+                USAGE
+            } else {
+                IO_FAILURE
+            };
             (e, status)
         }),
         [_, extra, ..] => Err(usage(format!("extra operand {extra:?}"))),
@@ -197,7 +201,11 @@ fn run_parsed(args: &Args) -> Result<ExitCode, Failure> {
             "no seed source: give --seed TEXT (public dice rolls, a phrase) and/or --beacon FILE",
         ));
     }
-    let mode = if args.replace { Mode::Replace } else { Mode::Perm };
+    let mode = if args.replace {
+        Mode::Replace
+    } else {
+        Mode::Perm
+    };
     let transcript = make_transcript(mode, &population, !args.omit_items, &sources, args.count)
         .map_err(|e| usage(e.to_string()))?;
     if let Some(path) = &args.transcript {
@@ -222,8 +230,7 @@ fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, Failure> {
                 Population::Items(items) if !items.is_empty() => (1, items.len() as u64),
                 Population::Items(_) => return Err(usage("the population is empty")),
             };
-            let picks =
-                rivest::sample(&seed, lo, hi, args.count, args.replace).map_err(usage)?;
+            let picks = rivest::sample(&seed, lo, hi, args.count, args.replace).map_err(usage)?;
             for pick in picks {
                 match &population {
                     Population::Items(items) => out.push_str(&items[(pick - 1) as usize]),
@@ -236,7 +243,9 @@ fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, Failure> {
         Compat::ConsistentSampler => {
             let seed = one_seed(args, "consistent-sampler")?;
             let population = population(args)?;
-            let ids: Vec<String> = (0..population.count()).map(|i| population.item(i)).collect();
+            let ids: Vec<String> = (0..population.count())
+                .map(|i| population.item(i))
+                .collect();
             if !args.replace && args.count > ids.len() as u64 {
                 return Err(usage(format!(
                     "cannot draw {} ids without replacement from {} (use --replace)",

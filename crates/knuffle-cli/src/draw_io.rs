@@ -17,8 +17,12 @@ pub fn read_population(path: &str) -> Result<Population, String> {
         std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes).map(|_| ()))
     };
     read.map_err(|e| format!("{path}: {e}"))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|e| format!("{path}: not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{path}: not UTF-8 text (byte {})",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
     let body = text.strip_suffix('\n').unwrap_or(&text);
     let items = if text.is_empty() {
         Vec::new()
@@ -68,6 +72,7 @@ pub fn write_atomically(path: &str, text: &str) -> Result<(), String> {
     tmp.write_all(text.as_bytes())
         .and_then(|()| tmp.flush())
         .map_err(|e| format!("{path}: {e}"))?;
-    tmp.persist(target).map_err(|e| format!("{path}: {}", e.error))?;
+    tmp.persist(target)
+        .map_err(|e| format!("{path}: {}", e.error))?;
     Ok(())
 }

@@ -101,12 +101,15 @@ pub fn run(args: &[OsString]) -> ExitCode {
             Ok(b) => b,
             Err(e) => return trouble(&e),
         };
-        let used = transcript.sources.iter().filter_map(|s| match s.to_source() {
-            Ok(Source::Drand {
-                round, signature, ..
-            }) => Some((round, signature)),
-            _ => None,
-        });
+        let used = transcript
+            .sources
+            .iter()
+            .filter_map(|s| match s.to_source() {
+                Ok(Source::Drand {
+                    round, signature, ..
+                }) => Some((round, signature)),
+                _ => None,
+            });
         let matches = used
             .clone()
             .any(|(round, sig)| round == beacon.round && sig == beacon.signature);
@@ -117,7 +120,10 @@ pub fn run(args: &[OsString]) -> ExitCode {
             detail: if matches {
                 format!("{path} is round {}, the round the draw used", beacon.round)
             } else if rounds.is_empty() {
-                format!("{path} is round {}, but the draw used no beacon", beacon.round)
+                format!(
+                    "{path} is round {}, but the draw used no beacon",
+                    beacon.round
+                )
             } else {
                 format!(
                     "{path} is round {} (signature included), but the draw used round {} with \

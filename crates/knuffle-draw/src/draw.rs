@@ -97,7 +97,10 @@ mod tests {
         for mode in [Mode::Perm, Mode::Replace] {
             let big = draw_indices([9; 32], mode, 50, 50).unwrap();
             for k in 0..=50 {
-                assert_eq!(draw_indices([9; 32], mode, 50, k).unwrap(), big[..k as usize]);
+                assert_eq!(
+                    draw_indices([9; 32], mode, 50, k).unwrap(),
+                    big[..k as usize]
+                );
             }
         }
     }

@@ -2,11 +2,11 @@
 
 use std::fmt;
 
+use crate::commit::commitment;
 use crate::draw::draw_indices;
 use crate::encode::{digest_from_hex, sha256, to_hex};
 use crate::key::{Mode, Source, derive_key};
 use crate::population::Population;
-use crate::commit::commitment;
 use crate::transcript::Transcript;
 
 /// One named check and its outcome.
@@ -120,7 +120,10 @@ pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report
         if same_count {
             format!("{n} items hash to {}", to_hex(&digest))
         } else {
-            format!("{n} items, but the transcript says {}", transcript.population.count)
+            format!(
+                "{n} items, but the transcript says {}",
+                transcript.population.count
+            )
         } + &if digest == recorded_digest {
             String::new()
         } else {
@@ -249,7 +252,8 @@ pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report
         .iter()
         .zip(&result.indices)
         .position(|(a, b)| a != b)
-        .or((derived.len() != result.indices.len()).then_some(derived.len().min(result.indices.len())));
+        .or((derived.len() != result.indices.len())
+            .then_some(derived.len().min(result.indices.len())));
     let items_match = first_index_diff.is_none()
         && derived
             .iter()
@@ -265,7 +269,10 @@ pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report
                 "draw {} re-derives as index {}, the transcript says {}",
                 at + 1,
                 derived.get(at).map_or("none".to_owned(), u64::to_string),
-                result.indices.get(at).map_or("none".to_owned(), u64::to_string)
+                result
+                    .indices
+                    .get(at)
+                    .map_or("none".to_owned(), u64::to_string)
             ),
         },
     );

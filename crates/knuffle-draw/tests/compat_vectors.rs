@@ -45,7 +45,10 @@ fn rivest_without_replacement_skips_repeats_and_keeps_counting() {
 fn ids(value: &Value) -> Vec<String> {
     match value {
         Value::String(s) if s == "range(100)" => (0..100).map(|i| i.to_string()).collect(),
-        Value::Array(items) => items.iter().map(|v| v.as_str().unwrap().to_owned()).collect(),
+        Value::Array(items) => items
+            .iter()
+            .map(|v| v.as_str().unwrap().to_owned())
+            .collect(),
         other => panic!("unexpected ids {other}"),
     }
 }
@@ -130,8 +133,14 @@ fn stake_bias_names_the_favoured_and_the_short_cards() {
     let report = stake::bias();
     assert!(!report.exact);
     let text = report.to_string();
-    assert!(text.contains("48 cards have probability 82,595,525/2^32"), "{text}");
-    assert!(text.contains("4 cards have probability 82,595,524/2^32"), "{text}");
+    assert!(
+        text.contains("48 cards have probability 82,595,525/2^32"),
+        "{text}"
+    );
+    assert!(
+        text.contains("4 cards have probability 82,595,524/2^32"),
+        "{text}"
+    );
     // The short cards are the ones whose preimage interval is narrowest.
     let short: Vec<String> = (0..52)
         .filter(|&c| stake::preimages(c) == 82_595_524)

@@ -46,7 +46,9 @@ pub fn bias(n: u64) -> BiasReport {
         "each pick is SHA-256 (a 256-bit integer) reduced modulo n = {n}"
     )];
     if r == 0 {
-        lines.push(format!("n divides 2^256: every value has probability exactly 1/{n}"));
+        lines.push(format!(
+            "n divides 2^256: every value has probability exactly 1/{n}"
+        ));
     } else {
         lines.push(format!(
             "2^256 = q*n + r with r = {r}: the {r} lowest value{} of the range have probability \

@@ -57,9 +57,8 @@ pub fn bias() -> BiasReport {
     let counts: Vec<u64> = (0..52).map(preimages).collect();
     let high = *counts.iter().max().expect("52 cards");
     let low = *counts.iter().min().expect("52 cards");
-    let named = |count: u64| -> Vec<String> {
-        (0..52).filter(|&c| counts[c] == count).map(card).collect()
-    };
+    let named =
+        |count: u64| -> Vec<String> { (0..52).filter(|&c| counts[c] == count).map(card).collect() };
     let (favoured, short) = (named(high), named(low));
     let p_high = Ratio::new(u128::from(high), total).expect("non-zero denominator");
     let p_low = Ratio::new(u128::from(low), total).expect("non-zero denominator");
