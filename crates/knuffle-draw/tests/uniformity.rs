@@ -66,7 +66,10 @@ fn every_order_of_four_items_is_equally_likely_and_the_naive_swap_is_caught() {
     }
     let p_fair = p_value(&fair);
     let p_naive = p_value(&naive);
-    assert!(p_fair > ALPHA, "the draw looks biased: p = {p_fair}, counts {fair:?}");
+    assert!(
+        p_fair > ALPHA,
+        "the draw looks biased: p = {p_fair}, counts {fair:?}"
+    );
     assert!(
         p_naive < ALPHA,
         "the negative control was not flagged: p = {p_naive}, counts {naive:?}"
