@@ -68,7 +68,7 @@ pub fn to_hex(bytes: &[u8]) -> String {
 
 /// Parses hexadecimal (either case, even length).
 pub fn from_hex(text: &str) -> Result<Vec<u8>, String> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return Err(format!("odd number of hex digits in {text:?}"));
     }
     let digit = |c: u8| match c {
