@@ -63,7 +63,7 @@ pub use beacon::{Beacon, DRAND_MAINNET};
 pub use commit::{commitment, new_secret};
 pub use draw::{DrawError, draw_indices};
 pub use key::{Mode, Source, beacon_ref, derive_key};
-pub use population::Population;
+pub use population::{Population, card_deck};
 pub use stream::Sha256Stream;
 pub use transcript::{FORMAT, Transcript, make_transcript};
 pub use verify::{Check, Report, Trouble, population_of, verify};

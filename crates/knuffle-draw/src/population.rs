@@ -65,6 +65,24 @@ impl Population {
     }
 }
 
+/// The card list a committed deal draws from, fixed by the format: for each
+/// of `decks` decks, the suits ♣ ♦ ♥ ♠ in turn, each with the ranks
+/// `2 3 4 5 6 7 8 9 10 J Q K A`, then `jokers` jokers written `🃏`.
+pub fn card_deck(decks: usize, jokers: usize) -> Population {
+    const SUITS: [&str; 4] = ["♣", "♦", "♥", "♠"];
+    const RANKS: [&str; 13] = [
+        "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A",
+    ];
+    let mut items = Vec::with_capacity(decks * (52 + jokers));
+    for _ in 0..decks {
+        for suit in SUITS {
+            items.extend(RANKS.iter().map(|rank| format!("{rank}{suit}")));
+        }
+        items.extend(std::iter::repeat_n("🃏".to_owned(), jokers));
+    }
+    Population::Items(items)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,6 +94,17 @@ mod tests {
         assert_eq!(range.digest(), items.digest());
         assert_eq!(range.item(11), "12");
         assert!(Population::range(5, 4).is_none());
+    }
+
+    #[test]
+    fn the_card_deck_is_the_documented_list() {
+        let Population::Items(deck) = card_deck(2, 1) else {
+            panic!("a list")
+        };
+        assert_eq!(deck.len(), 106);
+        assert_eq!(&deck[..3], ["2♣", "3♣", "4♣"]);
+        assert_eq!(&deck[12..14], ["A♣", "2♦"]);
+        assert_eq!(&deck[51..54], ["A♠", "🃏", "2♣"]);
     }
 
     #[test]

@@ -15,7 +15,6 @@ use std::io::Write as _;
 use std::os::unix::fs::OpenOptionsExt;
 use std::process::ExitCode;
 
-use knuffle::cards::Deck;
 use knuffle_draw::encode::{digest_from_hex, to_hex};
 use knuffle_draw::{Mode, Population, Source, beacon_ref, commitment, make_transcript};
 use serde_json::{Value, json};
@@ -70,12 +69,11 @@ impl VerifiableArgs {
     }
 }
 
-/// The fixed, documented card list the deal draws from: the deck in
-/// `Deck::shoe` order (or the custom items), each card by its Unicode name.
+/// The fixed, documented card list the deal draws from
+/// ([`knuffle_draw::card_deck`]), or the custom items.
 fn population(args: &Args) -> Population {
     if args.items.is_empty() {
-        let deck = Deck::shoe(args.decks as usize, args.jokers as usize);
-        Population::Items(deck.iter().map(ToString::to_string).collect())
+        knuffle_draw::card_deck(args.decks as usize, args.jokers as usize)
     } else {
         Population::Items(args.items.clone())
     }
