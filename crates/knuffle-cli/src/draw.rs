@@ -73,9 +73,14 @@ struct Args {
     #[arg(short, long, value_name = "LO-HI")]
     input_range: Option<String>,
 
-    /// How many items to draw.
-    #[arg(short = 'n', long = "count", value_name = "K")]
-    count: u64,
+    /// How many items to draw (with --expect: by default, as many as it lists).
+    #[arg(
+        short = 'n',
+        long = "count",
+        value_name = "K",
+        required_unless_present = "expect"
+    )]
+    count: Option<u64>,
 
     /// A seed source: any text (dice rolls, a phrase); repeat for several, in order.
     #[arg(long, value_name = "TEXT")]
@@ -116,6 +121,11 @@ struct Args {
     #[arg(long, value_name = "N", default_value_t = 9,
           value_parser = clap::value_parser!(u64).range(1..=80))]
     digits: u64,
+
+    /// With --compat: check that the draw re-derives as the published one in
+    /// FILE (one item per line, as printed): exit 0 if it does, 1 if not.
+    #[arg(long, value_name = "FILE", requires = "compat")]
+    expect: Option<String>,
 
     /// stake: the client seed.
     #[arg(long, value_name = "TEXT")]
@@ -206,7 +216,8 @@ fn run_parsed(args: &Args) -> Result<ExitCode, Failure> {
     } else {
         Mode::Perm
     };
-    let transcript = make_transcript(mode, &population, !args.omit_items, &sources, args.count)
+    let count = args.count.expect("clap requires -n without --expect");
+    let transcript = make_transcript(mode, &population, !args.omit_items, &sources, count)
         .map_err(|e| usage(e.to_string()))?;
     if let Some(path) = &args.transcript {
         write_atomically(path, &transcript.to_json()).map_err(|e| (e, IO_FAILURE))?;
@@ -219,7 +230,22 @@ fn run_parsed(args: &Args) -> Result<ExitCode, Failure> {
     Ok(write_stdout("draw", &out))
 }
 
+/// The published draw of `--expect`: its lines.
+fn expected_lines(args: &Args) -> Result<Option<Vec<String>>, Failure> {
+    let Some(path) = &args.expect else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| (format!("{path}: {e}"), USAGE))?;
+    Ok(Some(text.lines().map(str::to_owned).collect()))
+}
+
 fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, Failure> {
+    let expected = expected_lines(args)?;
+    let count = match (args.count, &expected) {
+        (Some(count), _) => count,
+        (None, Some(lines)) => lines.len() as u64,
+        (None, None) => unreachable!("clap requires -n or --expect"),
+    };
     let mut out = String::new();
     let report = match scheme {
         Compat::Rivest2011 => {
@@ -230,7 +256,7 @@ fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, Failure> {
                 Population::Items(items) if !items.is_empty() => (1, items.len() as u64),
                 Population::Items(_) => return Err(usage("the population is empty")),
             };
-            let picks = rivest::sample(&seed, lo, hi, args.count, args.replace).map_err(usage)?;
+            let picks = rivest::sample(&seed, lo, hi, count, args.replace).map_err(usage)?;
             for pick in picks {
                 match &population {
                     Population::Items(items) => out.push_str(&items[(pick - 1) as usize]),
@@ -246,17 +272,16 @@ fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, Failure> {
             let ids: Vec<String> = (0..population.count())
                 .map(|i| population.item(i))
                 .collect();
-            if !args.replace && args.count > ids.len() as u64 {
+            if !args.replace && count > ids.len() as u64 {
                 return Err(usage(format!(
-                    "cannot draw {} ids without replacement from {} (use --replace)",
-                    args.count,
+                    "cannot draw {count} ids without replacement from {} (use --replace)",
                     ids.len()
                 )));
             }
-            if ids.is_empty() && args.count > 0 {
+            if ids.is_empty() && count > 0 {
                 return Err(usage("the population is empty"));
             }
-            for ticket in consistent::sample(&ids, &seed, args.replace, args.count) {
+            for ticket in consistent::sample(&ids, &seed, args.replace, count) {
                 if args.tickets {
                     let _ = writeln!(
                         out,
@@ -282,7 +307,7 @@ fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, Failure> {
                 .client_seed
                 .as_deref()
                 .ok_or_else(|| usage("--compat stake needs --client-seed TEXT"))?;
-            for index in stake::cards(&seed, client, args.nonce, args.count) {
+            for index in stake::cards(&seed, client, args.nonce, count) {
                 let _ = writeln!(out, "{}", stake::card(index));
             }
             stake::bias()
@@ -291,5 +316,33 @@ fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, Failure> {
     for line in &report.lines {
         eprintln!("knuffle draw: bias of {}: {line}", report.scheme);
     }
-    Ok(write_stdout("draw", &out))
+    let Some(expected) = expected else {
+        return Ok(write_stdout("draw", &out));
+    };
+    let derived: Vec<&str> = out.lines().collect();
+    let first_difference = derived
+        .iter()
+        .zip(&expected)
+        .position(|(a, b)| a != b)
+        .or((derived.len() != expected.len()).then(|| derived.len().min(expected.len())));
+    let path = args.expect.as_deref().unwrap_or_default();
+    let verdict = match first_difference {
+        None => format!(
+            "verified: {path}: the {} line{} re-derive exactly\n",
+            derived.len(),
+            if derived.len() == 1 { "" } else { "s" }
+        ),
+        Some(at) => format!(
+            "does not verify: {path}: line {} re-derives as {:?}, the file has {:?}\n",
+            at + 1,
+            derived.get(at).copied().unwrap_or("(nothing)"),
+            expected.get(at).map_or("(nothing)", String::as_str)
+        ),
+    };
+    let written = write_stdout("draw", &verdict);
+    Ok(match (first_difference, written == ExitCode::SUCCESS) {
+        (None, true) => ExitCode::SUCCESS,
+        (Some(_), true) => ExitCode::from(1),
+        (_, false) => ExitCode::from(USAGE),
+    })
 }

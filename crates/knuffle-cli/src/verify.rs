@@ -35,6 +35,8 @@ Examples:
   knuffle verify lottery.json --beacon round-5000000.json
                                                 also check the beacon file is the round used
   knuffle verify deal.json --quiet && echo fair
+  knuffle verify --compat consistent-sampler ids.txt --seed 41 --expect sample.txt
+                                                a third-party draw (options of knuffle draw)
 
 Exit status: 0 verified, 1 does not verify (the failed check is named), 2 trouble
 (unreadable or malformed transcript, unknown format, unreadable file).";
@@ -70,8 +72,15 @@ fn trouble(message: &str) -> ExitCode {
     emit::fail("verify", message, TROUBLE)
 }
 
-/// Runs `knuffle verify`.
+/// Runs `knuffle verify`. With `--compat`, it is `knuffle draw --compat
+/// ... --expect FILE`: a third-party draw is re-derived and compared.
 pub fn run(args: &[OsString]) -> ExitCode {
+    if args
+        .iter()
+        .any(|a| a == "--compat" || a.to_string_lossy().starts_with("--compat="))
+    {
+        return crate::draw::run(args);
+    }
     let args: Args = match emit::parse("knuffle verify", args) {
         Ok(args) => args,
         Err(code) => return code,

@@ -767,3 +767,35 @@ fn help_shows_examples() {
         assert!(stdout.contains(example), "{args:?}: {stdout}");
     }
 }
+
+#[test]
+fn verify_compat_checks_a_published_third_party_draw() {
+    let dir = tempfile::tempdir().unwrap();
+    let published = dir.path().join("picks.txt");
+    std::fs::write(&published, "740\n180\n264\n789\n238\n").unwrap();
+    let args = |file: &Path| {
+        vec![
+            "verify".to_owned(),
+            "--compat".into(),
+            "rivest2011".into(),
+            "-i".into(),
+            "1-876".into(),
+            "--replace".into(),
+            "--seed".into(),
+            "3546311556112163624615351222".into(),
+            "--expect".into(),
+            file.to_str().unwrap().to_owned(),
+        ]
+    };
+    let ok: Vec<String> = args(&published);
+    let (code, stdout, stderr) = run(&ok.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.starts_with("verified: "), "{stdout}");
+    assert!(stderr.contains("bias of rivest2011"), "{stderr}");
+    let altered = dir.path().join("altered.txt");
+    std::fs::write(&altered, "740\n180\n265\n789\n238\n").unwrap();
+    let bad: Vec<String> = args(&altered);
+    let (code, stdout, _) = run(&bad.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("line 3 re-derives as \"264\""), "{stdout}");
+}
