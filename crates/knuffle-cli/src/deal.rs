@@ -50,9 +50,9 @@ Examples:
   knuffle deal --players 2 --cards 1 Ann Bob Cy Dee   a custom deck of any items
   knuffle deal --players 2 --cards 2 --board 5 --commit --beacon-round 5000000
                                                       commit now (publish the commitment)
-  knuffle deal --players 2 --cards 2 --board 5 --reveal knuffle-deal-1a2b.secret \
+  knuffle deal --players 2 --cards 2 --board 5 --reveal knuffle-deal-1a2b.secret \\
       --client-seed 'lucky 7' --beacon round-5000000.json --transcript deal.json
-                                                      deal after the round; then knuffle verify deal.json
+                                                      after the round; knuffle verify deal.json
 
 Exit status: 0 success, 1 write error, 2 invalid arguments (an impossible deal, --strict).";
 

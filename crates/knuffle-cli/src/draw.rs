@@ -41,8 +41,11 @@ Examples:
   knuffle draw ids.txt -n 10 --seed 41 --compat consistent-sampler --tickets
   knuffle draw -n 5 --compat stake --seed 'server seed' --client-seed 'client seed' --nonce 1
   knuffle verify lottery.json                                  check it
+  knuffle verify --compat rivest2011 -i 1-876 --replace --seed 3546311556112163624615351222 \\
+      --expect published-picks.txt                             check a third-party draw
 
-Exit status: 0 success, 1 a read or write failed, 2 invalid arguments or input.";
+Exit status: 0 success, 1 a read or write failed, 2 invalid arguments or input.
+With --expect: 0 the draw re-derives as published, 1 it does not, 2 trouble.";
 
 /// The third-party schemes `--compat` reproduces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

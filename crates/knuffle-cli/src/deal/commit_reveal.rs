@@ -29,7 +29,8 @@ pub struct VerifiableArgs {
     /// Commit to a deal now: print a commitment to publish, keep the secret in
     /// a file only you can read. Needs --beacon-round.
     #[arg(long, requires = "beacon_round",
-          conflicts_with_all = ["seed", "reveal", "client_seed", "beacon", "transcript"])]
+          conflicts_with_all = ["seed", "reveal", "client_seed", "beacon", "transcript",
+                                "format", "sort", "ascii", "strict", "verbose", "quiet"])]
     commit: bool,
 
     /// The future drand round whose randomness will join the deal.
@@ -46,7 +47,7 @@ pub struct VerifiableArgs {
 
     /// Deal from a commitment: the secret file --commit wrote.
     #[arg(long, value_name = "SECRET", requires_all = ["client_seed", "beacon", "transcript"],
-          conflicts_with = "seed")]
+          conflicts_with_all = ["seed", "format", "sort", "ascii", "strict", "verbose", "quiet"])]
     reveal: Option<String>,
 
     /// The player's seed (any text), joined to the secret and the beacon.
