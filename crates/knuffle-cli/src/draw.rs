@@ -207,7 +207,7 @@ fn run_parsed(args: &Args) -> Result<ExitCode, Failure> {
     if let Some(path) = &args.beacon {
         let beacon = read_beacon(path).map_err(usage)?;
         let chain = beacon_chain(&beacon, args.beacon_chain.as_deref()).map_err(usage)?;
-        sources.push(Source::drand(&chain, beacon.round, beacon.signature));
+        sources.push(Source::from_beacon(&chain, &beacon));
     }
     if sources.is_empty() {
         return Err(usage(

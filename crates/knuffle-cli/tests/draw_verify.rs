@@ -799,3 +799,50 @@ fn verify_compat_checks_a_published_third_party_draw() {
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.contains("line 3 re-derives as \"264\""), "{stdout}");
 }
+
+#[test]
+fn a_real_drand_mainnet_round_seeds_a_draw_and_its_signature_is_checked_with_bls() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t.json");
+    let beacon = data("drand-mainnet-72785.json");
+    let (code, _, stderr) = run(&[
+        "draw",
+        "-i",
+        "1-100",
+        "-n",
+        "3",
+        "--beacon",
+        &beacon,
+        "--transcript",
+        t.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let text = std::fs::read_to_string(&t).unwrap();
+    assert!(text.contains("\"previous_signature\""), "{text}");
+    let (code, stdout, _) = verify(&t, &["--beacon", &beacon]);
+    assert_eq!(code, 0, "{stdout}");
+    if cfg!(feature = "bls") {
+        assert!(
+            stdout.contains("ok   beacon signature: round 72785"),
+            "{stdout}"
+        );
+        // Another previous signature: the BLS check (only) fails.
+        let mut value: Value = serde_json::from_str(&text).unwrap();
+        let d = source_of_kind(&mut value, "drand");
+        let prev = flip_hex(d["previous_signature"].as_str().unwrap());
+        d["previous_signature"] = prev.into();
+        std::fs::write(&t, serde_json::to_string(&value).unwrap()).unwrap();
+        let (code, stdout, _) = verify(&t, &[]);
+        assert_eq!(code, 1, "{stdout}");
+        assert!(
+            stdout.contains("the beacon signature check failed"),
+            "{stdout}"
+        );
+    } else {
+        assert!(stdout.contains("BLS signature was not checked"), "{stdout}");
+        assert!(stdout.contains("--features bls"), "{stdout}");
+    }
+    if python3().is_some() {
+        assert_eq!(reference_verifier(&t, None).status.code(), Some(0));
+    }
+}

@@ -21,6 +21,8 @@ pub struct Beacon {
     pub signature: Vec<u8>,
     /// The randomness published with it.
     pub randomness: [u8; 32],
+    /// The previous round's signature (chained schemes), if the file has it.
+    pub previous_signature: Option<Vec<u8>>,
 }
 
 impl Beacon {
@@ -53,6 +55,10 @@ impl Beacon {
                 to_hex(&sha256(&signature))
             ));
         }
+        let previous_signature = match value.get("previous_signature") {
+            None | Some(Value::Null) => None,
+            Some(_) => Some(hex_field("previous_signature")?),
+        };
         let chain = ["chain", "chain_hash"]
             .iter()
             .find_map(|name| value.get(*name).and_then(Value::as_str))
@@ -62,6 +68,7 @@ impl Beacon {
             round,
             signature,
             randomness,
+            previous_signature,
         })
     }
 }

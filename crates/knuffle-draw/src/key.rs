@@ -51,6 +51,9 @@ pub enum Source {
         signature: Vec<u8>,
         /// The 32 randomness bytes (`H(signature)`).
         randomness: [u8; 32],
+        /// The previous round's signature, for chained schemes (only the
+        /// BLS signature check uses it; it is not hashed into the key).
+        previous_signature: Option<Vec<u8>>,
     },
     /// A committed secret, opened.
     Commit {
@@ -94,6 +97,18 @@ impl Source {
             round,
             randomness: sha256(&signature),
             signature,
+            previous_signature: None,
+        }
+    }
+
+    /// The source of a beacon round read from a file, on chain `chain`.
+    pub fn from_beacon(chain: &str, beacon: &crate::Beacon) -> Source {
+        Source::Drand {
+            chain: chain.to_owned(),
+            round: beacon.round,
+            randomness: sha256(&beacon.signature),
+            signature: beacon.signature.clone(),
+            previous_signature: beacon.previous_signature.clone(),
         }
     }
 }

@@ -49,6 +49,8 @@
 //! games already use, and states their bias exactly.
 
 pub mod beacon;
+#[cfg(feature = "bls")]
+pub mod bls;
 pub mod commit;
 pub mod compat;
 pub mod draw;

@@ -77,6 +77,9 @@ pub enum SourceRecord {
         signature: String,
         /// Randomness (hex).
         randomness: String,
+        /// The previous round's signature (hex), for chained beacons.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        previous_signature: Option<String>,
     },
     /// An opened commitment.
     Commit {
@@ -111,11 +114,13 @@ impl SourceRecord {
                 round,
                 signature,
                 randomness,
+                previous_signature,
             } => SourceRecord::Drand {
                 chain: chain.clone(),
                 round: *round,
                 signature: to_hex(signature),
                 randomness: to_hex(randomness),
+                previous_signature: previous_signature.as_deref().map(to_hex),
             },
             Source::Commit {
                 secret,
@@ -138,12 +143,18 @@ impl SourceRecord {
                 round,
                 signature,
                 randomness,
+                previous_signature,
             } => Source::Drand {
                 chain: chain.clone(),
                 round: *round,
                 signature: from_hex(signature).map_err(|e| format!("drand signature: {e}"))?,
                 randomness: digest_from_hex(randomness)
                     .map_err(|e| format!("drand randomness: {e}"))?,
+                previous_signature: previous_signature
+                    .as_deref()
+                    .map(from_hex)
+                    .transpose()
+                    .map_err(|e| format!("drand previous_signature: {e}"))?,
             },
             SourceRecord::Commit {
                 secret,

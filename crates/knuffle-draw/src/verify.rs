@@ -96,6 +96,48 @@ pub fn population_of(
     ))
 }
 
+/// The BLS signature of a beacon round: checked with the `bls` feature
+/// (a `beacon signature` check), else a note says it was not checked.
+#[cfg(feature = "bls")]
+fn check_beacon_signature(report: &mut Report, source: &Source) {
+    let Source::Drand {
+        chain,
+        round,
+        signature,
+        previous_signature,
+        ..
+    } = source
+    else {
+        return;
+    };
+    match crate::bls::check_signature(chain, *round, previous_signature.as_deref(), signature) {
+        Ok(valid) => report.check(
+            "beacon signature",
+            valid,
+            format!(
+                "round {round}: the BLS signature {} under the chain's public key",
+                if valid { "verifies" } else { "does NOT verify" }
+            ),
+        ),
+        Err(why) => report.notes.push(format!(
+            "beacon round {round}: the BLS signature was not checked: {why}"
+        )),
+    }
+}
+
+/// The BLS signature of a beacon round: checked with the `bls` feature
+/// (a `beacon signature` check), else a note says it was not checked.
+#[cfg(not(feature = "bls"))]
+fn check_beacon_signature(report: &mut Report, source: &Source) {
+    if let Source::Drand { round, .. } = source {
+        report.notes.push(format!(
+            "beacon round {round}: the BLS signature was not checked against the chain's public \
+             key (this knuffle was built without the `bls` feature); check it with drand's tools \
+             or build with --features bls"
+        ));
+    }
+}
+
 /// Re-derives `transcript` from `population` and checks everything.
 pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report, Trouble> {
     let mode = Mode::parse(&transcript.mode)
@@ -158,11 +200,7 @@ pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report
                         }
                     ),
                 );
-                report.notes.push(format!(
-                    "beacon round {round}: the BLS signature was not checked against the \
-                     chain's public key (this knuffle has no BLS verifier); check it with drand's \
-                     tools or against a drand relay"
-                ));
+                check_beacon_signature(&mut report, source);
             }
             Source::Commit {
                 secret,

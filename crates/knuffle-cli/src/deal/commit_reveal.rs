@@ -218,7 +218,7 @@ fn reveal(args: &Args) -> Result<String, Failure> {
             beacon: beacon_name,
         },
         Source::Text(v.client_seed.clone().expect("--client-seed")),
-        Source::drand(&chain, beacon.round, beacon.signature),
+        Source::from_beacon(&chain, &beacon),
     ];
     let transcript = make_transcript(Mode::Perm, &population, true, &sources, k)
         .map_err(|e| usage(e.to_string()))?;
