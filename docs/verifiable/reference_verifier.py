@@ -154,10 +154,10 @@ def verify(transcript, items):
     checks.append(("key", key.hex() == transcript["key"].lower(), "recomputed %s" % key.hex()))
     k = transcript["k"]
     result = transcript["result"]
-    k_fits = mode == "replace" or k <= n
+    k_fits = (n > 0 or k == 0) if mode == "replace" else k <= n
     checks.append(("k", k_fits and len(result["indices"]) == k and len(result["items"]) == k,
                    "k = %d" % k))
-    if k_fits and (n > 0 or k == 0):
+    if k_fits:
         derived = draw(key, mode, n, k)
     else:
         derived = None

@@ -846,3 +846,49 @@ fn a_real_drand_mainnet_round_seeds_a_draw_and_its_signature_is_checked_with_bls
         assert_eq!(reference_verifier(&t, None).status.code(), Some(0));
     }
 }
+
+#[test]
+fn the_reference_verifier_agrees_on_edge_cases_of_n_and_k() {
+    if python3().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &str, bool); 9] = [
+        ("1-1", "1", false),
+        ("1-1", "0", false),
+        ("1-2", "2", false),
+        ("1-7", "6", false),
+        ("1-7", "7", false),
+        ("5-5", "4", true),
+        ("1-3", "20", true),
+        ("1-100000", "12", false),
+        ("18446744073709551000-18446744073709551614", "9", false),
+    ];
+    for (i, (range, k, replace)) in cases.into_iter().enumerate() {
+        let t = dir.path().join(format!("{i}.json"));
+        let mut args = vec![
+            "draw",
+            "-i",
+            range,
+            "-n",
+            k,
+            "--seed",
+            "edge",
+            "--transcript",
+        ];
+        args.push(t.to_str().unwrap());
+        if replace {
+            args.push("--replace");
+        }
+        let (code, _, stderr) = run(&args);
+        assert_eq!(code, 0, "{args:?}: {stderr}");
+        assert_eq!(verify(&t, &[]).0, 0, "{args:?}");
+        let out = reference_verifier(&t, None);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}

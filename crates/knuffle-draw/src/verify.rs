@@ -263,13 +263,18 @@ pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report
 
     let k = transcript.k;
     let result = &transcript.result;
-    let k_fits = mode == Mode::Replace || k <= n;
+    let k_fits = match mode {
+        Mode::Replace => n > 0 || k == 0,
+        Mode::Perm => k <= n,
+    };
     let k_ok = k_fits && result.indices.len() as u64 == k && result.items.len() as u64 == k;
     report.check(
         "k",
         k_ok,
         if k_ok {
             format!("{k} item{} drawn", if k == 1 { "" } else { "s" })
+        } else if !k_fits && mode == Mode::Replace {
+            format!("k = {k} draws from an empty population")
         } else if !k_fits {
             format!("k = {k} is more than the {n} items, without replacement")
         } else {
