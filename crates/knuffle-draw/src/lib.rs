@@ -28,7 +28,7 @@
 //! 6. Commitment ([`commitment`]): `C = H("knuffle-vd/1 commit" || lp(mode) || P ||
 //!    lp(secret) || lp(beacon_ref))`, published before the beacon round exists.
 //! 7. Transcript ([`Transcript`]): JSON with `format`, `mode`, `k`,
-//!    `population`, `sources`, `key` and `result`; [`verify`] re-derives it
+//!    `population`, `sources`, `key` and `result`; [`verify()`] re-derives it
 //!    check by check.
 //!
 //! # Example
