@@ -253,6 +253,12 @@ fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, Failure> {
     let report = match scheme {
         Compat::Rivest2011 => {
             let seed = one_seed(args, "rivest2011")?;
+            if seed.len() < 20 || !seed.bytes().all(|b| b.is_ascii_digit()) {
+                eprintln!(
+                    "knuffle draw: warning: ColoradoRLA requires a seed of at least 20 decimal \
+                     digits (public dice rolls); {seed:?} is not one"
+                );
+            }
             let population = population(args)?;
             let (lo, hi) = match &population {
                 Population::Range { lo, hi } => (*lo, *hi),
