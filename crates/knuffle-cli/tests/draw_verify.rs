@@ -166,7 +166,11 @@ fn golden_deal_reveal_reproduces() {
     ]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.starts_with("player 1: "), "{stdout}");
-    assert!(stdout.contains("\nboard: "), "{stdout}");
+    assert!(stdout.contains("\nflop:     "), "{stdout}");
+    assert!(
+        stdout.lines().last().unwrap().starts_with("river:    "),
+        "{stdout}"
+    );
     compare_or_bless("deal-committed.json", &out);
 }
 
@@ -576,7 +580,7 @@ fn commit_then_reveal_keeps_the_secret_private_and_verifies() {
     ]);
     let (code, stdout, stderr) = run(&reveal);
     assert_eq!(code, 0, "{stderr}");
-    assert_eq!(stdout.lines().count(), 4, "{stdout}");
+    assert_eq!(stdout.lines().count(), 6, "{stdout}");
     let (code, report, _) = verify(&transcript, &[]);
     assert_eq!(code, 0, "{report}");
     assert!(report.contains(&commitment), "{report}");

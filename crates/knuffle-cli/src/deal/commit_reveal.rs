@@ -228,27 +228,34 @@ fn reveal(args: &Args) -> Result<String, Failure> {
 }
 
 /// The dealt cards, round-robin to the players, then the board (as
-/// `Deck::deal` deals).
+/// `Deck::deal` deals), laid out as `knuffle deal` prints them.
 fn render(args: &Args, drawn: &[String]) -> String {
-    let mut out = String::new();
     if args.shuffle {
-        let _ = writeln!(out, "deck: {}", drawn.join(" "));
-        return out;
+        return format!("deck: {}\n", drawn.join(" "));
     }
     let players = args.players as usize;
     let in_hands = players * args.cards as usize;
     let hands = if args.cards == 0 { 0 } else { players };
-    for p in 0..hands {
-        let hand: Vec<&str> = drawn[..in_hands]
-            .iter()
-            .skip(p)
-            .step_by(players)
-            .map(String::as_str)
-            .collect();
-        let _ = writeln!(out, "player {}: {}", p + 1, hand.join(" "));
-    }
-    if in_hands < drawn.len() {
-        let _ = writeln!(out, "board: {}", drawn[in_hands..].join(" "));
+    let mut rows: Vec<(String, String)> = (0..hands)
+        .map(|p| {
+            let hand: Vec<&str> = drawn[..in_hands]
+                .iter()
+                .skip(p)
+                .step_by(players)
+                .map(String::as_str)
+                .collect();
+            (format!("player {}", p + 1), hand.join(" "))
+        })
+        .collect();
+    let board: Vec<String> = drawn[in_hands..].to_vec();
+    rows.extend(super::board_rows(&board));
+    let width = rows.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (name, cards) in rows {
+        let head = format!("{name}:");
+        let line = format!("{head:<w$} {cards}", w = width + 1);
+        out.push_str(line.trim_end());
+        out.push('\n');
     }
     out
 }
