@@ -172,16 +172,20 @@ fn population(args: &Args) -> Result<Population, Failure> {
     if args.echo {
         return Ok(Population::Items(args.args.clone()));
     }
-    match args.args.as_slice() {
-        [] => read_population("-").map_err(|e| (e, IO_FAILURE)),
-        [file] => read_population(file).map_err(|e| {
+    // Text that is not UTF-8 is bad input (2); a failed read is an I/O failure (1).
+    let read = |path: &str| {
+        read_population(path).map_err(|e| {
             let status = if e.contains("not UTF-8") {
                 USAGE
             } else {
                 IO_FAILURE
             };
             (e, status)
-        }),
+        })
+    };
+    match args.args.as_slice() {
+        [] => read("-"),
+        [file] => read(file),
         [_, extra, ..] => Err(usage(format!("extra operand {extra:?}"))),
     }
 }

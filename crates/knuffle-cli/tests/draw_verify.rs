@@ -757,6 +757,21 @@ fn bad_draw_arguments_get_a_clear_error() {
 }
 
 #[test]
+fn unreadable_or_binary_populations_are_refused() {
+    let out = knuffle_with_input(&["draw", "-n", "1", "--seed", "s"], b"a\n\xff\n");
+    let (code, stdout, stderr) = code_and_text(&out);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("standard input: not UTF-8 text"),
+        "{stderr}"
+    );
+    assert!(stdout.is_empty());
+    let (code, _, stderr) = run(&["draw", "/nonexistent/ballots", "-n", "1", "--seed", "s"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("/nonexistent/ballots"), "{stderr}");
+}
+
+#[test]
 fn help_shows_examples() {
     for (args, example) in [
         (&["draw", "--help"][..], "knuffle verify lottery.json"),
