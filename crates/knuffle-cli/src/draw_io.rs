@@ -16,10 +16,11 @@ pub fn read_population(path: &str) -> Result<Population, String> {
     } else {
         std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes).map(|_| ()))
     };
-    read.map_err(|e| format!("{path}: {e}"))?;
+    let name = if path == "-" { "standard input" } else { path };
+    read.map_err(|e| format!("{name}: {e}"))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         format!(
-            "{path}: not UTF-8 text (byte {})",
+            "{name}: not UTF-8 text (byte {}): items are text",
             e.utf8_error().valid_up_to()
         )
     })?;
