@@ -224,6 +224,7 @@ fn run_parsed(args: &Args) -> Result<ExitCode, Failure> {
         Mode::Perm
     };
     let count = args.count.expect("clap requires -n without --expect");
+    warn_about_reach(mode, population.count(), count);
     let transcript = make_transcript(mode, &population, !args.omit_items, &sources, count)
         .map_err(|e| usage(e.to_string()))?;
     if let Some(path) = &args.transcript {
@@ -244,6 +245,25 @@ fn expected_lines(args: &Args) -> Result<Option<Vec<String>>, Failure> {
     };
     let text = std::fs::read_to_string(path).map_err(|e| (format!("{path}: {e}"), USAGE))?;
     Ok(Some(text.lines().map(str::to_owned).collect()))
+}
+
+/// Entropy honesty: the key has 256 bits, so a draw whose outcomes number
+/// more than 2^256 cannot reach them all (each reachable one is still
+/// equally likely to come from an unknown key). Said on standard error.
+fn warn_about_reach(mode: Mode, n: u64, k: u64) {
+    if n == 0 || k == 0 || (mode == Mode::Perm && k > n) {
+        return;
+    }
+    let bits = match mode {
+        Mode::Perm => knuffle::entropy_bits_needed(n) - knuffle::entropy_bits_needed(n - k),
+        Mode::Replace => k as f64 * (n as f64).log2(),
+    };
+    if bits > 256.0 {
+        eprintln!(
+            "knuffle draw: note: this draw has 2^{bits:.1} possible outcomes, more than the \
+             2^256 keys: not every outcome is reachable"
+        );
+    }
 }
 
 fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, Failure> {

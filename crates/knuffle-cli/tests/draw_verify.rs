@@ -911,3 +911,12 @@ fn the_reference_verifier_agrees_on_edge_cases_of_n_and_k() {
         );
     }
 }
+
+#[test]
+fn draws_with_more_outcomes_than_keys_say_so() {
+    let (code, _, stderr) = run(&["draw", "-i", "1-100", "-n", "100", "--seed", "x"]);
+    assert_eq!(code, 0);
+    assert!(stderr.contains("2^524.8 possible outcomes"), "{stderr}");
+    let (_, _, stderr) = run(&["draw", "-i", "1-100", "-n", "30", "--seed", "x"]);
+    assert!(stderr.is_empty(), "{stderr}");
+}
