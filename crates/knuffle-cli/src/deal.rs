@@ -18,6 +18,8 @@ use knuffle::cards::{Card, DealError, Deck};
 use crate::emit::{self, ColorWhen, USAGE, fail, json_string, json_string_array, write_stdout};
 use crate::seeding::RunSeed;
 
+mod commit_reveal;
+
 const ABOUT: &str =
     "Deal cards fairly: hands, a board, or a whole shuffled deck, replayable from a seed";
 
@@ -55,6 +57,11 @@ Examples:
   knuffle deal --jokers 2 --cards-each 7 --sort       jokers in the deck; hands sorted
   knuffle deal --seed 'friday poker' --format json    replayable, for programs
   knuffle deal --hands 2 --cards-each 1 Ann Bob Cy Dee  a custom deck of any items
+  knuffle deal --hands 2 --cards-each 2 --board 5 --commit --beacon-round 5000000
+                                                      commit now (publish the commitment)
+  knuffle deal --hands 2 --cards-each 2 --board 5 --reveal knuffle-deal-1a2b.secret \\
+      --client-seed 'lucky 7' --beacon round-5000000.json --transcript deal.json
+                                                      after the round; knuffle verify deal.json
 
 Exit status: 0 success, 1 write error, 2 invalid arguments (an impossible deal, --strict).";
 
@@ -143,6 +150,9 @@ pub(crate) struct Args {
     #[arg(long)]
     strict: bool,
 
+    #[command(flatten)]
+    verifiable: commit_reveal::VerifiableArgs,
+
     /// A custom deck: deal these items instead of playing cards.
     #[arg(value_name = "ITEM", conflicts_with_all = ["decks", "jokers", "ascii"])]
     items: Vec<String>,
@@ -161,6 +171,9 @@ pub fn run(args: &[OsString]) -> ExitCode {
         Ok(args) => args,
         Err(code) => return code,
     };
+    if args.verifiable.active() {
+        return commit_reveal::run(&args);
+    }
     if !args.shuffle && args.cards == 0 && args.board == 0 {
         return fail(
             "deal",

@@ -8,7 +8,7 @@
 use clap::{Arg, ArgAction, Command, CommandFactory, ValueHint};
 
 /// The subcommands, in the order `--help` lists them.
-pub const SUBCOMMANDS: &[&str] = &["deal", "chars", "trace", "lab", "audit"];
+pub const SUBCOMMANDS: &[&str] = &["deal", "chars", "trace", "lab", "audit", "draw", "verify"];
 
 /// `knuffle`: shuf mode's options and operands, and every subcommand.
 pub fn command() -> Command {
@@ -18,13 +18,15 @@ pub fn command() -> Command {
         crate::trace::Args::command(),
         crate::lab::Args::command(),
         crate::audit::Args::command(),
+        crate::draw::Args::command(),
+        crate::verify::Args::command(),
     ]
     .into_iter()
     .zip(SUBCOMMANDS)
     .map(|(sub, name)| sub.name(*name).bin_name(format!("knuffle {name}")));
     Command::new("knuffle")
         .version(env!("CARGO_PKG_VERSION"))
-        .about("Shuffle lines like GNU shuf, only faster; deal cards, shuffle characters, trace and audit shuffles")
+        .about("Shuffle lines like GNU shuf, only faster; deal cards, shuffle characters, trace and audit shuffles, draw verifiably")
         .long_about(
             "knuffle with no subcommand is a drop-in GNU shuf (coreutils 9.1): it writes a random \
              permutation of the input lines. Installed under the name shuf it is GNU shuf exactly \

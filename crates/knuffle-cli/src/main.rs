@@ -1,5 +1,5 @@
 //! The `knuffle` command: a drop-in GNU `shuf` by default, plus the
-//! `deal`, `chars`, `trace`, `lab` and `audit` subcommands.
+//! `deal`, `chars`, `trace`, `lab`, `audit`, `draw` and `verify` subcommands.
 //!
 //! Invoked under the name `shuf` (a symlink or copy), it is GNU `shuf`
 //! exactly: no subcommands are recognised, so a file named `deal` is a file.
@@ -15,6 +15,8 @@ mod audit;
 mod chars;
 mod deal;
 mod definition;
+mod draw;
+mod draw_io;
 mod emit;
 mod generate;
 mod lab;
@@ -23,6 +25,7 @@ mod seeding;
 mod shuf;
 mod subcommands;
 mod trace;
+mod verify;
 
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().collect();
@@ -73,6 +76,8 @@ fn run_subcommand(name: &str, rest: &[OsString]) -> Option<ExitCode> {
         "trace" => trace::run(rest),
         "lab" => lab::run(rest),
         "audit" => audit::run(rest),
+        "draw" => draw::run(rest),
+        "verify" => verify::run(rest),
         _ => return None,
     })
 }

@@ -7,7 +7,7 @@ mod support;
 use support::shuf::{run, shuf_dir};
 use support::{binary, code_and_text};
 
-const SUBCOMMANDS: &[&str] = &["deal", "chars", "trace", "lab", "audit"];
+const SUBCOMMANDS: &[&str] = &["deal", "chars", "trace", "lab", "audit", "draw", "verify"];
 
 #[test]
 fn help_in_every_spelling() {

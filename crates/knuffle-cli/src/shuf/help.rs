@@ -37,7 +37,7 @@ fn gnu_help(program: &str) -> String {
 fn knuffle_help(program: &str) -> String {
     format!(
         "Usage: {program} [OPTION]... [FILE]...\n  or:  {program} -e [OPTION]... [ARG]...\n  or:  {program} -i LO-HI [OPTION]...\n  \
-         or:  {program} SUBCOMMAND [OPTION]... (deal, chars, trace, lab, audit, help)\n\
+         or:  {program} SUBCOMMAND [OPTION]... (deal, chars, trace, lab, audit, draw, verify, help)\n\
          Write a random permutation of the input lines to standard output.\n\n\
          With no FILE, or when FILE is -, read standard input.\n\n\
          Mandatory arguments to long options are mandatory for short options too.\n\

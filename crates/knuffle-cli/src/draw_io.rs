@@ -1,0 +1,79 @@
+//! Inputs and outputs shared by `draw`, `verify` and `deal --commit/--reveal`:
+//! population files, beacon files, `LO-HI` ranges, and writing a file
+//! atomically (a failing run never leaves a truncated transcript).
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use knuffle_draw::{Beacon, Population};
+
+/// Reads a population: one item per line (`\n`-separated, UTF-8; a final
+/// newline is optional); `-` is standard input.
+pub fn read_population(path: &str) -> Result<Population, String> {
+    let mut bytes = Vec::new();
+    let read = if path == "-" {
+        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
+    } else {
+        std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes).map(|_| ()))
+    };
+    let name = if path == "-" { "standard input" } else { path };
+    read.map_err(|e| format!("{name}: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{name}: not UTF-8 text (byte {}): items are text",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    let body = text.strip_suffix('\n').unwrap_or(&text);
+    let items = if text.is_empty() {
+        Vec::new()
+    } else {
+        body.split('\n').map(str::to_owned).collect()
+    };
+    Ok(Population::Items(items))
+}
+
+/// Parses `LO-HI` (inclusive, `LO <= HI`).
+pub fn parse_range(text: &str) -> Result<Population, String> {
+    let bad = || format!("invalid input range {text:?} (expected LO-HI, e.g. 1-100)");
+    let (lo, hi) = text.split_once('-').ok_or_else(bad)?;
+    let lo: u64 = lo.trim().parse().map_err(|_| bad())?;
+    let hi: u64 = hi.trim().parse().map_err(|_| bad())?;
+    Population::range(lo, hi).ok_or_else(bad)
+}
+
+/// Reads and checks a drand beacon file (the JSON of `/public/ROUND`).
+pub fn read_beacon(path: &str) -> Result<Beacon, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    Beacon::parse(&text).map_err(|e| format!("{path}: {e}"))
+}
+
+/// The chain of a beacon: the file's own, which must agree with `--beacon-chain`
+/// when both are given; else `--beacon-chain`; else drand's mainnet.
+pub fn beacon_chain(beacon: &Beacon, flag: Option<&str>) -> Result<String, String> {
+    match (&beacon.chain, flag) {
+        (Some(file), Some(flag)) if !file.eq_ignore_ascii_case(flag) => Err(format!(
+            "the beacon file is from chain {file}, not {flag} (--beacon-chain)"
+        )),
+        (Some(file), _) => Ok(file.to_ascii_lowercase()),
+        (None, Some(flag)) => Ok(flag.to_ascii_lowercase()),
+        (None, None) => Ok(knuffle_draw::DRAND_MAINNET.to_owned()),
+    }
+}
+
+/// Writes `text` to `path` through a temporary file in the same directory,
+/// renamed into place once complete.
+pub fn write_atomically(path: &str, text: &str) -> Result<(), String> {
+    let target = Path::new(path);
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("{path}: {e}"))?;
+    tmp.write_all(text.as_bytes())
+        .and_then(|()| tmp.flush())
+        .map_err(|e| format!("{path}: {e}"))?;
+    tmp.persist(target)
+        .map_err(|e| format!("{path}: {}", e.error))?;
+    Ok(())
+}

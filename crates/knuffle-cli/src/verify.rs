@@ -1,0 +1,174 @@
+//! `knuffle verify`: re-derive a `knuffle-vd/1` transcript and check every
+//! step (population digest, beacon randomness, commitment opening, key, k,
+//! result). Exit status 0 verified, 1 does not verify, 2 trouble.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::Parser;
+use knuffle_draw::{Check, Source, Transcript, population_of, verify};
+
+use crate::draw_io::{read_beacon, read_population};
+use crate::emit::{self, write_stdout};
+
+/// Exit status: the transcript does not verify.
+const NOT_VERIFIED: u8 = 1;
+/// Exit status: it cannot be checked (unreadable, malformed, unknown format).
+const TROUBLE: u8 = 2;
+
+const LONG_ABOUT: &str = "\
+Verify a draw: re-derive a knuffle-vd/1 transcript from its inputs and check every step.
+
+Checks, in order: the population digest (the items, in order, from the transcript or
+from FILE), the beacon randomness (SHA-256 of the round's signature), the commitment
+opening (the secret and beacon round hash to the published commitment, and the draw used
+that round), the key (every seed source), k, and the result (the indices and items drawn).
+The beacon's BLS signature is not checked: the output says so.
+
+The same checks, written independently in Python with only the standard library:
+docs/verifiable/reference_verifier.py.";
+
+const EXAMPLES: &str = "\
+Examples:
+  knuffle verify lottery.json                   a transcript with its items embedded
+  knuffle verify audit.json ballots.txt         the population from its file
+  knuffle verify lottery.json --beacon round-5000000.json
+                                                also check the beacon file is the round used
+  knuffle verify deal.json --quiet && echo fair
+  knuffle verify --compat consistent-sampler ids.txt --seed 41 --expect sample.txt
+                                                a third-party draw (options of knuffle draw)
+
+Exit status: 0 verified, 1 does not verify (the failed check is named), 2 trouble
+(unreadable or malformed transcript, unknown format, unreadable file).";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "knuffle verify",
+    bin_name = "knuffle verify",
+    about = "Verify a draw: re-derive a knuffle-vd/1 transcript and check every step",
+    long_about = LONG_ABOUT,
+    after_help = EXAMPLES,
+    disable_version_flag = true
+)]
+pub(crate) struct Args {
+    /// The transcript (JSON, format knuffle-vd/1).
+    #[arg(value_name = "TRANSCRIPT")]
+    transcript: String,
+
+    /// The population file, one item per line (needed when the transcript does not embed it).
+    #[arg(value_name = "FILE")]
+    population: Option<String>,
+
+    /// A drand beacon file: check that it is the round the draw used.
+    #[arg(long, value_name = "FILE")]
+    beacon: Option<String>,
+
+    /// Print only the verdict line.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+fn trouble(message: &str) -> ExitCode {
+    emit::fail("verify", message, TROUBLE)
+}
+
+/// Runs `knuffle verify`. With `--compat`, it is `knuffle draw --compat
+/// ... --expect FILE`: a third-party draw is re-derived and compared.
+pub fn run(args: &[OsString]) -> ExitCode {
+    if args
+        .iter()
+        .any(|a| a == "--compat" || a.to_string_lossy().starts_with("--compat="))
+    {
+        return crate::draw::run(args);
+    }
+    let args: Args = match emit::parse("knuffle verify", args) {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
+    let text = match std::fs::read_to_string(&args.transcript) {
+        Ok(text) => text,
+        Err(e) => return trouble(&format!("{}: {e}", args.transcript)),
+    };
+    let transcript = match Transcript::parse(&text) {
+        Ok(t) => t,
+        Err(e) => return trouble(&format!("{}: {e}", args.transcript)),
+    };
+    let given = match args.population.as_deref().map(read_population).transpose() {
+        Ok(p) => p,
+        Err(e) => return trouble(&e),
+    };
+    let population = match population_of(&transcript, given) {
+        Ok(p) => p,
+        Err(e) => return trouble(&e.0),
+    };
+    let mut report = match verify(&transcript, &population) {
+        Ok(report) => report,
+        Err(e) => return trouble(&format!("{}: {e}", args.transcript)),
+    };
+    if let Some(path) = &args.beacon {
+        let beacon = match read_beacon(path) {
+            Ok(b) => b,
+            Err(e) => return trouble(&e),
+        };
+        let used = transcript
+            .sources
+            .iter()
+            .filter_map(|s| match s.to_source() {
+                Ok(Source::Drand {
+                    round, signature, ..
+                }) => Some((round, signature)),
+                _ => None,
+            });
+        let matches = used
+            .clone()
+            .any(|(round, sig)| round == beacon.round && sig == beacon.signature);
+        let rounds: Vec<String> = used.map(|(r, _)| r.to_string()).collect();
+        report.checks.push(Check {
+            name: "beacon file",
+            passed: matches,
+            detail: if matches {
+                format!("{path} is round {}, the round the draw used", beacon.round)
+            } else if rounds.is_empty() {
+                format!(
+                    "{path} is round {}, but the draw used no beacon",
+                    beacon.round
+                )
+            } else {
+                format!(
+                    "{path} is round {} (signature included), but the draw used round {} with \
+                     another signature",
+                    beacon.round,
+                    rounds.join(", ")
+                )
+            },
+        });
+    }
+    let mut out = String::new();
+    if !args.quiet {
+        out.push_str(&report.to_string());
+    }
+    let code = match report.first_failure() {
+        None => {
+            out.push_str(&format!(
+                "verified: {} ({} item{} drawn from {})\n",
+                args.transcript,
+                transcript.k,
+                if transcript.k == 1 { "" } else { "s" },
+                transcript.population.count
+            ));
+            ExitCode::SUCCESS
+        }
+        Some(check) => {
+            out.push_str(&format!(
+                "does not verify: {}: the {} check failed: {}\n",
+                args.transcript, check.name, check.detail
+            ));
+            ExitCode::from(NOT_VERIFIED)
+        }
+    };
+    let written = write_stdout("verify", &out);
+    if written != ExitCode::SUCCESS {
+        return ExitCode::from(TROUBLE);
+    }
+    code
+}

@@ -1,0 +1,323 @@
+//! Verification: re-derive a transcript from its inputs, check by check.
+
+use std::fmt;
+
+use crate::commit::commitment;
+use crate::draw::draw_indices;
+use crate::encode::{digest_from_hex, sha256, to_hex};
+use crate::key::{Mode, Source, derive_key};
+use crate::population::Population;
+use crate::transcript::Transcript;
+
+/// One named check and its outcome.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    /// The check's name (`population digest`, `beacon randomness`,
+    /// `commitment opening`, `committed beacon`, `key`, `k`, `result`).
+    pub name: &'static str,
+    /// Whether it passed.
+    pub passed: bool,
+    /// What was compared.
+    pub detail: String,
+}
+
+/// The outcome of a verification.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Every check, in order.
+    pub checks: Vec<Check>,
+    /// What was not checked, and why.
+    pub notes: Vec<String>,
+}
+
+impl Report {
+    /// Whether every check passed.
+    pub fn verified(&self) -> bool {
+        self.checks.iter().all(|c| c.passed)
+    }
+
+    /// The first failed check.
+    pub fn first_failure(&self) -> Option<&Check> {
+        self.checks.iter().find(|c| !c.passed)
+    }
+
+    fn check(&mut self, name: &'static str, passed: bool, detail: String) {
+        self.checks.push(Check {
+            name,
+            passed,
+            detail,
+        });
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for check in &self.checks {
+            let mark = if check.passed { "ok  " } else { "FAIL" };
+            writeln!(f, "{mark} {}: {}", check.name, check.detail)?;
+        }
+        for note in &self.notes {
+            writeln!(f, "note {note}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Trouble: the transcript cannot be checked at all (as opposed to a check
+/// that fails).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trouble(pub String);
+
+impl fmt::Display for Trouble {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The population a transcript was drawn from: `given` (a population file)
+/// when the transcript does not embed its items, or to check against them.
+pub fn population_of(
+    transcript: &Transcript,
+    given: Option<Population>,
+) -> Result<Population, Trouble> {
+    let record = &transcript.population;
+    if let Some(population) = given {
+        return Ok(population);
+    }
+    if let Some(items) = &record.items {
+        return Ok(Population::Items(items.clone()));
+    }
+    if let Some(range) = record.range {
+        return Population::range(range.lo, range.hi)
+            .ok_or_else(|| Trouble(format!("invalid range {}-{}", range.lo, range.hi)));
+    }
+    Err(Trouble(
+        "the transcript does not embed its population: give the population file".to_owned(),
+    ))
+}
+
+/// The BLS signature of a beacon round: checked with the `bls` feature
+/// (a `beacon signature` check), else a note says it was not checked.
+#[cfg(feature = "bls")]
+fn check_beacon_signature(report: &mut Report, source: &Source) {
+    let Source::Drand {
+        chain,
+        round,
+        signature,
+        previous_signature,
+        ..
+    } = source
+    else {
+        return;
+    };
+    match crate::bls::check_signature(chain, *round, previous_signature.as_deref(), signature) {
+        Ok(valid) => report.check(
+            "beacon signature",
+            valid,
+            format!(
+                "round {round}: the BLS signature {} under the chain's public key",
+                if valid { "verifies" } else { "does NOT verify" }
+            ),
+        ),
+        Err(why) => report.notes.push(format!(
+            "beacon round {round}: the BLS signature was not checked: {why}"
+        )),
+    }
+}
+
+/// The BLS signature of a beacon round: checked with the `bls` feature
+/// (a `beacon signature` check), else a note says it was not checked.
+#[cfg(not(feature = "bls"))]
+fn check_beacon_signature(report: &mut Report, source: &Source) {
+    if let Source::Drand { round, .. } = source {
+        report.notes.push(format!(
+            "beacon round {round}: the BLS signature was not checked against the chain's public \
+             key (this knuffle was built without the `bls` feature); check it with drand's tools \
+             or build with --features bls"
+        ));
+    }
+}
+
+/// Re-derives `transcript` from `population` and checks everything.
+pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report, Trouble> {
+    let mode = Mode::parse(&transcript.mode)
+        .ok_or_else(|| Trouble(format!("unknown mode {:?}", transcript.mode)))?;
+    let sources: Vec<Source> = transcript
+        .sources
+        .iter()
+        .map(|s| s.to_source().map_err(Trouble))
+        .collect::<Result<_, _>>()?;
+    let recorded_digest = digest_from_hex(&transcript.population.digest)
+        .map_err(|e| Trouble(format!("population digest: {e}")))?;
+    let recorded_key =
+        digest_from_hex(&transcript.key).map_err(|e| Trouble(format!("key: {e}")))?;
+    let mut report = Report::default();
+
+    let digest = population.digest();
+    let n = population.count();
+    let same_count = n == transcript.population.count;
+    report.check(
+        "population digest",
+        digest == recorded_digest && same_count,
+        if same_count {
+            format!("{n} items hash to {}", to_hex(&digest))
+        } else {
+            format!(
+                "{n} items, but the transcript says {}",
+                transcript.population.count
+            )
+        } + &if digest == recorded_digest {
+            String::new()
+        } else {
+            format!(" (the transcript says {})", to_hex(&recorded_digest))
+        },
+    );
+
+    let drand_refs: Vec<String> = sources
+        .iter()
+        .filter(|s| matches!(s, Source::Drand { .. }))
+        .map(Source::label)
+        .collect();
+    for source in &sources {
+        match source {
+            Source::Drand {
+                signature,
+                randomness,
+                round,
+                ..
+            } => {
+                let derived = sha256(signature);
+                report.check(
+                    "beacon randomness",
+                    &derived == randomness,
+                    format!(
+                        "round {round}: SHA-256(signature) = {}{}",
+                        to_hex(&derived),
+                        if &derived == randomness {
+                            String::new()
+                        } else {
+                            format!(", the transcript says {}", to_hex(randomness))
+                        }
+                    ),
+                );
+                check_beacon_signature(&mut report, source);
+            }
+            Source::Commit {
+                secret,
+                commitment: recorded,
+                beacon,
+            } => {
+                let derived = commitment(mode, &digest, secret, beacon);
+                report.check(
+                    "commitment opening",
+                    &derived == recorded,
+                    format!(
+                        "H(commit, mode, population, secret, {beacon}) = {}{}",
+                        to_hex(&derived),
+                        if &derived == recorded {
+                            String::new()
+                        } else {
+                            format!(", the published commitment is {}", to_hex(recorded))
+                        }
+                    ),
+                );
+                let named = drand_refs.contains(beacon);
+                report.check(
+                    "committed beacon",
+                    named,
+                    if named {
+                        format!("the draw uses {beacon}, the round named in the commitment")
+                    } else {
+                        format!(
+                            "the commitment names {beacon}, but the draw uses {}",
+                            if drand_refs.is_empty() {
+                                "no beacon".to_owned()
+                            } else {
+                                drand_refs.join(", ")
+                            }
+                        )
+                    },
+                );
+            }
+            Source::Text(_) => {}
+        }
+    }
+
+    let key = derive_key(mode, &digest, &sources);
+    report.check(
+        "key",
+        key == recorded_key,
+        format!(
+            "H(key, {}, population, {} source{}) = {}{}",
+            mode.as_str(),
+            sources.len(),
+            if sources.len() == 1 { "" } else { "s" },
+            to_hex(&key),
+            if key == recorded_key {
+                String::new()
+            } else {
+                format!(", the transcript says {}", transcript.key)
+            }
+        ),
+    );
+
+    let k = transcript.k;
+    let result = &transcript.result;
+    let k_fits = match mode {
+        Mode::Replace => n > 0 || k == 0,
+        Mode::Perm => k <= n,
+    };
+    let k_ok = k_fits && result.indices.len() as u64 == k && result.items.len() as u64 == k;
+    report.check(
+        "k",
+        k_ok,
+        if k_ok {
+            format!("{k} item{} drawn", if k == 1 { "" } else { "s" })
+        } else if !k_fits && mode == Mode::Replace {
+            format!("k = {k} draws from an empty population")
+        } else if !k_fits {
+            format!("k = {k} is more than the {n} items, without replacement")
+        } else {
+            format!(
+                "k = {k}, but the result holds {} indices and {} items",
+                result.indices.len(),
+                result.items.len()
+            )
+        },
+    );
+
+    let derived = if k_fits {
+        draw_indices(key, mode, n, k).map_err(|e| Trouble(e.to_string()))?
+    } else {
+        Vec::new()
+    };
+    let first_index_diff = derived
+        .iter()
+        .zip(&result.indices)
+        .position(|(a, b)| a != b)
+        .or((derived.len() != result.indices.len())
+            .then_some(derived.len().min(result.indices.len())));
+    let items_match = first_index_diff.is_none()
+        && derived
+            .iter()
+            .zip(&result.items)
+            .all(|(&i, item)| population.item(i) == *item);
+    report.check(
+        "result",
+        items_match,
+        match first_index_diff {
+            None if items_match => "the drawn indices and items re-derive exactly".to_owned(),
+            None => "the indices re-derive, but an item differs from the population's".to_owned(),
+            Some(at) => format!(
+                "draw {} re-derives as index {}, the transcript says {}",
+                at + 1,
+                derived.get(at).map_or("none".to_owned(), u64::to_string),
+                result
+                    .indices
+                    .get(at)
+                    .map_or("none".to_owned(), u64::to_string)
+            ),
+        },
+    );
+    Ok(report)
+}
