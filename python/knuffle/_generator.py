@@ -244,8 +244,8 @@ class Generator:
         largest near ``2**(126 - log2 n)``): only parts of a weight smaller
         than ``2**-61`` of the largest weight are dropped, so weights within
         a factor of ``2**10`` of the largest are always exact, and within
-        ``2**40`` for up to ``2**32`` elements. No float rounding decides a
-        draw.
+        ``2**40`` for up to ``2**32`` elements; a positive weight never
+        becomes 0. No float rounding decides a draw.
 
         >>> g = knuffle.Generator("draw")
         >>> sorted(g.choice(["a", "b", "c", "d"], 2, weights=[1, 0, 0, 1]).tolist())
