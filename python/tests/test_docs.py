@@ -22,3 +22,15 @@ def test_public_api_has_docstrings():
         assert getattr(knuffle, name).__doc__
     for name in ("shuffle", "permutation", "sample", "choice", "deal", "shuffle_frame"):
         assert ">>>" in getattr(knuffle.Generator, name).__doc__, name
+
+
+def test_readme_examples_run():
+    import re
+
+    from conftest import REPO
+
+    for readme in (REPO / "python" / "README.md", REPO / "README.md"):
+        blocks = re.findall(r"```python\n(.*?)```", readme.read_text(encoding="utf-8"), re.S)
+        assert blocks, readme
+        for block in blocks:
+            exec(compile(block, str(readme), "exec"), {})
