@@ -231,17 +231,20 @@ impl Generator {
         self.weighted(py, weights, k)
     }
 
-    /// The hands (and board) of `knuffle deal --players P --cards C --board B`
+    /// The hands (and board) of `knuffle deal --players P --cards C --board B
+    /// --decks D --jokers J`
     /// from this generator; card names as the CLI writes them.
-    #[pyo3(signature = (players, cards, board, ascii))]
+    #[pyo3(signature = (players, cards, board, decks, jokers, ascii))]
     fn deal(
         &mut self,
         players: usize,
         cards: usize,
         board: usize,
+        decks: usize,
+        jokers: usize,
         ascii: bool,
     ) -> PyResult<(Vec<Vec<String>>, Vec<String>, usize)> {
-        let deal = Deck::standard()
+        let deal = Deck::shoe(decks, jokers)
             .deal(players, cards, board, &mut self.rng)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let name = |card: &knuffle::cards::Card| {

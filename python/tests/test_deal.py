@@ -30,3 +30,10 @@ def test_impossible_deals():
         g.deal(players=0)
     with pytest.raises(TypeError):
         g.deal(players="4")
+
+
+def test_shoe_and_jokers_match_the_command_line_deck():
+    h = knuffle.Generator("shoe").deal(players=3, cards=2, decks=6, jokers=2, ascii=True)
+    assert h.remaining == 6 * 54 - 6
+    with pytest.raises(ValueError, match="decks"):
+        knuffle.Generator("shoe").deal(decks=0)

@@ -37,3 +37,11 @@ def test_permutation_errors():
             g.permutation(bad)
     with pytest.raises(MemoryError):
         g.permutation(2**62)
+
+
+def test_permutation_of_series():
+    import pandas as pd
+
+    s = pd.Series([5, 6, 7])
+    out = knuffle.Generator("c").permutation(s)
+    assert isinstance(out, np.ndarray) and sorted(out.tolist()) == [5, 6, 7]
