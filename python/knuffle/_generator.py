@@ -14,7 +14,7 @@ _WORDS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _MAX_U64 = 2**64 - 1
 
 
-class Hands(list):
+class Hands(list[list[str]]):
     """The hands of a deal (a list of hands, each a list of card names),
     with the ``board`` (community cards) and the number of cards left in
     ``remaining``."""
