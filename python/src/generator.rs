@@ -153,8 +153,9 @@ impl Generator {
         let data = array
             .as_slice_mut()
             .map_err(|_| PyValueError::new_err("the array is not C-contiguous"))?;
-        let order = self.order(py, n, threads)?;
+        // Memory first, draws second: a MemoryError leaves the stream as it was.
         let copy = reserve::<u8>(data.len(), "a copy of the rows")?;
+        let order = self.order(py, n, threads)?;
         py.detach(|| rows::gather(data, width, &order, copy, threads))
             .map_err(runtime)
     }
