@@ -17,7 +17,8 @@ True
 from __future__ import annotations
 
 from knuffle._audit import AuditReport, AuditTest, audit
+from knuffle._files import shuffle_file
 from knuffle._generator import Generator, Hands
 
-__all__ = ["AuditReport", "AuditTest", "Generator", "Hands", "audit"]
+__all__ = ["AuditReport", "AuditTest", "Generator", "Hands", "audit", "shuffle_file"]
 __version__ = "0.1.0"

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import operator
+import os
 import sys
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -367,6 +368,79 @@ class Generator:
             f"shuffle_frame takes a pandas, polars or pyarrow data frame, not {_type_name(df)}"
             " (for arrays and lists use shuffle or permutation)"
         )
+
+    # -- files --------------------------------------------------------------
+
+    def shuffle_file(
+        self,
+        input: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+        output: str | os.PathLike[str],
+        *,
+        memory: int | str | None = None,
+        header: int = 0,
+        zero_terminated: bool = False,
+        count: int | None = None,
+        repeat: bool = False,
+        temp_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
+        """Shuffle the lines of a file (or of several, concatenated) into
+        ``output``: the command line's ``knuffle`` (GNU ``shuf``) as a call.
+
+        From a fresh ``Generator(SEED)`` the output is byte for byte that of
+        ``knuffle --seed SEED --memory M [--header H] [-z] [-n N] [-r] FILE...
+        -o OUT``. Inputs that do not fit ``memory`` (bytes, or a size such as
+        ``"512M"``, ``"4G"``, ``"25%"``; default: 3/4 of the memory available)
+        are shuffled exactly uniformly through temporary files in
+        ``temp_dir`` (default ``$TMPDIR`` or ``/tmp``), in bounded memory.
+        The memory limit fixes the layout, so a different limit gives a
+        different (equally uniform) order. ``header`` lines stay on top;
+        ``zero_terminated`` splits on NUL instead of newline; ``count``
+        writes at most that many lines; ``repeat`` draws with replacement
+        (needs ``count``). ``output`` may be one of the inputs: it is
+        replaced only after a complete run, so a failure never truncates it.
+        The GIL is released for the whole run. Errors: ``FileNotFoundError``,
+        ``PermissionError`` and other ``OSError`` (naming the file or the
+        temporary directory), ``ValueError`` for bad options.
+
+        >>> import os, tempfile
+        >>> d = tempfile.mkdtemp()
+        >>> path = os.path.join(d, "in.txt")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("id\\n" + "".join(f"{i}\\n" for i in range(100)))
+        >>> knuffle.Generator("s").shuffle_file(path, os.path.join(d, "out.txt"), header=1, memory="1G")
+        >>> lines = open(os.path.join(d, "out.txt")).read().split()
+        >>> lines[0], sorted(lines[1:], key=int) == [str(i) for i in range(100)]
+        ('id', True)
+        """
+        for name, value in (("header", header), ("count", count)):
+            if value is not None and _index(value, name) < 0:
+                raise ValueError(f"{name} must be non-negative, got {value}")
+        if memory is not None and not isinstance(memory, (int, str)) or isinstance(memory, bool):
+            raise TypeError("memory must be a number of bytes or a size such as '512M'")
+        if isinstance(memory, int) and memory < 0:
+            raise ValueError(f"memory must be positive, got {memory}")
+        self._core.shuffle_file_paths(
+            _paths(input),
+            os.fsdecode(os.fspath(output)),
+            bool(zero_terminated),
+            _index(header, "header"),
+            None if count is None else _index(count, "count"),
+            bool(repeat),
+            memory,
+            None if temp_dir is None else os.fsdecode(os.fspath(temp_dir)),
+        )
+
+
+def _paths(inputs: Any) -> list[str]:
+    if isinstance(inputs, (str, bytes, os.PathLike)):
+        inputs = [inputs]
+    try:
+        paths = [os.fsdecode(os.fspath(p)) for p in inputs]
+    except TypeError:
+        raise TypeError("input must be a path (str or os.PathLike) or a list of paths") from None
+    if not paths:
+        raise ValueError("no input file given")
+    return paths
 
 
 def _type_name(x: Any) -> str:

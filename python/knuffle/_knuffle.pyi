@@ -20,6 +20,17 @@ class Generator:
     def sample_u64(self, n: int, k: int) -> npt.NDArray[np.uint64]: ...
     def weighted_int(self, weights: npt.NDArray[np.uint64], k: int) -> npt.NDArray[np.int64]: ...
     def weighted_float(self, weights: npt.NDArray[np.float64], k: int) -> npt.NDArray[np.int64]: ...
+    def shuffle_file_paths(
+        self,
+        inputs: list[str],
+        output: str,
+        zero_terminated: bool,
+        header: int,
+        count: int | None,
+        repeat: bool,
+        memory: int | str | None,
+        temp_dir: str | None,
+    ) -> None: ...
     def deal(
         self, players: int, cards: int, board: int, decks: int, jokers: int, ascii: bool
     ) -> tuple[list[list[str]], list[str], int]: ...

@@ -16,6 +16,9 @@ use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError}
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
+use std::path::PathBuf;
+
+use crate::files::{FileJob, MemoryLimit};
 use crate::threads::{self, DEFAULT_THREADS};
 use crate::{rows, weighted};
 
@@ -279,6 +282,36 @@ impl Generator {
         }
         let shuffled = PyList::new(py, items)?;
         list.set_slice(0, len, shuffled.as_any())
+    }
+
+    /// Shuffles the lines (records) of files into `output`, exactly as
+    /// `knuffle --seed SEED --memory M ...` does from a fresh generator:
+    /// in memory, or through temporary files beyond the memory limit.
+    #[pyo3(signature = (inputs, output, zero_terminated, header, count, repeat, memory, temp_dir))]
+    #[allow(clippy::too_many_arguments)]
+    fn shuffle_file_paths(
+        &mut self,
+        py: Python<'_>,
+        inputs: Vec<PathBuf>,
+        output: PathBuf,
+        zero_terminated: bool,
+        header: u64,
+        count: Option<u64>,
+        repeat: bool,
+        memory: Option<MemoryLimit>,
+        temp_dir: Option<PathBuf>,
+    ) -> PyResult<()> {
+        FileJob::new(
+            inputs,
+            output,
+            zero_terminated,
+            header,
+            count,
+            repeat,
+            memory,
+            temp_dir,
+        )?
+        .run(py, &mut self.rng)
     }
 
     fn __repr__(&self) -> String {

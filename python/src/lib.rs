@@ -6,6 +6,7 @@
 
 mod audit;
 mod dask;
+mod files;
 mod generator;
 mod rows;
 mod threads;
