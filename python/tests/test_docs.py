@@ -24,10 +24,12 @@ def test_public_api_has_docstrings():
         assert ">>>" in getattr(knuffle.Generator, name).__doc__, name
 
 
-def test_readme_examples_run():
+def test_readme_examples_run(tmp_path, monkeypatch):
     import re
 
     from conftest import REPO
+
+    monkeypatch.chdir(tmp_path)  # the examples write files
 
     for readme in (REPO / "python" / "README.md", REPO / "README.md"):
         blocks = re.findall(r"```python\n(.*?)```", readme.read_text(encoding="utf-8"), re.S)
