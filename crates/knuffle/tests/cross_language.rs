@@ -55,8 +55,15 @@ fn permutations_match_the_shared_golden_vectors() {
             assert_eq!(perm, expected, "seed {seed:?}, n = {n}");
         } else {
             let expected = string(line, "sha256").expect("permutation or sha256");
-            let bytes: Vec<u8> = perm.iter().flat_map(|&i| (i as u64).to_le_bytes()).collect();
-            assert_eq!(hex(&Sha256::digest(&bytes)), expected, "seed {seed:?}, n = {n}");
+            let bytes: Vec<u8> = perm
+                .iter()
+                .flat_map(|&i| (i as u64).to_le_bytes())
+                .collect();
+            assert_eq!(
+                hex(&Sha256::digest(&bytes)),
+                expected,
+                "seed {seed:?}, n = {n}"
+            );
         }
         checked += 1;
     }
