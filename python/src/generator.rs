@@ -30,10 +30,17 @@ pub fn reserve<T>(len: usize, what: &str) -> PyResult<Vec<T>> {
     Ok(v)
 }
 
-/// The identity `0..n` as `T`, or `MemoryError`.
-fn identity<T: TryFrom<usize>>(n: usize) -> PyResult<Vec<T>> {
-    let mut v = reserve::<T>(n, "a permutation")?;
+/// `0..n` as `T` (room reserved by the caller), then shuffled with `rng`
+/// on `threads` threads: the order of `knuffle::permutation(n, rng)`. Run
+/// with the GIL released.
+fn fill_and_shuffle<T: TryFrom<usize> + Send>(
+    mut v: Vec<T>,
+    n: usize,
+    rng: &mut DefaultRng,
+    threads: usize,
+) -> Result<Vec<T>, String> {
     v.extend((0..n).map(|i| T::try_from(i).ok().expect("n fits in the index type")));
+    threads::shuffle_slice(&mut v, rng, threads)?;
     Ok(v)
 }
 
@@ -51,11 +58,10 @@ pub struct Generator {
 impl Generator {
     /// The order `permutation(n)` gives, as `u64` indices (gil released).
     fn order(&mut self, py: Python<'_>, n: usize, threads: usize) -> PyResult<Vec<u64>> {
-        let mut order = identity::<u64>(n)?;
+        let room = reserve::<u64>(n, "a permutation")?;
         let rng = &mut self.rng;
-        py.detach(|| threads::shuffle_slice(&mut order, rng, threads))
-            .map_err(runtime)?;
-        Ok(order)
+        py.detach(|| fill_and_shuffle(room, n, rng, threads))
+            .map_err(runtime)
     }
 
     fn threads_or_default(&self, threads: Option<usize>) -> PyResult<usize> {
@@ -178,9 +184,10 @@ impl Generator {
                 "n = {n} does not fit in int64"
             )));
         }
-        let mut perm = identity::<i64>(n)?;
+        let room = reserve::<i64>(n, "a permutation")?;
         let rng = &mut self.rng;
-        py.detach(|| threads::shuffle_slice(&mut perm, rng, threads))
+        let perm = py
+            .detach(|| fill_and_shuffle(room, n, rng, threads))
             .map_err(runtime)?;
         Ok(PyArray1::from_vec(py, perm))
     }
