@@ -74,7 +74,8 @@ impl fmt::Display for Error {
             Error::OutOfMemory => f.write_str("memory exhausted"),
             Error::RecordTooLong { limit } => write!(
                 f,
-                "a line is longer than the memory limit allows ({limit} bytes): raise --memory"
+                "the lines to keep do not fit the memory limit of {}: a line is too long, or -n keeps too many; use a larger --memory",
+                human_size(*limit)
             ),
             Error::RandomSourceEnded { name } => {
                 write!(f, "{}: end of file", name.to_string_lossy())
@@ -110,5 +111,15 @@ pub fn describe(error: &io::Error) -> String {
     match text.rfind(" (os error ") {
         Some(cut) if error.raw_os_error().is_some() => text[..cut].to_string(),
         _ => text,
+    }
+}
+
+/// A size as `--memory` takes it: `8M` when a whole number of MiB, else
+/// bytes.
+fn human_size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{}G", b >> 30),
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{}M", b >> 20),
+        b => format!("{b} bytes"),
     }
 }

@@ -53,6 +53,21 @@ impl Input {
     }
 }
 
+impl Input {
+    /// Checks that the input opens (reporting `Error::File` now, in the
+    /// order of the inputs, as GNU reports a missing FILE before anything
+    /// else), and leaves a file to be opened when its turn comes.
+    pub fn open_later(self) -> Result<Opened, Error> {
+        match self {
+            Input::Path(path) => {
+                drop(Opened::open(path.as_os_str())?);
+                Ok(Opened::Later(path))
+            }
+            other => other.open(),
+        }
+    }
+}
+
 impl From<PathBuf> for Input {
     fn from(path: PathBuf) -> Input {
         Input::Path(path)
@@ -80,6 +95,10 @@ pub enum Opened {
     File(File),
     /// A caller's reader.
     Reader(Box<dyn Read + Send>),
+    /// A file checked to open, opened again on its first read and closed
+    /// when it has been read (dropped): several FILEs are never all open at
+    /// once, whatever their number.
+    Later(PathBuf),
 }
 
 impl Opened {
@@ -102,13 +121,17 @@ impl Opened {
         match self {
             Opened::Stdin(f) => Some(f),
             Opened::File(f) => Some(f),
-            Opened::Reader(_) => None,
+            Opened::Reader(_) | Opened::Later(_) => None,
         }
     }
 
     /// The number of bytes left to read when this is a regular file
     /// (GNU's `input_size`), or `None` for pipes, terminals and the like.
     pub fn remaining_regular_size(&self) -> Option<u64> {
+        if let Opened::Later(path) = self {
+            let meta = std::fs::metadata(path).ok()?;
+            return meta.is_file().then_some(meta.len());
+        }
         let file = self.file()?;
         let meta = file.metadata().ok()?;
         if !meta.is_file() {
@@ -125,6 +148,45 @@ impl Read for Opened {
             Opened::Stdin(f) => (&**f).read(buf),
             Opened::File(f) => f.read(buf),
             Opened::Reader(r) => r.read(buf),
+            Opened::Later(path) => {
+                let file = File::open(&*path).map_err(|e| {
+                    io::Error::new(
+                        e.kind(),
+                        format!("{}: {}", path.display(), crate::error::describe(&e)),
+                    )
+                })?;
+                *self = Opened::File(file);
+                self.read(buf)
+            }
+        }
+    }
+}
+
+impl Opened {
+    /// A file for positioned reads: the open one, or the file of a
+    /// [`Opened::Later`] opened for the caller (closed when dropped).
+    pub fn file_for_reading(&self) -> io::Result<Option<FileRef<'_>>> {
+        Ok(match self {
+            Opened::Later(path) => Some(FileRef::Owned(File::open(path)?)),
+            other => other.file().map(FileRef::Borrowed),
+        })
+    }
+}
+
+/// A file borrowed from an [`Opened`], or opened for a moment.
+pub enum FileRef<'a> {
+    /// The input's open file.
+    Borrowed(&'a File),
+    /// A file opened for the caller, closed when dropped.
+    Owned(File),
+}
+
+impl std::ops::Deref for FileRef<'_> {
+    type Target = File;
+    fn deref(&self) -> &File {
+        match self {
+            FileRef::Borrowed(file) => file,
+            FileRef::Owned(file) => file,
         }
     }
 }

@@ -170,10 +170,18 @@ pub fn shuffle_records_planned(
         randomness.open_if(options.repeat)?;
         return output.open()?.finish();
     }
-    let mut opened = Vec::new();
-    for input in inputs {
-        opened.push(input.open()?);
-    }
+    let inputs: Vec<Input> = inputs.into_iter().collect();
+    let opened = if inputs.len() == 1 {
+        inputs
+            .into_iter()
+            .map(Input::open)
+            .collect::<Result<_, _>>()?
+    } else {
+        inputs
+            .into_iter()
+            .map(Input::open_later)
+            .collect::<Result<_, _>>()?
+    };
     let result = records::shuffle_opened(opened, options, randomness, output, progress);
     progress.finish();
     result

@@ -12,12 +12,13 @@ use crate::error::Error;
 use crate::gnu_random::source_needed;
 use crate::input::{self, Bytes, Opened};
 use crate::line_index::{Offset, append_line, line_starts};
+use crate::memory::default_limit;
 use crate::options::Options;
 use crate::output::OutputPlan;
 use crate::progress::Progress;
 use crate::randomness::Randomness;
 use crate::route::{self, Route, Run};
-use crate::sample::reservoir_sample;
+use crate::sample::{LINE_OVERHEAD, line_cost, reservoir_fits, reservoir_sample, sample_budget};
 use crate::stream::LineStream;
 
 /// GNU shuf reads a regular file larger than this by reservoir sampling
@@ -56,7 +57,8 @@ pub fn shuffle_opened(
         let stream = if matches!(run.randomness, Randomness::Gnu(_)) {
             size.is_none_or(|s| s > GNU_RESERVOIR_MIN_INPUT)
         } else {
-            size.is_none() || head_count <= STREAM_SAMPLE_MAX
+            let limit = options.memory.unwrap_or_else(default_limit);
+            size.is_none() || (head_count <= STREAM_SAMPLE_MAX && reservoir_fits(head_count, limit))
         };
         if stream {
             return sample_stream(&mut run, opened);
@@ -65,22 +67,31 @@ pub fn shuffle_opened(
     shuffle_files_in_memory(&mut run, opened)
 }
 
-/// `-n COUNT` over a stream: header lines, then a reservoir sample.
+/// `-n COUNT` over a stream: header lines, then a reservoir sample, held
+/// within [`sample_budget`](crate::sample::sample_budget).
 fn sample_stream(run: &mut Run<'_, '_>, opened: Vec<Opened>) -> Result<(), Error> {
     let options = run.options;
     let head_count = options.count.unwrap_or(u64::MAX);
     run.randomness.open_if(true)?;
-    let mut stream = LineStream::new(opened, options.delimiter);
+    let limit = options.memory.unwrap_or_else(default_limit);
+    let mut budget = sample_budget(limit);
+    let mut stream = LineStream::new(opened, options.delimiter).with_limit(limit);
     let mut lines: Vec<Vec<u8>> = Vec::new();
     for _ in 0..options.header {
         let mut line = Vec::new();
-        if !stream.next_line(&mut line)? {
+        if !stream.next_line(&mut line, budget.saturating_sub(LINE_OVERHEAD))? {
             break;
         }
+        budget = budget.saturating_sub(line_cost(&line));
         lines.push(line);
     }
     let header_len = lines.len();
-    lines.extend(reservoir_sample(&mut stream, head_count, run.randomness)?);
+    lines.extend(reservoir_sample(
+        &mut stream,
+        head_count,
+        run.randomness,
+        budget,
+    )?);
     let mut indices: Vec<u32> = (0..lines.len() as u32).collect();
     let (header, body) = indices.split_at_mut(header_len);
     let write = |i: u32, buffer: &mut Vec<u8>| buffer.extend_from_slice(&lines[i as usize]);

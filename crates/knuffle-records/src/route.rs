@@ -24,6 +24,7 @@ use crate::options::Options;
 use crate::output::{Output, OutputPlan};
 use crate::progress::Progress;
 use crate::randomness::Randomness;
+use crate::sample::reservoir_fits;
 use crate::scan::count_delimiters;
 
 /// Where FILE input goes.
@@ -58,10 +59,10 @@ pub fn route(
     let options = run.options;
     let head_count = options.count.unwrap_or(u64::MAX);
     let gnu = matches!(run.randomness, Randomness::Gnu(_));
-    if options.repeat || gnu || head_count <= reservoir_max {
+    let limit = options.memory.unwrap_or_else(default_limit);
+    if options.repeat || gnu || (head_count <= reservoir_max && reservoir_fits(head_count, limit)) {
         return Ok(Route::InMemory(opened));
     }
-    let limit = options.memory.unwrap_or_else(default_limit);
     let capacity = limit - limit / 8;
     let delimiter = options.delimiter;
     if let Some(size) = total_regular_size(&opened) {
@@ -112,7 +113,7 @@ fn fits_regular(opened: &[Opened], size: u64, capacity: u64, delimiter: u8) -> R
     let mut lines = opened.len() as u64; // a missing final delimiter each
     let mut buffer = vec![0u8; CHUNK];
     for input in opened {
-        let Some(file) = input.file() else {
+        let Some(file) = input.file_for_reading().map_err(Error::Read)? else {
             continue; // not reached: every input is a regular file here
         };
         let remaining = input.remaining_regular_size().unwrap_or(0);
@@ -175,6 +176,9 @@ fn read_within(opened: &mut [Opened], capacity: u64, delimiter: u8) -> Result<Pr
                 return Ok(Prefix::Partial { bytes, next: index });
             }
         }
+        // Read to its end: closed now (a later FILE is opened only when
+        // its turn comes).
+        *input = Opened::Reader(Box::new(io::empty()));
         if index + 1 < count && bytes.len() > before && bytes.last() != Some(&delimiter) {
             bytes.push(delimiter);
             lines += 1;

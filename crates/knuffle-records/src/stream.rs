@@ -11,6 +11,13 @@ use crate::buffers::STREAM_BUFFER;
 use crate::error::Error;
 use crate::input::Opened;
 
+/// The buffer of a stream under the memory `limit`: an eighth of it, at
+/// least 64 KiB and at most [`STREAM_BUFFER`] (its size changes how the
+/// input is read, never which lines are taken).
+pub fn stream_buffer(limit: u64) -> usize {
+    (limit / 8).clamp(64 << 10, STREAM_BUFFER as u64) as usize
+}
+
 /// A stream of lines over several inputs, opened one after the other.
 pub struct LineStream {
     pending: VecDeque<Opened>,
@@ -19,6 +26,8 @@ pub struct LineStream {
     start: usize,
     end: usize,
     delimiter: u8,
+    /// The memory limit named when a line is refused.
+    limit: u64,
 }
 
 impl LineStream {
@@ -33,7 +42,22 @@ impl LineStream {
             start: 0,
             end: 0,
             delimiter,
+            limit: u64::MAX,
         }
+    }
+
+    /// The memory limit a refused line is reported against
+    /// ([`Error::RecordTooLong`]).
+    /// The buffer is then [`stream_buffer`]`(limit)` bytes.
+    pub fn with_limit(mut self, limit: u64) -> Self {
+        self.limit = limit;
+        self.buffer = vec![0u8; stream_buffer(limit)].into_boxed_slice();
+        self
+    }
+
+    /// The memory limit a refused line is reported against.
+    pub fn limit(&self) -> u64 {
+        self.limit
     }
 
     /// Refills the buffer from the current input. `Ok(false)` at the end of
@@ -63,12 +87,25 @@ impl LineStream {
     }
 
     /// Appends the next line, with its delimiter, to `line`. `Ok(false)` at
-    /// the end of all inputs.
-    pub fn next_line(&mut self, line: &mut Vec<u8>) -> Result<bool, Error> {
-        let mut partial = false;
+    /// the end of all inputs. A line longer than `room` bytes is refused
+    /// before it is held ([`Error::RecordTooLong`]): memory stays bounded
+    /// whatever the input (`/dev/zero` has no newline).
+    ///
+    /// `line` is empty, or holds the beginning of a line from a call that
+    /// was refused: the call then goes on with that line (its bytes are not
+    /// counted against `room` again).
+    pub fn next_line(&mut self, line: &mut Vec<u8>, room: u64) -> Result<bool, Error> {
+        let mut partial = !line.is_empty();
+        let room = usize::try_from(room).unwrap_or(usize::MAX);
+        let base = line.len();
         loop {
             let window = &self.buffer[self.start..self.end];
-            if let Some(p) = memchr::memchr(self.delimiter, window) {
+            let found = memchr::memchr(self.delimiter, window);
+            let take = found.map_or(window.len(), |p| p + 1);
+            if line.len() - base + take > room {
+                return Err(Error::RecordTooLong { limit: self.limit });
+            }
+            if let Some(p) = found {
                 line.extend_from_slice(&window[..=p]);
                 self.start += p + 1;
                 return Ok(true);
@@ -153,10 +190,26 @@ mod tests {
         let mut s = LineStream::new(open_all(&names).unwrap(), b'\n');
         let mut all = Vec::new();
         let mut line = Vec::new();
-        while s.next_line(&mut line).unwrap() {
+        while s.next_line(&mut line, u64::MAX).unwrap() {
             all.push(String::from_utf8(std::mem::take(&mut line)).unwrap());
         }
         assert_eq!(all, ["1\n", "2\n", "3\n", "\n", "4\n"]);
+    }
+
+    #[test]
+    fn a_line_longer_than_the_room_is_refused() {
+        let a = file(b"12345\n123456789\n");
+        let names = [a.path().into()];
+        let mut s = LineStream::new(open_all(&names).unwrap(), b'\n').with_limit(7);
+        let mut line = Vec::new();
+        assert!(s.next_line(&mut line, 6).unwrap());
+        assert_eq!(line, b"12345\n");
+        line.clear();
+        let refused = s.next_line(&mut line, 6).unwrap_err();
+        assert!(
+            matches!(refused, Error::RecordTooLong { limit: 7 }),
+            "{refused}"
+        );
     }
 
     #[test]
@@ -167,7 +220,7 @@ mod tests {
         let mut s = LineStream::new(open_all(&names).unwrap(), b'\n');
         assert_eq!(s.skip_lines(3).unwrap(), 3);
         let mut line = Vec::new();
-        assert!(s.next_line(&mut line).unwrap());
+        assert!(s.next_line(&mut line, u64::MAX).unwrap());
         assert_eq!(line, b"4\n");
         let mut s = LineStream::new(open_all(&names).unwrap(), b'\n');
         assert_eq!(s.skip_lines(10).unwrap(), 4);

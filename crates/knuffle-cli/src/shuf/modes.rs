@@ -118,6 +118,21 @@ fn files(run: &Run<'_>, names: &[OsString]) -> Result<(), ShufError> {
     } else {
         names.iter().map(Input::from_name).collect()
     };
+    let options = run.options;
+    let gnu_whole_input = options.random_source.is_some() && options.head_count == u64::MAX;
+    if options.memory.is_some() && (options.repeat || gnu_whole_input) {
+        // GNU's in-memory behaviour is kept for these: the whole input is
+        // held, whatever --memory says.
+        let why = if options.repeat {
+            "-r"
+        } else {
+            "--random-source"
+        };
+        eprintln!(
+            "{}: warning: --memory does not apply with {why}: the input is read into memory as GNU shuf does",
+            run.program
+        );
+    }
     let mut randomness = run.unopened_randomness()?;
     let (program, seed) = (run.program, run.options.seed.as_deref());
     let progress = Progress::new(Box::new(move |h| warn_if_seed_too_short(program, seed, h)));

@@ -1,0 +1,211 @@
+//! Resources on hostile inputs: each run under a time limit, with its exit
+//! status and its peak memory (the child's `ru_maxrss`, from `wait4`)
+//! checked. `/dev/zero` (no newline, ever) and a 100 MB line with `-n` and
+//! `--memory` fail with a clear error within the limit plus the documented
+//! constant; thousands of FILEs pass under a low `ulimit -n`.
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What the process needs beyond `--memory` (README, "Files larger than
+/// memory"): the program, its threads' stacks, the read buffer.
+const CONSTANT: u64 = 16 << 20;
+
+struct Outcome {
+    status: Option<i32>,
+    stdout: Vec<u8>,
+    stderr: String,
+    peak: u64,
+}
+
+/// Stops and reaps the child `pid`.
+fn kill(pid: libc::pid_t) {
+    // SAFETY: the child has not been reaped, so the pid is ours; waitpid
+    // then reaps it.
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
+        libc::waitpid(pid, std::ptr::null_mut(), 0);
+    }
+}
+
+/// Runs `knuffle ARGS` with at most `open_files` descriptors (when given),
+/// killed after `limit`; returns its status, output and peak memory.
+#[allow(clippy::zombie_processes)] // reaped by wait4 (or `kill`) below
+fn run(args: &[OsString], open_files: Option<u64>, limit: Duration) -> Outcome {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_knuffle"));
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // A pre_exec hook makes Rust fork rather than spawn with a shared
+    // address space (CLONE_VM), whose high-water mark would be this test
+    // process's and count as the child's peak.
+    // SAFETY: setrlimit is async-signal-safe; the struct is initialised.
+    unsafe {
+        command.pre_exec(move || {
+            if let Some(n) = open_files {
+                let limit = libc::rlimit {
+                    rlim_cur: n,
+                    rlim_max: n,
+                };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().expect("knuffle starts");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stdout.read_to_end(&mut bytes);
+        bytes
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let pid = child.id() as libc::pid_t;
+    let started = Instant::now();
+    let (status, peak) = loop {
+        let mut status = 0;
+        // SAFETY: rusage is plain data; wait4 fills it for our own child.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        let done = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if done == pid {
+            let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+            break (code, usage.ru_maxrss as u64 * 1024);
+        }
+        // A regression must fail this test, not the machine: a child whose
+        // resident memory passes 1 GiB is stopped at once.
+        if resident(pid) > 1 << 30 {
+            kill(pid);
+            panic!("knuffle {args:?} passed 1 GiB of resident memory");
+        }
+        if started.elapsed() > limit {
+            kill(pid);
+            panic!("knuffle {args:?} ran longer than {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Outcome {
+        status,
+        stdout: out_reader.join().expect("stdout reader"),
+        stderr: err_reader.join().expect("stderr reader"),
+        peak,
+    }
+}
+
+/// The resident memory of a running process (`VmRSS`), 0 when unknown.
+fn resident(pid: libc::pid_t) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map_or(0, |kib| kib * 1024)
+}
+
+fn args(list: &[&str]) -> Vec<OsString> {
+    list.iter().map(OsString::from).collect()
+}
+
+fn assert_refused_within(outcome: &Outcome, limit: u64) {
+    assert_eq!(outcome.status, Some(1), "{}", outcome.stderr);
+    assert!(
+        outcome.stderr.contains("memory limit of"),
+        "unclear error: {}",
+        outcome.stderr
+    );
+    assert!(
+        outcome.peak <= limit + CONSTANT,
+        "peak memory {} MiB above the limit {} MiB plus {} MiB",
+        outcome.peak >> 20,
+        limit >> 20,
+        CONSTANT >> 20
+    );
+}
+
+#[test]
+fn dev_zero_with_a_count_stays_within_the_memory_limit() {
+    let outcome = run(
+        &args(&["-n", "3", "--memory", "64M", "/dev/zero"]),
+        None,
+        Duration::from_secs(20),
+    );
+    assert_refused_within(&outcome, 64 << 20);
+    assert!(outcome.stdout.is_empty());
+}
+
+#[test]
+fn a_100_mb_line_with_a_count_stays_within_the_memory_limit() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("one-line");
+    let mut file = std::fs::File::create(&path).expect("the input");
+    let piece = vec![b'a'; 1 << 20];
+    for _ in 0..100 {
+        file.write_all(&piece).expect("the input");
+    }
+    drop(file);
+    let path = path.to_str().expect("UTF-8").to_string();
+    let outcome = run(
+        &args(&["-n", "1", "--memory", "8M", &path]),
+        None,
+        Duration::from_secs(20),
+    );
+    assert_refused_within(&outcome, 8 << 20);
+    assert!(outcome.stdout.is_empty());
+}
+
+fn many_files(dir: &Path, count: usize, lines_each: usize) -> Vec<OsString> {
+    (0..count)
+        .map(|i| {
+            let path = dir.join(format!("f{i}"));
+            let text: String = (0..lines_each)
+                .map(|j| format!("file {i} line {j} padding padding padding\n"))
+                .collect();
+            std::fs::write(&path, text).expect("an input");
+            path.into_os_string()
+        })
+        .collect()
+}
+
+#[test]
+fn thousands_of_files_under_a_low_open_file_limit() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    // 3,000 files of 20 lines (about 3 MB): above a 1 MiB limit.
+    let files = many_files(dir.path(), 3000, 20);
+    for options in [
+        &["--seed", "many"][..],
+        &["--seed", "many", "-n", "5"],
+        &["--seed", "many", "-n", "100000"],
+        &["--seed", "many", "--memory", "1M"],
+        &["--seed", "many", "--memory", "1M", "-n", "5000"],
+    ] {
+        let mut all = args(options);
+        all.extend(files.iter().cloned());
+        let free = run(&all, None, Duration::from_secs(20));
+        assert_eq!(free.status, Some(0), "{options:?}: {}", free.stderr);
+        let limited = run(&all, Some(256), Duration::from_secs(20));
+        assert_eq!(limited.status, Some(0), "{options:?}: {}", limited.stderr);
+        assert!(
+            limited.stdout == free.stdout,
+            "{options:?}: the output changed under ulimit -n 256"
+        );
+        if options.len() == 2 {
+            assert_eq!(
+                limited.stdout.iter().filter(|&&b| b == b'\n').count(),
+                60_000
+            );
+        }
+    }
+}
