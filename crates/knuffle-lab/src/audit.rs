@@ -468,8 +468,9 @@ fn start(
     })
 }
 
-/// Adds "shuffles needed to detect effect `w`" to the power statements.
-fn with_effect(mut analysis: Analysis, effect: Option<f64>) -> Analysis {
+/// Adds "shuffles needed to detect effect `w`" to the power statements
+/// (also used by the Python binding's `knuffle.audit`).
+pub fn with_effect(mut analysis: Analysis, effect: Option<f64>) -> Analysis {
     let Some(w) = effect else {
         return analysis;
     };

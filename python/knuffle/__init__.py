@@ -1,0 +1,24 @@
+"""knuffle: exactly uniform, reproducible, fast shuffles for Python.
+
+Every order is exactly equally likely (Fisher-Yates with unbiased bounded
+draws, an exact parallel scatter for large arrays), and a text seed gives the
+same order on every platform, in Python, in Rust and on the command line
+(``knuffle --seed TEXT``).
+
+>>> import knuffle
+>>> g = knuffle.Generator("friday poker")
+>>> p = g.permutation(10)
+>>> sorted(p.tolist()) == list(range(10))
+True
+>>> bool((knuffle.Generator("friday poker").permutation(10) == p).all())
+True
+"""
+
+from __future__ import annotations
+
+from knuffle._audit import AuditReport, AuditTest, audit
+from knuffle._files import shuffle_file
+from knuffle._generator import Generator, Hands
+
+__all__ = ["AuditReport", "AuditTest", "Generator", "Hands", "audit", "shuffle_file"]
+__version__ = "0.1.0"

@@ -1,0 +1,128 @@
+//! `shuffle_file`: the command line's line shuffle (`knuffle --seed S
+//! --memory M --header H -z -n N -r -T DIR FILE... -o OUT`) through the
+//! record library `knuffle_records`, with the GIL released for the whole run.
+//! The same seed, memory limit and options give the command's bytes.
+
+use std::io;
+use std::path::PathBuf;
+
+use knuffle::DefaultRng;
+use knuffle_records::{
+    Destination, Error, Input, MIN_LIMIT, NoProgress, Options, Randomness, parse_size,
+    shuffle_records_to,
+};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+
+/// `memory=`: bytes, or a size as `--memory` takes it (`"512M"`, `"25%"`).
+#[derive(FromPyObject)]
+pub enum MemoryLimit {
+    Bytes(u64),
+    Text(String),
+}
+
+impl MemoryLimit {
+    fn bytes(&self) -> PyResult<u64> {
+        let (bytes, shown) = match self {
+            MemoryLimit::Bytes(bytes) => (*bytes, bytes.to_string()),
+            MemoryLimit::Text(text) => (
+                parse_size(text).map_err(PyValueError::new_err)?,
+                format!("'{text}'"),
+            ),
+        };
+        if bytes < MIN_LIMIT {
+            return Err(PyValueError::new_err(format!(
+                "memory size {shown} is too small: at least 1M (1048576 bytes) is needed"
+            )));
+        }
+        Ok(bytes)
+    }
+}
+
+/// What to shuffle, where to, and how (`Options` of the record library).
+pub struct FileJob {
+    pub inputs: Vec<PathBuf>,
+    pub output: PathBuf,
+    pub options: Options,
+}
+
+impl FileJob {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        inputs: Vec<PathBuf>,
+        output: PathBuf,
+        zero_terminated: bool,
+        header: u64,
+        count: Option<u64>,
+        repeat: bool,
+        memory: Option<MemoryLimit>,
+        temp_dir: Option<PathBuf>,
+    ) -> PyResult<FileJob> {
+        if repeat && count.is_none() {
+            return Err(PyValueError::new_err(
+                "repeat=True needs count= (a file cannot hold an endless output)",
+            ));
+        }
+        let memory = memory.as_ref().map(MemoryLimit::bytes).transpose()?;
+        Ok(FileJob {
+            inputs,
+            output,
+            options: Options {
+                delimiter: if zero_terminated { 0 } else { b'\n' },
+                header,
+                count,
+                repeat,
+                memory,
+                temp_dir,
+            },
+        })
+    }
+
+    /// Runs the job with `rng` (the generator's stream, advanced by the
+    /// draws the shuffle makes), the GIL released.
+    pub fn run(self, py: Python<'_>, rng: &mut DefaultRng) -> PyResult<()> {
+        let stream = std::mem::replace(rng, DefaultRng::from_seed_text(""));
+        let mut randomness = Randomness::Knuffle(Box::new(stream));
+        let FileJob {
+            inputs,
+            output,
+            options,
+        } = self;
+        let result = py.detach(|| {
+            shuffle_records_to(
+                inputs.into_iter().map(Input::Path),
+                &options,
+                &mut randomness,
+                Destination::File(&output),
+                &NoProgress,
+            )
+        });
+        if let Randomness::Knuffle(stream) = randomness {
+            *rng = *stream;
+        }
+        result.map_err(to_python)
+    }
+}
+
+/// An `OSError` of the subclass Python gives `kind` (FileNotFoundError,
+/// PermissionError, ...), with the library's message (it names the file).
+fn os_error(kind: io::ErrorKind, message: String) -> PyErr {
+    PyErr::from(io::Error::new(kind, message))
+}
+
+fn to_python(error: Error) -> PyErr {
+    let message = error.to_string();
+    match &error {
+        Error::File { error: io, .. }
+        | Error::Read(io)
+        | Error::Write(io)
+        | Error::Temp { error: io, .. }
+        | Error::RandomSourceRead { error: io, .. } => os_error(io.kind(), message),
+        Error::OutOfMemory => PyMemoryError::new_err(message),
+        Error::RecordTooLong { .. } | Error::NoRecordsToRepeat => PyValueError::new_err(message),
+        Error::Entropy(_) | Error::RandomSourceEnded { .. } => {
+            os_error(io::ErrorKind::Other, message)
+        }
+        _ => PyRuntimeError::new_err(message),
+    }
+}

@@ -1,0 +1,25 @@
+//! `knuffle._knuffle`: the Rust core of the `knuffle` Python package.
+//!
+//! The pure-Python package `knuffle` (python/knuffle) is the public API and
+//! validates its arguments; this module holds the shuffles, which release
+//! the GIL while they run.
+
+mod audit;
+mod dask;
+mod files;
+mod generator;
+mod rows;
+mod threads;
+mod weighted;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _knuffle(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<generator::Generator>()?;
+    m.add_function(wrap_pyfunction!(audit::audit_rows, m)?)?;
+    m.add("DEFAULT_THREADS", threads::DEFAULT_THREADS)?;
+    // Dask helpers (issue 17, python/src/dask.rs) register themselves here:
+    dask::register(m)?;
+    Ok(())
+}
