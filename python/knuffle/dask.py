@@ -1,6 +1,7 @@
 """`knuffle.dask`: an exactly uniform, reproducible global row shuffle on Dask.
 
-``knuffle.dask.shuffle(ddf, seed)`` returns a Dask DataFrame (or Series)
+``knuffle.dask.shuffle(ddf, seed)`` returns a Dask DataFrame (or Series, or
+the rows of a Dask Array along axis 0)
 whose rows are a uniformly random permutation of all the input's rows:
 every one of the n! orders has probability exactly 1/n!, rows move between
 partitions, and the order depends only on the seed text and the rows,
@@ -60,7 +61,8 @@ def shuffle(
     *,
     shuffle_method: str | None = None,
 ) -> Any:
-    """A uniformly random permutation of the rows of a Dask DataFrame or Series.
+    """A uniformly random permutation of the rows of a Dask DataFrame or Series
+    (or of a Dask Array along axis 0).
 
     ``seed`` is any text (as ``knuffle --seed``); the same seed and the same
     rows give the same order with any partitioning of the input, any
@@ -74,6 +76,11 @@ def shuffle(
     One pass over the input counts the rows of each partition (computed
     when ``shuffle`` is called); the shuffle itself is lazy, as usual in
     Dask. The input must give the same rows each time it is computed.
+
+    A Dask Array's rows are put in the same order as a DataFrame of as many
+    rows; the order (8 bytes per row, 32 while it is computed) is computed
+    on the client when ``shuffle`` is called and applied with Dask's take;
+    ``npartitions`` is then the number of chunks along axis 0.
 
     >>> import pandas as pd, dask.dataframe as dd, knuffle.dask
     >>> ddf = dd.from_pandas(pd.DataFrame({"x": range(6)}), npartitions=2)
@@ -152,6 +159,8 @@ def _shuffle(ddf: Any, seed: str, npartitions: int | None, shuffle_method: str |
 
     if not isinstance(seed, str):
         raise TypeError(f"seed must be a str (any text), not {type(seed).__name__}")
+    if _is_dask_array(ddf):
+        return _shuffle_array(ddf, seed, npartitions, bits)
     if isinstance(ddf, dd.Series):
         name = ddf.name
         column = "__knuffle_series" if name is None else name
@@ -159,7 +168,8 @@ def _shuffle(ddf: Any, seed: str, npartitions: int | None, shuffle_method: str |
         return frame[column].rename(name)
     if not isinstance(ddf, dd.DataFrame):
         raise TypeError(
-            f"knuffle.dask.shuffle takes a Dask DataFrame or Series, not {type(ddf).__name__}"
+            "knuffle.dask.shuffle takes a Dask DataFrame, Series or Array, "
+            f"not {type(ddf).__name__}"
         )
     npartitions = _check_partitions(npartitions, ddf.npartitions)
     taken = [c for c in _HELPERS if c in ddf.columns]
@@ -180,3 +190,32 @@ def _shuffle(ddf: Any, seed: str, npartitions: int | None, shuffle_method: str |
     return moved.map_partitions(
         _finish, seed, meta.index.name, meta=meta, clear_divisions=True,
     )
+
+
+def _is_dask_array(x: Any) -> bool:
+    try:
+        import dask.array as da
+    except ImportError:  # dask without its array extra
+        return False
+    return isinstance(x, da.Array)
+
+
+def _shuffle_array(x: Any, seed: str, npartitions: int | None, bits: int) -> Any:
+    """Rows (axis 0) of a Dask Array in the order the DataFrame path gives
+    the same number of rows. An array's rows are numbered by position, so
+    the whole order is known from n alone: it is computed here (32 bytes
+    per row on the client, in Rust) and applied with Dask's take."""
+    if x.ndim == 0:
+        raise ValueError("a 0-dimensional array has no rows to shuffle")
+    n = x.shape[0]
+    if isinstance(n, float):  # NaN: unknown chunk sizes
+        raise ValueError(
+            "the array's chunk sizes along axis 0 are unknown: call x.compute_chunk_sizes() first"
+        )
+    chunks = _check_partitions(npartitions, max(1, len(x.chunks[0])))
+    rows = np.arange(n, dtype=np.int64)
+    order = _knuffle.dask_order(seed, _knuffle.dask_labels(seed, 0, n, bits), rows)
+    out = x[order]
+    if n:
+        out = out.rechunk({0: -(-n // chunks)})
+    return out

@@ -157,7 +157,10 @@ fn dask_order<'py>(
     let rows = rows
         .as_slice()
         .map_err(|_| PyValueError::new_err("the row numbers are not a contiguous array"))?;
-    if let Some(bad) = labels.iter().find(|&&l| !(0..1i64 << MAX_BITS).contains(&l)) {
+    if let Some(bad) = labels
+        .iter()
+        .find(|&&l| !(0..1i64 << MAX_BITS).contains(&l))
+    {
         return Err(PyValueError::new_err(format!(
             "label {bad} is outside 0..2**{MAX_BITS}"
         )));

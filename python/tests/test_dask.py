@@ -193,7 +193,7 @@ def test_bad_arguments_are_refused():
     ddf = dd.from_pandas(frame(10), npartitions=2)
     with pytest.raises(TypeError, match="seed must be a str"):
         knuffle.dask.shuffle(ddf, 42)
-    with pytest.raises(TypeError, match="Dask DataFrame or Series"):
+    with pytest.raises(TypeError, match="Dask DataFrame, Series or Array"):
         knuffle.dask.shuffle(frame(10), "s")
     with pytest.raises(ValueError, match="npartitions"):
         knuffle.dask.shuffle(ddf, "s", 0)
@@ -305,3 +305,25 @@ def test_same_order_when_a_worker_is_killed_mid_run(client):
     # The nanny started a new worker process in place of the killed one.
     client.wait_for_workers(3, timeout=60)
     assert pids[victim] not in client.run(os.getpid).values()
+
+
+# --- Dask Array along axis 0 -------------------------------------------------
+
+
+def test_array_rows_follow_the_dataframe_order(synchronous):
+    import dask.array as da
+
+    a = np.arange(3000, dtype=np.int64).reshape(1000, 3)
+    df_order = order(pd.DataFrame({"x": np.arange(1000)}), "array", 3)
+    for chunk in (1000, 170, 7):
+        out = knuffle.dask.shuffle(da.from_array(a, chunks=(chunk, 3)), "array")
+        assert (out.compute() == a[df_order]).all()
+    out = knuffle.dask.shuffle(da.from_array(a, chunks=(170, 3)), "array", npartitions=4)
+    assert len(out.chunks[0]) == 4
+    assert knuffle.dask.shuffle(da.from_array(np.arange(0)), "array").compute().size == 0
+    with pytest.raises(ValueError, match="0-dimensional"):
+        knuffle.dask.shuffle(da.from_array(np.int64(3)), "array")
+    unknown = da.from_array(np.arange(10), chunks=5)
+    unknown = unknown[unknown > 2]
+    with pytest.raises(ValueError, match="compute_chunk_sizes"):
+        knuffle.dask.shuffle(unknown, "array")
