@@ -296,9 +296,14 @@ def test_same_order_when_a_worker_is_killed_mid_run(client):
     result = knuffle.dask.shuffle(ddf, "kill", shuffle_method="tasks")
     future = client.compute(result)
     pids = client.run(os.getpid)
-    time.sleep(0.6)
-    assert not future.done(), "the run ended before a worker could be killed"
-    victim = sorted(pids)[0]
+    # Kill a worker that is running tasks of this computation.
+    busy: list[str] = []
+    deadline = time.monotonic() + 60
+    while not busy and time.monotonic() < deadline:
+        time.sleep(0.1)
+        busy = [w for w, tasks in client.processing().items() if tasks]
+    assert busy and not future.done(), "the run ended before a worker could be killed"
+    victim = busy[0]
     os.kill(pids[victim], signal.SIGKILL)
     out = future.result(timeout=120)
     assert out["x"].tolist() == reference
