@@ -14,7 +14,7 @@ _WORDS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _MAX_U64 = 2**64 - 1
 
 
-class Hands(list):
+class Hands(list[list[str]]):
     """The hands of a deal (a list of hands, each a list of card names),
     with the ``board`` (community cards) and the number of cards left in
     ``remaining``."""
@@ -190,8 +190,8 @@ class Generator:
             return self._core.permutation_n(n, threads)
         if isinstance(x, np.ndarray):
             copy = x.copy()
-        elif isinstance(x, (list, tuple, memoryview, bytes, bytearray, range)):
-            copy = np.array(x)
+        elif isinstance(x, (list, tuple, memoryview, bytes, bytearray, range)) or hasattr(x, "__array__"):
+            copy = np.array(x)  # sequences, and array-likes such as pandas or polars Series
         else:
             raise TypeError(_unsupported(x, "permute"))
         if copy.ndim == 0:
@@ -244,8 +244,8 @@ class Generator:
         largest near ``2**(126 - log2 n)``): only parts of a weight smaller
         than ``2**-61`` of the largest weight are dropped, so weights within
         a factor of ``2**10`` of the largest are always exact, and within
-        ``2**40`` for up to ``2**32`` elements. No float rounding decides a
-        draw.
+        ``2**40`` for up to ``2**32`` elements; a positive weight never
+        becomes 0. No float rounding decides a draw.
 
         >>> g = knuffle.Generator("draw")
         >>> sorted(g.choice(["a", "b", "c", "d"], 2, weights=[1, 0, 0, 1]).tolist())
@@ -298,10 +298,20 @@ class Generator:
 
     # -- cards --------------------------------------------------------------
 
-    def deal(self, players: int = 4, cards: int = 13, *, board: int = 0, ascii: bool = False) -> Hands:
+    def deal(
+        self,
+        players: int = 4,
+        cards: int = 13,
+        *,
+        board: int = 0,
+        decks: int = 1,
+        jokers: int = 0,
+        ascii: bool = False,
+    ) -> Hands:
         """Deal ``players`` hands of ``cards`` cards (and ``board`` community
-        cards) from a standard 52-card deck: the same deal as
-        ``knuffle deal --seed TEXT --players P --cards C --board B`` from a
+        cards) from a standard 52-card deck (or a shoe of ``decks`` decks,
+        each with ``jokers`` jokers): the same deal as ``knuffle deal --seed
+        TEXT --players P --cards C --board B --decks D --jokers J`` from a
         fresh ``Generator(TEXT)``. Only the dealt cards are randomised (a
         partial Fisher-Yates shuffle); cards go round-robin, one to each
         player per round, then to the board. Card names as the command line
@@ -314,11 +324,15 @@ class Generator:
         players = _index(players, "players")
         cards = _index(cards, "cards")
         board = _index(board, "board")
+        decks = _index(decks, "decks")
+        jokers = _index(jokers, "jokers")
         if players < 1 or cards < 0 or board < 0:
             raise ValueError("players must be at least 1, cards and board non-negative")
+        if not 1 <= decks <= 1000 or not 0 <= jokers <= 1000:
+            raise ValueError("decks must be in 1..1000 and jokers in 0..1000 (as on the command line)")
         if cards == 0 and board == 0:
             raise ValueError("nothing to deal: cards and board are both 0")
-        hands, board_cards, remaining = self._core.deal(players, cards, board, bool(ascii))
+        hands, board_cards, remaining = self._core.deal(players, cards, board, decks, jokers, bool(ascii))
         return Hands(hands, board_cards, remaining)
 
     # -- data frames --------------------------------------------------------

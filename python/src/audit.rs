@@ -41,7 +41,9 @@ pub fn audit_rows<'py>(
         return Err(invalid("a shuffle needs at least 2 items".into()));
     }
     if !(alpha > 0.0 && alpha < 1.0) {
-        return Err(invalid(format!("alpha must be between 0 and 1, got {alpha}")));
+        return Err(invalid(format!(
+            "alpha must be between 0 and 1, got {alpha}"
+        )));
     }
     let rows = rows.as_array();
     let analysis = py.detach(|| -> Result<Analysis, String> {

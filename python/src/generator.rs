@@ -22,9 +22,8 @@ use crate::{rows, weighted};
 /// A vector with room for `len` items, or `MemoryError` (never an abort).
 pub fn reserve<T>(len: usize, what: &str) -> PyResult<Vec<T>> {
     let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| {
-        PyMemoryError::new_err(format!("cannot allocate {what} of {len} items"))
-    })?;
+    v.try_reserve_exact(len)
+        .map_err(|_| PyMemoryError::new_err(format!("cannot allocate {what} of {len} items")))?;
     Ok(v)
 }
 
@@ -154,8 +153,9 @@ impl Generator {
         let data = array
             .as_slice_mut()
             .map_err(|_| PyValueError::new_err("the array is not C-contiguous"))?;
-        let order = self.order(py, n, threads)?;
+        // Memory first, draws second: a MemoryError leaves the stream as it was.
         let copy = reserve::<u8>(data.len(), "a copy of the rows")?;
+        let order = self.order(py, n, threads)?;
         py.detach(|| rows::gather(data, width, &order, copy, threads))
             .map_err(runtime)
     }
@@ -171,7 +171,9 @@ impl Generator {
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let threads = self.threads_or_default(threads)?;
         if i64::try_from(n).is_err() {
-            return Err(PyValueError::new_err(format!("n = {n} does not fit in int64")));
+            return Err(PyValueError::new_err(format!(
+                "n = {n} does not fit in int64"
+            )));
         }
         let mut perm = identity::<i64>(n)?;
         let rng = &mut self.rng;
@@ -230,17 +232,20 @@ impl Generator {
         self.weighted(py, weights, k)
     }
 
-    /// The hands (and board) of `knuffle deal --players P --cards C --board B`
+    /// The hands (and board) of `knuffle deal --players P --cards C --board B
+    /// --decks D --jokers J`
     /// from this generator; card names as the CLI writes them.
-    #[pyo3(signature = (players, cards, board, ascii))]
+    #[pyo3(signature = (players, cards, board, decks, jokers, ascii))]
     fn deal(
         &mut self,
         players: usize,
         cards: usize,
         board: usize,
+        decks: usize,
+        jokers: usize,
         ascii: bool,
     ) -> PyResult<(Vec<Vec<String>>, Vec<String>, usize)> {
-        let deal = Deck::standard()
+        let deal = Deck::shoe(decks, jokers)
             .deal(players, cards, board, &mut self.rng)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let name = |card: &knuffle::cards::Card| {
@@ -268,7 +273,9 @@ impl Generator {
         // Size class of a pointer = of usize: the order of permutation(len).
         py.detach(|| knuffle::shuffle(&mut items, rng));
         if list.len() != len {
-            return Err(PyRuntimeError::new_err("the list changed size during the shuffle"));
+            return Err(PyRuntimeError::new_err(
+                "the list changed size during the shuffle",
+            ));
         }
         let shuffled = PyList::new(py, items)?;
         list.set_slice(0, len, shuffled.as_any())
@@ -294,7 +301,9 @@ impl Generator {
         }
         let total = weights.iter().try_fold(0u128, |sum, &w| sum.checked_add(w));
         if total.is_none() {
-            return Err(PyValueError::new_err("the weights add up to 2**128 or more"));
+            return Err(PyValueError::new_err(
+                "the weights add up to 2**128 or more",
+            ));
         }
         let rng = &mut self.rng;
         let chosen = py.detach(|| weighted::sample(&weights, k, rng));

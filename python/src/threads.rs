@@ -22,7 +22,9 @@ pub const DEFAULT_THREADS: usize = 2;
 pub fn pool(threads: usize) -> Result<Arc<ThreadPool>, String> {
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<ThreadPool>>>> = OnceLock::new();
     let pools = POOLS.get_or_init(|| Mutex::new(HashMap::new()));
-    let mut pools = pools.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut pools = pools
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(pool) = pools.get(&threads) {
         return Ok(Arc::clone(pool));
     }

@@ -99,7 +99,7 @@ pub fn sample(weights: &[u128], k: usize, rng: &mut DefaultRng) -> Vec<u64> {
 /// `2^127`. Multiplying by a power of two is exact; only the part of a
 /// weight below `2^-s` is dropped, that is below `2^-(125 - bits(n))` of the
 /// largest weight (weights within a factor `2^(72 - bits(n))` of the largest
-/// are used exactly).
+/// are used exactly), and a positive weight never becomes 0.
 pub fn float_weights_to_integers(weights: &[f64]) -> Vec<u128> {
     let largest = weights.iter().copied().fold(0.0_f64, f64::max);
     if largest == 0.0 {
@@ -118,13 +118,16 @@ pub fn float_weights_to_integers(weights: &[f64]) -> Vec<u128> {
             }
             let (mantissa, exp) = decompose(w);
             let shift = exp + shift_all;
-            if shift >= 0 {
+            let scaled = if shift >= 0 {
                 u128::from(mantissa) << shift
             } else if shift > -64 {
                 u128::from(mantissa >> (-shift))
             } else {
                 0
-            }
+            };
+            // A positive weight stays positive (one unit at least): it can
+            // still be drawn, as it must be once the others are used up.
+            scaled.max(1)
         })
         .collect()
 }

@@ -41,3 +41,15 @@ def require(condition: bool, why: str) -> None:
         if os.environ.get("CI") == "true":
             pytest.fail(f"{why} (CI=true: the test command must provide it)")
         pytest.skip(why)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Under CI=true a skipped test is a failure: the gap must not hide."""
+    if os.environ.get("CI") != "true":
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = len(reporter.stats.get("skipped", [])) if reporter else 0
+    if skipped and session.exitstatus == 0:
+        session.exitstatus = 1
+        if reporter:
+            reporter.write_line(f"CI=true: {skipped} test(s) skipped; failing the run")

@@ -9,13 +9,10 @@ use std::path::Path;
 use std::process::ExitCode;
 
 mod audit;
-mod bytes;
 mod chars;
 mod deal;
 mod emit;
-mod external;
 mod lab;
-mod scan;
 mod seeding;
 mod shuf;
 mod trace;

@@ -4,47 +4,41 @@
 //!
 //! | file | what it does |
 //! | --- | --- |
-//! | `options.rs` | the option table and a getopt_long-compatible parser (GNU's messages) |
+//! The shuffling itself (reading, indexing, the reservoir, the external
+//! scatter/gather, GNU's `--random-source`, the output) is the record
+//! library, `knuffle-records`; this module parses arguments, words errors
+//! as GNU does, and draws progress. Layout (one concept per file, each
+//! using only the ones above it in this table):
+//!
+//! | file | what it does |
+//! | --- | --- |
 //! | `errors.rs` | [`ShufError`](errors::ShufError), GNU's quoting of names in messages |
+//! | `record_errors.rs` | the record library's errors in GNU's words |
+//! | `memory_option.rs` | `--memory SIZE` parsing and its messages |
+//! | `options.rs` | the option table and a getopt_long-compatible parser (GNU's messages) |
 //! | `help.rs` | `--help`, `--version` |
-//! | `randomness.rs` | knuffle's generator or a GNU random source behind one interface |
-//! | `gnu_random.rs` | GNU's `randint`/`randperm` re-implemented for `--random-source` |
-//! | `input.rs` | opening inputs; reading them into memory (one regular file: both cores, huge pages, indexed on the way) |
-//! | `line_index.rs` | line starts on both cores via `crate::scan` (`u32` offsets under 4 GiB); copying a line out by one 128-byte window |
-//! | `stream.rs` | lines of a stream in constant memory (take or skip) |
-//! | `sample.rs` | `-n` on a stream: reservoir sampling (Algorithm L, or GNU's) |
-//! | `engine.rs` | permute-and-write and repeat-and-write, shared by every input kind |
-//! | `output.rs` | late-opened `-o FILE` (temp file + rename), ordered parallel block rendering |
 //! | `numbers.rs` | fast decimal formatting for `-i` |
-//! | `modes.rs` | the three input kinds (files, `-e`, `-i`) wired to the engine |
-//! | `external_mode.rs` | routing inputs larger than `--memory` to the external shuffle |
+//! | `progress_bar.rs` | the progress bar on a terminal, fed by the library's reports |
+//! | `modes.rs` | the three input kinds: FILEs to `knuffle_records`, `-e` and `-i` to its engine |
 //!
 //! Flow: [`run`] parses the arguments into [`Options`](options::Options),
-//! then [`modes::execute`] reads the input, chooses (all randomness through
-//! [`Randomness`](randomness::Randomness)), opens the output last, writes.
-//! The in-memory file path is [`modes::shuffle_files_in_memory`]: inputs,
-//! options, randomness and output in, nothing else; the external (larger
-//! than memory) path sits beside it (`external_mode::route`).
+//! then [`modes::execute`] hands FILE input to
+//! [`knuffle_records::shuffle_records_planned`] (read, choose, open the
+//! output last, write) or runs `-e`/`-i` through the same engine.
 
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-mod engine;
 mod errors;
-mod external_mode;
-mod gnu_random;
 mod help;
-mod input;
-mod line_index;
+mod memory_option;
 mod modes;
 mod numbers;
 mod options;
-mod output;
-mod randomness;
-mod sample;
-mod stream;
+mod progress_bar;
+mod record_errors;
 
 use options::{Command, Personality};
 

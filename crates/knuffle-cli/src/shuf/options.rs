@@ -418,7 +418,7 @@ fn apply(
             }
             options.seed = Some(text);
         }
-        Opt::Memory => options.memory = Some(super::external_mode::parse_memory(&value)?),
+        Opt::Memory => options.memory = Some(super::memory_option::parse_memory(&value)?),
         Opt::TempDir => options.temp_dir = Some(value),
         Opt::Header => match parse_count(&value) {
             CountParse::Value(n) => options.header = n,

@@ -12,19 +12,19 @@
 //! in-memory behaviour; `-n` up to the reservoir size keeps the reservoir
 //! (constant memory); larger `-n` counts stop the external shuffle early.
 
-use std::ffi::OsStr;
-use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::unix::fs::FileExt;
-use std::path::Path;
 
-use crate::external::{self, ExternalConfig, ExternalError, Input};
-
-use super::errors::{ShufError, quote};
-use super::input::{Bytes, Opened};
-use super::modes::Run;
-use super::output::{Output, OutputPlan};
-use super::randomness::Randomness;
+use crate::buffers::CHUNK;
+use crate::error::Error;
+use crate::external::{self, ExternalConfig};
+use crate::input::{Bytes, Opened, total_regular_size};
+use crate::memory::default_limit;
+use crate::options::Options;
+use crate::output::{Output, OutputPlan};
+use crate::progress::Progress;
+use crate::randomness::Randomness;
+use crate::scan::count_delimiters;
 
 /// Where FILE input goes.
 pub enum Route {
@@ -36,29 +36,44 @@ pub enum Route {
     Read(Bytes),
 }
 
+/// What the external shuffle needs besides the inputs.
+pub struct Run<'r, 'o> {
+    /// The options.
+    pub options: &'r Options,
+    /// The randomness.
+    pub randomness: &'r mut Randomness,
+    /// The output, opened late.
+    pub output: &'r OutputPlan<'o>,
+    /// Where progress goes.
+    pub progress: &'r dyn Progress,
+}
+
 /// Decides, and runs the external shuffle when the input is too large.
 /// `reservoir_max`: the largest `-n` served by reservoir sampling.
 pub fn route(
-    run: &Run<'_>,
+    run: &mut Run<'_, '_>,
     mut opened: Vec<Opened>,
     reservoir_max: u64,
-) -> Result<Route, ShufError> {
+) -> Result<Route, Error> {
     let options = run.options;
-    if options.repeat || options.random_source.is_some() || options.head_count <= reservoir_max {
+    let head_count = options.count.unwrap_or(u64::MAX);
+    let gnu = matches!(run.randomness, Randomness::Gnu(_));
+    if options.repeat || gnu || head_count <= reservoir_max {
         return Ok(Route::InMemory(opened));
     }
-    let limit = options.memory.unwrap_or_else(external::default_limit);
+    let limit = options.memory.unwrap_or_else(default_limit);
     let capacity = limit - limit / 8;
     let delimiter = options.delimiter;
-    if let Some(size) = super::input::total_regular_size(&opened) {
+    if let Some(size) = total_regular_size(&opened) {
         if fits_regular(&opened, size, capacity, delimiter)? {
             return Ok(Route::InMemory(opened));
         }
         let inputs = opened
             .into_iter()
-            .map(|o| Input::reader(Box::new(o)))
+            .map(|o| external::Input::reader(Box::new(o)))
             .collect();
-        shuffle_external(run, inputs, limit, Some(size))?;
+        run.progress.start(Some(size));
+        shuffle_external(run, inputs, limit)?;
         return Ok(Route::Handled);
     }
     match read_within(&mut opened, capacity, delimiter)? {
@@ -66,12 +81,13 @@ pub fn route(
         Prefix::Partial { bytes, next } => {
             let mut rest = opened.drain(next..);
             let current = rest.next().expect("the input being read");
-            let mut inputs = vec![Input {
+            let mut inputs = vec![external::Input {
                 prefix: bytes,
                 rest: Box::new(current),
             }];
-            inputs.extend(rest.map(|o| Input::reader(Box::new(o))));
-            shuffle_external(run, inputs, limit, None)?;
+            inputs.extend(rest.map(|o| external::Input::reader(Box::new(o))));
+            run.progress.start(None);
+            shuffle_external(run, inputs, limit)?;
             Ok(Route::Handled)
         }
     }
@@ -86,12 +102,7 @@ fn in_memory_need(bytes: u64, lines: u64) -> u64 {
 /// Whether regular files of `size` bytes in total fit `capacity`; the
 /// lines are counted (bounded positioned reads, offsets untouched) only
 /// when the answer depends on them.
-fn fits_regular(
-    opened: &[Opened],
-    size: u64,
-    capacity: u64,
-    delimiter: u8,
-) -> Result<bool, ShufError> {
+fn fits_regular(opened: &[Opened], size: u64, capacity: u64, delimiter: u8) -> Result<bool, Error> {
     if in_memory_need(size, size) <= capacity {
         return Ok(true); // even if every byte ended a line
     }
@@ -99,20 +110,20 @@ fn fits_regular(
         return Ok(false);
     }
     let mut lines = opened.len() as u64; // a missing final delimiter each
-    let mut buffer = vec![0u8; 1 << 20];
+    let mut buffer = vec![0u8; CHUNK];
     for input in opened {
-        let file = input.file();
+        let Some(file) = input.file() else {
+            continue; // not reached: every input is a regular file here
+        };
         let remaining = input.remaining_regular_size().unwrap_or(0);
-        let len = file.metadata().map_err(|e| ShufError::read(&e))?.len();
+        let len = file.metadata().map_err(Error::Read)?.len();
         let mut at = len - remaining;
         while at < len {
-            let read = file
-                .read_at(&mut buffer, at)
-                .map_err(|e| ShufError::read(&e))?;
+            let read = file.read_at(&mut buffer, at).map_err(Error::Read)?;
             if read == 0 {
                 break;
             }
-            lines += crate::scan::count_delimiters(&buffer[..read], delimiter);
+            lines += count_delimiters(&buffer[..read], delimiter);
             at += read as u64;
         }
     }
@@ -129,9 +140,9 @@ enum Prefix {
 
 /// Reads the inputs into memory while the in-memory path's need stays
 /// within `capacity`.
-fn read_within(opened: &mut [Opened], capacity: u64, delimiter: u8) -> Result<Prefix, ShufError> {
+fn read_within(opened: &mut [Opened], capacity: u64, delimiter: u8) -> Result<Prefix, Error> {
     let mut bytes: Vec<u8> = Vec::new();
-    let mut chunk = vec![0u8; 1 << 20];
+    let mut chunk = vec![0u8; CHUNK];
     let mut lines = 0u64;
     let count = opened.len();
     for (index, input) in opened.iter_mut().enumerate() {
@@ -140,14 +151,14 @@ fn read_within(opened: &mut [Opened], capacity: u64, delimiter: u8) -> Result<Pr
             let read = loop {
                 match input.read(&mut chunk) {
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    other => break other.map_err(|e| ShufError::read(&e))?,
+                    other => break other.map_err(Error::Read)?,
                 }
             };
             if read == 0 {
                 break;
             }
             let chunk = &chunk[..read];
-            lines += crate::scan::count_delimiters(chunk, delimiter);
+            lines += count_delimiters(chunk, delimiter);
             let len = bytes.len() + read;
             if len > bytes.capacity() {
                 // Grow geometrically, but never past the capacity.
@@ -157,7 +168,7 @@ fn read_within(opened: &mut [Opened], capacity: u64, delimiter: u8) -> Result<Pr
                     .max(len);
                 bytes
                     .try_reserve_exact(target - bytes.len())
-                    .map_err(|_| ShufError::memory())?;
+                    .map_err(|_| Error::OutOfMemory)?;
             }
             bytes.extend_from_slice(chunk);
             if in_memory_need(len as u64, lines + 1) > capacity {
@@ -174,19 +185,19 @@ fn read_within(opened: &mut [Opened], capacity: u64, delimiter: u8) -> Result<Pr
 
 /// The output, opened on its first write (after the input was read, as
 /// GNU does: `-o FILE` may name an input).
-struct LazyOutput<'a> {
-    plan: &'a OutputPlan<'a>,
-    output: Option<Output>,
-    failed: Option<ShufError>,
+struct LazyOutput<'p, 'o> {
+    plan: &'p OutputPlan<'o>,
+    output: Option<Output<'o>>,
+    failed: Option<Error>,
 }
 
-impl LazyOutput<'_> {
-    fn get(&mut self) -> io::Result<&mut File> {
+impl LazyOutput<'_, '_> {
+    fn get(&mut self) -> io::Result<&mut dyn Write> {
         if self.output.is_none() {
             match self.plan.open() {
                 Ok(output) => self.output = Some(output),
                 Err(error) => {
-                    let text = error.message.clone();
+                    let text = error.to_string();
                     self.failed = Some(error);
                     return Err(io::Error::other(text));
                 }
@@ -196,7 +207,7 @@ impl LazyOutput<'_> {
     }
 }
 
-impl Write for LazyOutput<'_> {
+impl Write for LazyOutput<'_, '_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.get()?.write(buf)
     }
@@ -214,56 +225,32 @@ impl Write for LazyOutput<'_> {
 }
 
 fn shuffle_external(
-    run: &Run<'_>,
-    inputs: Vec<Input>,
+    run: &mut Run<'_, '_>,
+    inputs: Vec<external::Input>,
     limit: u64,
-    total: Option<u64>,
-) -> Result<(), ShufError> {
+) -> Result<(), Error> {
     let options = run.options;
-    let mut rng = match run.randomness(true)? {
-        Randomness::Knuffle(rng) => rng,
-        Randomness::Gnu(_) => unreachable!("--random-source stays in memory"),
+    let Randomness::Knuffle(rng) = &mut *run.randomness else {
+        unreachable!("--random-source stays in memory")
     };
     let config = ExternalConfig {
         memory: limit,
-        temp_dir: external::temp_dir(options.temp_dir.as_deref().map(Path::new)),
+        temp_dir: external::temp_dir(options.temp_dir.as_deref()),
         delimiter: options.delimiter,
         header: options.header,
-        count: (options.head_count != u64::MAX).then_some(options.head_count),
-        progress: true,
-        total_bytes: total,
+        count: options.count,
     };
     let mut out = LazyOutput {
-        plan: &run.output,
+        plan: run.output,
         output: None,
         failed: None,
     };
-    let result = external::shuffle_external(inputs, &config, &mut rng, &mut out);
+    let result = external::shuffle_external(inputs, &config, rng.as_mut(), &mut out, run.progress);
     if let Some(error) = out.failed.take() {
         return Err(error);
     }
-    let stats = result.map_err(|error| match error {
-        ExternalError::Input { error, .. } => ShufError::read(&error),
-        ExternalError::Output(error) => ShufError::write(&error),
-        temp @ ExternalError::Temp { .. } => ShufError::plain(temp.to_string()),
-    })?;
-    run.notice_permutation(stats.records);
-    out.get().map_err(|e| ShufError::write(&e))?;
+    let stats = result?;
+    run.progress.permuting(stats.records);
+    out.get().map_err(Error::Write)?;
     out.output.take().expect("opened").finish()
-}
-
-/// Parses `--memory SIZE` (GNU-style message on error).
-pub fn parse_memory(value: &OsStr) -> Result<u64, ShufError> {
-    let text = value
-        .to_str()
-        .ok_or_else(|| ShufError::plain(format!("invalid memory size: {}", quote(value))))?;
-    let size = external::parse_size(text)
-        .map_err(|_| ShufError::plain(format!("invalid memory size: {}", quote(value))))?;
-    if size < external::MIN_LIMIT {
-        return Err(ShufError::plain(format!(
-            "memory size {} is too small: at least 1M is needed",
-            quote(value)
-        )));
-    }
-    Ok(size)
 }

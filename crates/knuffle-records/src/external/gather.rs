@@ -20,12 +20,13 @@ use std::thread;
 use memmap2::{Mmap, MmapOptions};
 use rand_core::Rng;
 
-use super::error::ExternalError;
 use super::plan::Plan;
 use super::scatter::{Bucket, Scatter};
 use super::sink::Sink;
 use super::temp::TempSpace;
 use crate::bytes::Bytes;
+use crate::error::Error;
+use crate::read::read_some;
 use crate::scan::for_each_delimiter;
 
 /// Record spans `(start, end)` into a bucket's bytes: `u32` offsets for
@@ -64,7 +65,7 @@ pub fn gather<R: Rng + Send + ?Sized>(
     delimiter: u8,
     sink: &mut Sink<'_>,
     rng: &mut R,
-) -> Result<usize, ExternalError> {
+) -> Result<usize, Error> {
     let (to_writer, batches) = sync_channel::<Batch>(0);
     let (ack, acks) = channel::<Returned>();
     thread::scope(|scope| {
@@ -104,7 +105,7 @@ fn write_batches(
     batches: &Receiver<Batch>,
     sink: &mut Sink<'_>,
     ack: &std::sync::mpsc::Sender<Returned>,
-) -> Result<(), ExternalError> {
+) -> Result<(), Error> {
     let mut in_long_record = false;
     for batch in batches {
         let mut returned = Returned::default();
@@ -156,11 +157,11 @@ enum Stop {
     /// The writing side hung up (it is done, or it failed).
     Cancelled,
     /// A temporary file could not be read or written.
-    Failed(ExternalError),
+    Failed(Error),
 }
 
-impl From<ExternalError> for Stop {
-    fn from(error: ExternalError) -> Stop {
+impl From<Error> for Stop {
+    fn from(error: Error) -> Stop {
         Stop::Failed(error)
     }
 }
@@ -252,12 +253,7 @@ impl Loader<'_> {
         Ok(())
     }
 
-    fn read_bucket(
-        &mut self,
-        file: &mut File,
-        bytes: u64,
-        extra: usize,
-    ) -> Result<Vec<u8>, ExternalError> {
+    fn read_bucket(&mut self, file: &mut File, bytes: u64, extra: usize) -> Result<Vec<u8>, Error> {
         let mut data = std::mem::take(&mut self.spare_data);
         data.clear();
         if data.capacity() < bytes as usize {
@@ -336,7 +332,7 @@ impl Loader<'_> {
         file: &mut File,
         buckets: usize,
         rng: &mut R,
-    ) -> Result<Vec<Bucket>, ExternalError> {
+    ) -> Result<Vec<Bucket>, Error> {
         file.seek(SeekFrom::Start(0))
             .map_err(|e| self.temp.error(e))?;
         let temp = self.temp;
@@ -362,14 +358,4 @@ fn memory_need(bytes: u64, records: u64) -> u64 {
         size_of::<(u64, u64)>()
     };
     records.saturating_mul(span as u64).saturating_add(bytes)
-}
-
-/// A `read` that retries when interrupted by a signal.
-pub fn read_some(reader: &mut dyn Read, buffer: &mut [u8]) -> io::Result<usize> {
-    loop {
-        match reader.read(buffer) {
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            other => return other,
-        }
-    }
 }

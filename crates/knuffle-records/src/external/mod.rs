@@ -54,13 +54,10 @@
 //! input came from a file or a pipe. A different limit gives a different
 //! (equally uniform) order, and so does in-memory mode.
 
-mod error;
 mod gather;
 mod input;
 mod labels;
-mod memory;
 mod plan;
-mod progress;
 mod scatter;
 mod sink;
 mod temp;
@@ -70,15 +67,14 @@ use std::path::PathBuf;
 
 use rand_core::Rng;
 
-pub use error::ExternalError;
 pub use input::Input;
-pub use memory::{MIN_LIMIT, default_limit, parse_size};
 pub use plan::Plan;
 pub use temp::temp_dir;
 
+use crate::error::Error;
+use crate::progress::Progress;
 use gather::gather;
 use input::Feeder;
-use progress::Progress;
 use scatter::Scatter;
 use sink::Sink;
 use temp::TempSpace;
@@ -86,7 +82,7 @@ use temp::TempSpace;
 /// The settings of an external shuffle.
 #[derive(Clone, Debug)]
 pub struct ExternalConfig {
-    /// The memory limit in bytes (at least [`MIN_LIMIT`] is used).
+    /// The memory limit in bytes (at least [`MIN_LIMIT`](crate::memory::MIN_LIMIT) is used).
     pub memory: u64,
     /// Where the temporary bucket files go.
     pub temp_dir: PathBuf,
@@ -97,11 +93,6 @@ pub struct ExternalConfig {
     pub header: u64,
     /// Write at most this many records (`-n`).
     pub count: Option<u64>,
-    /// Show a progress bar on stderr when it is a terminal and the run is
-    /// long.
-    pub progress: bool,
-    /// The total input size when known (for the progress bar's ETA).
-    pub total_bytes: Option<u64>,
 }
 
 /// What an external shuffle did.
@@ -120,32 +111,25 @@ pub struct Stats {
 /// and writes them to `out`, using about `config.memory` bytes of memory
 /// and temporary files in `config.temp_dir`.
 ///
-/// # Example
-/// ```ignore
-/// let input = Input::reader(Box::new(&b"a\nb\nc\n"[..]));
-/// let config = ExternalConfig { memory: 1 << 20, temp_dir: "/tmp".into(), delimiter: b'\n',
-///     header: 0, count: None, progress: false, total_bytes: None };
-/// let mut out = Vec::new();
-/// shuffle_external(vec![input], &config, &mut Seed::from_text("1").rng(), &mut out)?;
-/// ```
+/// Bytes read and written are reported to `progress`.
 pub fn shuffle_external<R: Rng + Send + ?Sized>(
     inputs: Vec<Input>,
     config: &ExternalConfig,
     rng: &mut R,
     out: &mut dyn Write,
-) -> Result<Stats, ExternalError> {
+    progress: &dyn Progress,
+) -> Result<Stats, Error> {
     let plan = Plan::for_limit(config.memory);
     raise_open_file_limit();
     return_freed_memory_at_once();
     let temp = TempSpace::new(config.temp_dir.clone())?;
-    let progress = Progress::new(config.progress, config.total_bytes);
-    let mut sink = Sink::new(out, plan.io_buffer, config.count, &progress, &temp);
+    let mut sink = Sink::new(out, plan.io_buffer, config.count, progress, &temp);
 
     let buckets = Scatter::run(&plan, plan.buckets, &temp, config.delimiter, |scatter| {
         let mut feeder = Feeder {
             scatter,
             sink: &mut sink,
-            progress: &progress,
+            progress,
             delimiter: config.delimiter,
             header_left: config.header,
             in_header: false,
@@ -156,7 +140,6 @@ pub fn shuffle_external<R: Rng + Send + ?Sized>(
     sink.release()?;
     let depth = gather(buckets, &plan, &temp, config.delimiter, &mut sink, rng)?;
     sink.finish()?;
-    progress.finish();
     Ok(Stats {
         records: sink.records(),
         buckets: plan.buckets,
@@ -211,8 +194,6 @@ mod tests {
             delimiter,
             header,
             count: None,
-            progress: false,
-            total_bytes: None,
         };
         let mut out = Vec::new();
         let input = Input::reader(Box::new(std::io::Cursor::new(input.to_vec())));
@@ -221,6 +202,7 @@ mod tests {
             &config,
             &mut knuffle::Seed::from_text(seed).rng(),
             &mut out,
+            &crate::NoProgress,
         )
         .unwrap();
         (out, stats)
@@ -295,15 +277,13 @@ mod tests {
             delimiter: b'\n',
             header: 0,
             count: None,
-            progress: false,
-            total_bytes: None,
         };
         let mut rng = knuffle::Seed::from_text("uniformity").rng();
         let mut counts = [0u64; 24];
         for _ in 0..RUNS {
             let input = Input::reader(Box::new(&b"a\nb\nc\nd\n"[..]));
             let mut out = Vec::new();
-            shuffle_external(vec![input], &config, &mut rng, &mut out).unwrap();
+            shuffle_external(vec![input], &config, &mut rng, &mut out, &crate::NoProgress).unwrap();
             let order: Vec<u8> = out.iter().copied().filter(|&b| b != b'\n').collect();
             counts[rank(&order)] += 1;
         }

@@ -9,7 +9,7 @@
 
 use rayon::prelude::*;
 
-use super::errors::ShufError;
+use crate::error::Error;
 use crate::scan::{block_mask, count_delimiters, for_each_delimiter};
 
 /// A line offset: `u32` or `u64`.
@@ -47,7 +47,7 @@ const MIN_CHUNK: usize = 1 << 20;
 
 /// The start offset of every line of `data` (a last line without a
 /// delimiter counts; an empty input has no lines).
-pub fn line_starts<O: Offset>(data: &[u8], delimiter: u8) -> Result<Vec<O>, ShufError> {
+pub fn line_starts<O: Offset>(data: &[u8], delimiter: u8) -> Result<Vec<O>, Error> {
     if data.is_empty() {
         return Ok(Vec::new());
     }
@@ -71,7 +71,7 @@ pub fn line_starts<O: Offset>(data: &[u8], delimiter: u8) -> Result<Vec<O>, Shuf
     let mut starts: Vec<O> = Vec::new();
     starts
         .try_reserve_exact(total)
-        .map_err(|_| ShufError::memory())?;
+        .map_err(|_| Error::OutOfMemory)?;
     starts.resize(total, O::new(0));
     let mut slices: Vec<&mut [O]> = Vec::with_capacity(chunks.len());
     let mut rest: &mut [O] = &mut starts;

@@ -7,10 +7,9 @@
 use std::collections::VecDeque;
 use std::io::{self, Read};
 
-use super::errors::ShufError;
-use super::input::Opened;
-
-const BUFFER: usize = 1 << 20;
+use crate::buffers::STREAM_BUFFER;
+use crate::error::Error;
+use crate::input::Opened;
 
 /// A stream of lines over several inputs, opened one after the other.
 pub struct LineStream {
@@ -30,7 +29,7 @@ impl LineStream {
         LineStream {
             pending,
             current,
-            buffer: vec![0u8; BUFFER].into_boxed_slice(),
+            buffer: vec![0u8; STREAM_BUFFER].into_boxed_slice(),
             start: 0,
             end: 0,
             delimiter,
@@ -39,7 +38,7 @@ impl LineStream {
 
     /// Refills the buffer from the current input. `Ok(false)` at the end of
     /// the current input (the caller then moves to the next one).
-    fn refill(&mut self) -> Result<bool, ShufError> {
+    fn refill(&mut self) -> Result<bool, Error> {
         let Some(input) = self.current.as_mut() else {
             return Ok(false);
         };
@@ -52,20 +51,20 @@ impl LineStream {
                     return Ok(true);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(ShufError::read(&e)),
+                Err(e) => return Err(Error::Read(e)),
             }
         }
     }
 
     /// Moves to the next input; `Ok(false)` when there is none.
-    fn next_input(&mut self) -> Result<bool, ShufError> {
+    fn next_input(&mut self) -> Result<bool, Error> {
         self.current = self.pending.pop_front();
         Ok(self.current.is_some())
     }
 
     /// Appends the next line, with its delimiter, to `line`. `Ok(false)` at
     /// the end of all inputs.
-    pub fn next_line(&mut self, line: &mut Vec<u8>) -> Result<bool, ShufError> {
+    pub fn next_line(&mut self, line: &mut Vec<u8>) -> Result<bool, Error> {
         let mut partial = false;
         loop {
             let window = &self.buffer[self.start..self.end];
@@ -95,7 +94,7 @@ impl LineStream {
 
     /// Passes over up to `count` lines without copying them; returns how
     /// many there were (fewer than `count` only at the end of all inputs).
-    pub fn skip_lines(&mut self, count: u64) -> Result<u64, ShufError> {
+    pub fn skip_lines(&mut self, count: u64) -> Result<u64, Error> {
         let mut skipped = 0u64;
         let mut partial = false;
         while skipped < count {
@@ -137,7 +136,7 @@ impl LineStream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shuf::input::open_all;
+    use crate::input::open_all;
     use std::io::Write;
 
     fn file(bytes: &[u8]) -> tempfile::NamedTempFile {

@@ -8,47 +8,108 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::mem::ManuallyDrop;
 use std::os::fd::FromRawFd;
+use std::path::{Path, PathBuf};
 
 use memmap2::MmapOptions;
 
+use crate::buffers::CHUNK;
 pub use crate::bytes::Bytes;
+use crate::error::Error;
+use crate::line_index::{Offset, push_starts};
 
-use super::errors::ShufError;
-use super::line_index::{Offset, push_starts};
-
-/// An opened input: standard input (never closed by us) or a file.
-pub enum Opened {
-    Stdin(ManuallyDrop<File>),
-    File(File),
+/// An input of a record shuffle, as the caller names it.
+pub enum Input {
+    /// Standard input (`-`), read from its current offset, never closed.
+    Stdin,
+    /// A file, opened when the shuffle starts (`Error::File` when it
+    /// cannot be).
+    Path(PathBuf),
+    /// Any reader (always read as a stream).
+    Reader(Box<dyn Read + Send>),
 }
 
-impl Opened {
-    /// Opens FILE, or standard input for `-` (GNU: `NAME: strerror`).
-    pub fn open(name: &OsStr) -> Result<Opened, ShufError> {
+impl Input {
+    /// A file, or standard input for the name `-` (as the command line
+    /// names its inputs).
+    pub fn from_name(name: impl AsRef<OsStr>) -> Input {
+        let name = name.as_ref();
         if name == "-" {
-            // SAFETY: fd 0 is standard input; ManuallyDrop never closes it.
-            Ok(Opened::Stdin(ManuallyDrop::new(unsafe {
-                File::from_raw_fd(0)
-            })))
+            Input::Stdin
         } else {
-            File::open(name)
-                .map(Opened::File)
-                .map_err(|e| ShufError::file(name, &e))
+            Input::Path(PathBuf::from(name))
         }
     }
 
-    /// The underlying file.
-    pub fn file(&self) -> &File {
+    /// Opens the input.
+    pub fn open(self) -> Result<Opened, Error> {
         match self {
-            Opened::Stdin(f) => f,
-            Opened::File(f) => f,
+            // SAFETY: fd 0 is standard input; ManuallyDrop never closes it.
+            Input::Stdin => Ok(Opened::Stdin(ManuallyDrop::new(unsafe {
+                File::from_raw_fd(0)
+            }))),
+            Input::Path(path) => Opened::open(path.as_os_str()),
+            Input::Reader(reader) => Ok(Opened::Reader(reader)),
+        }
+    }
+}
+
+impl From<PathBuf> for Input {
+    fn from(path: PathBuf) -> Input {
+        Input::Path(path)
+    }
+}
+
+impl From<&Path> for Input {
+    fn from(path: &Path) -> Input {
+        Input::Path(path.to_path_buf())
+    }
+}
+
+impl From<&str> for Input {
+    fn from(path: &str) -> Input {
+        Input::Path(PathBuf::from(path))
+    }
+}
+
+/// An opened input: standard input (never closed by us), a file, or a
+/// caller's reader.
+pub enum Opened {
+    /// Standard input (descriptor 0, never closed here).
+    Stdin(ManuallyDrop<File>),
+    /// A file opened by name.
+    File(File),
+    /// A caller's reader.
+    Reader(Box<dyn Read + Send>),
+}
+
+impl Opened {
+    /// Opens FILE, or standard input for `-` (`Error::File` on failure).
+    pub fn open(name: &OsStr) -> Result<Opened, Error> {
+        if name == "-" {
+            Input::Stdin.open()
+        } else {
+            File::open(name)
+                .map(Opened::File)
+                .map_err(|error| Error::File {
+                    name: name.to_os_string(),
+                    error,
+                })
+        }
+    }
+
+    /// The underlying file (none for a caller's reader).
+    pub fn file(&self) -> Option<&File> {
+        match self {
+            Opened::Stdin(f) => Some(f),
+            Opened::File(f) => Some(f),
+            Opened::Reader(_) => None,
         }
     }
 
     /// The number of bytes left to read when this is a regular file
     /// (GNU's `input_size`), or `None` for pipes, terminals and the like.
     pub fn remaining_regular_size(&self) -> Option<u64> {
-        let file = self.file();
+        let file = self.file()?;
         let meta = file.metadata().ok()?;
         if !meta.is_file() {
             return None;
@@ -63,6 +124,7 @@ impl Read for Opened {
         match self {
             Opened::Stdin(f) => (&**f).read(buf),
             Opened::File(f) => f.read(buf),
+            Opened::Reader(r) => r.read(buf),
         }
     }
 }
@@ -76,7 +138,7 @@ fn current_offset(file: &File) -> Option<u64> {
 
 /// Opens every input in order (`-` or no operand: standard input), as
 /// GNU does before anything else, so a missing file is reported first.
-pub fn open_all(files: &[OsString]) -> Result<Vec<Opened>, ShufError> {
+pub fn open_all(files: &[OsString]) -> Result<Vec<Opened>, Error> {
     if files.is_empty() {
         return Ok(vec![Opened::open(OsStr::new("-"))?]);
     }
@@ -97,7 +159,8 @@ pub fn single_regular(opened: &[Opened]) -> Option<(&File, u64, u64)> {
     match opened {
         [single] => {
             let remaining = single.remaining_regular_size().filter(|&r| r > 0)?;
-            Some((single.file(), current_offset(single.file())?, remaining))
+            let file = single.file()?;
+            Some((file, current_offset(file)?, remaining))
         }
         _ => None,
     }
@@ -106,15 +169,15 @@ pub fn single_regular(opened: &[Opened]) -> Option<(&File, u64, u64)> {
 /// Reads every input into one buffer; every input but the last gets a
 /// delimiter appended when it lacks one (the last one's missing delimiter
 /// is added on output).
-pub fn load(opened: Vec<Opened>, delimiter: u8) -> Result<Bytes, ShufError> {
+pub fn load(opened: Vec<Opened>, delimiter: u8) -> Result<Bytes, Error> {
     let mut buffer: Vec<u8> = Vec::new();
     let count = opened.len();
     for (i, mut input) in opened.into_iter().enumerate() {
         if let Some(size) = input.remaining_regular_size() {
-            let size = usize::try_from(size).map_err(|_| ShufError::memory())?;
+            let size = usize::try_from(size).map_err(|_| Error::OutOfMemory)?;
             buffer
                 .try_reserve(size.saturating_add(1))
-                .map_err(|_| ShufError::memory())?;
+                .map_err(|_| Error::OutOfMemory)?;
         }
         let before = buffer.len();
         read_all(&mut input, &mut buffer)?;
@@ -141,21 +204,20 @@ pub fn read_indexed<O: Offset>(
     offset: u64,
     len: usize,
     delimiter: u8,
-) -> Result<Option<(Bytes, Vec<O>)>, ShufError> {
+) -> Result<Option<(Bytes, Vec<O>)>, Error> {
     use rayon::prelude::*;
     use std::os::unix::fs::FileExt;
-    const PIECE: usize = 1 << 20;
     let mut map = MmapOptions::new()
         .len(len)
         .map_anon()
-        .map_err(|_| ShufError::memory())?;
+        .map_err(|_| Error::OutOfMemory)?;
     #[cfg(target_os = "linux")]
     let _ = map.advise(memmap2::Advice::HugePage);
     let pieces: Vec<Result<Vec<O>, io::Error>> = map
-        .par_chunks_mut(PIECE)
+        .par_chunks_mut(CHUNK)
         .enumerate()
         .map(|(i, piece)| {
-            let base = i * PIECE;
+            let base = i * CHUNK;
             let mut done = 0;
             while done < piece.len() {
                 match file.read_at(&mut piece[done..], offset + (base + done) as u64) {
@@ -171,30 +233,34 @@ pub fn read_indexed<O: Offset>(
         })
         .collect();
     let mut total = 0;
-    for piece in &pieces {
+    let mut indexed = Vec::with_capacity(pieces.len());
+    for piece in pieces {
         match piece {
-            Ok(starts) => total += starts.len(),
+            Ok(starts) => {
+                total += starts.len();
+                indexed.push(starts);
+            }
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
-            Err(e) => return Err(ShufError::read(e)),
+            Err(e) => return Err(Error::Read(e)),
         }
     }
     let mut starts: Vec<O> = Vec::new();
     starts
         .try_reserve_exact(total)
-        .map_err(|_| ShufError::memory())?;
-    for piece in pieces.into_iter().flatten() {
+        .map_err(|_| Error::OutOfMemory)?;
+    for piece in indexed {
         starts.extend_from_slice(&piece);
     }
-    let map = map.make_read_only().map_err(|e| ShufError::read(&e))?;
+    let map = map.make_read_only().map_err(Error::Read)?;
     Ok(Some((Bytes::Mapped(map), starts)))
 }
 
 /// `read_to_end` with GNU's `read error: strerror`; an allocation failure
 /// is reported as "memory exhausted" instead of aborting.
-fn read_all(input: &mut Opened, buffer: &mut Vec<u8>) -> Result<(), ShufError> {
+fn read_all(input: &mut Opened, buffer: &mut Vec<u8>) -> Result<(), Error> {
     match input.read_to_end(buffer) {
         Ok(_) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::OutOfMemory => Err(ShufError::memory()),
-        Err(e) => Err(ShufError::read(&e)),
+        Err(e) if e.kind() == io::ErrorKind::OutOfMemory => Err(Error::OutOfMemory),
+        Err(e) => Err(Error::Read(e)),
     }
 }

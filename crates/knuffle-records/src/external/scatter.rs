@@ -16,10 +16,10 @@ use std::thread;
 
 use rand_core::Rng;
 
-use super::error::ExternalError;
 use super::labels::Labels;
 use super::plan::{Plan, SPARE_BUFFERS};
 use super::temp::TempSpace;
+use crate::error::Error;
 use crate::scan::for_each_delimiter;
 
 /// One bucket after the scatter: its file (none when empty), its size
@@ -50,7 +50,7 @@ pub struct Scatter {
     recycled: Receiver<Vec<u8>>,
 }
 
-type WriterResult = Result<Vec<Option<File>>, ExternalError>;
+type WriterResult = Result<Vec<Option<File>>, Error>;
 
 impl Scatter {
     /// Runs a scatter into `buckets` buckets (a power of two, at most
@@ -62,9 +62,9 @@ impl Scatter {
         temp: &TempSpace,
         delimiter: u8,
         feed: F,
-    ) -> Result<Vec<Bucket>, ExternalError>
+    ) -> Result<Vec<Bucket>, Error>
     where
-        F: FnOnce(&mut Scatter) -> Result<(), ExternalError>,
+        F: FnOnce(&mut Scatter) -> Result<(), Error>,
     {
         let (to_writer, from_parser) = channel::<(usize, Vec<u8>)>();
         let (recycle, recycled) = channel::<Vec<u8>>();
@@ -120,7 +120,7 @@ impl Scatter {
     }
 
     /// Scatters the next bytes of the current input.
-    pub fn feed<R: Rng + ?Sized>(&mut self, data: &[u8], rng: &mut R) -> Result<(), ExternalError> {
+    pub fn feed<R: Rng + ?Sized>(&mut self, data: &[u8], rng: &mut R) -> Result<(), Error> {
         let mut ends = std::mem::take(&mut self.ends);
         ends.clear();
         for_each_delimiter(data, self.delimiter, |i| ends.push(i as u32));
@@ -134,7 +134,7 @@ impl Scatter {
         data: &[u8],
         ends: &[u32],
         rng: &mut R,
-    ) -> Result<(), ExternalError> {
+    ) -> Result<(), Error> {
         let mut start = 0;
         for &end in ends {
             let end = end as usize + 1;
@@ -164,7 +164,7 @@ impl Scatter {
     }
 
     /// Ends the current input: a last record without a delimiter gets one.
-    pub fn end_input(&mut self) -> Result<(), ExternalError> {
+    pub fn end_input(&mut self) -> Result<(), Error> {
         match self.open.take() {
             Some(bucket) => self.append(bucket, &[self.delimiter]),
             None => Ok(()),
@@ -172,7 +172,7 @@ impl Scatter {
     }
 
     /// Sends every partly filled buffer to the writer and frees the rest.
-    fn finish(&mut self) -> Result<(), ExternalError> {
+    fn finish(&mut self) -> Result<(), Error> {
         self.end_input()?;
         for bucket in 0..self.buffers.len() {
             let buffer = std::mem::take(&mut self.buffers[bucket]);
@@ -184,7 +184,7 @@ impl Scatter {
     }
 
     #[inline]
-    fn append(&mut self, bucket: usize, bytes: &[u8]) -> Result<(), ExternalError> {
+    fn append(&mut self, bucket: usize, bytes: &[u8]) -> Result<(), Error> {
         self.bytes[bucket] += bytes.len() as u64;
         let buffer = &mut self.buffers[bucket];
         if buffer.len() + bytes.len() <= buffer.capacity() {
@@ -195,7 +195,7 @@ impl Scatter {
     }
 
     #[cold]
-    fn append_slow(&mut self, bucket: usize, mut bytes: &[u8]) -> Result<(), ExternalError> {
+    fn append_slow(&mut self, bucket: usize, mut bytes: &[u8]) -> Result<(), Error> {
         while !bytes.is_empty() {
             if self.buffers[bucket].capacity() == 0 {
                 self.buffers[bucket] = self.empty_buffer()?;
@@ -214,7 +214,7 @@ impl Scatter {
     }
 
     /// A new buffer while the plan allows, else one the writer is done with.
-    fn empty_buffer(&mut self) -> Result<Vec<u8>, ExternalError> {
+    fn empty_buffer(&mut self) -> Result<Vec<u8>, Error> {
         if self.allocated < self.max_buffers {
             self.allocated += 1;
             return Ok(Vec::with_capacity(self.write_buffer));
@@ -222,13 +222,13 @@ impl Scatter {
         self.recycled.recv().map_err(|_| writer_stopped())
     }
 
-    fn send(&mut self, bucket: usize, buffer: Vec<u8>) -> Result<(), ExternalError> {
+    fn send(&mut self, bucket: usize, buffer: Vec<u8>) -> Result<(), Error> {
         let sender = self.to_writer.as_ref().ok_or_else(writer_stopped)?;
         sender.send((bucket, buffer)).map_err(|_| writer_stopped())
     }
 }
 
 /// The writer thread stopped (its own error is reported instead).
-fn writer_stopped() -> ExternalError {
-    ExternalError::Output(std::io::Error::other("bucket writer stopped"))
+fn writer_stopped() -> Error {
+    Error::Write(std::io::Error::other("bucket writer stopped"))
 }

@@ -6,9 +6,9 @@
 
 use std::ops::Range;
 
-use super::errors::ShufError;
-use super::output::{OutputPlan, write_items};
-use super::randomness::Randomness;
+use crate::error::Error;
+use crate::output::{OutputPlan, write_items};
+use crate::randomness::Randomness;
 
 /// How items become bytes.
 pub struct Render<'a, T> {
@@ -56,7 +56,7 @@ pub fn permute_and_write<T: Copy + Send + Sync>(
     render: &Render<'_, T>,
     output: &OutputPlan<'_>,
     notice: &dyn Fn(u64),
-) -> Result<(), ShufError> {
+) -> Result<(), Error> {
     let h = usize::try_from(head_count)
         .unwrap_or(usize::MAX)
         .min(items.len());
@@ -76,7 +76,7 @@ pub fn permute_and_write<T: Copy + Send + Sync>(
             );
         }
     };
-    write_items(split + h, &render_range, out.writer()).map_err(|e| ShufError::write(&e))?;
+    write_items(split + h, &render_range, out.writer()).map_err(Error::Write)?;
     out.finish()
 }
 
@@ -85,11 +85,11 @@ pub fn write_in_order<T: Copy + Sync>(
     items: &[T],
     render: &Render<'_, T>,
     output: &OutputPlan<'_>,
-) -> Result<(), ShufError> {
+) -> Result<(), Error> {
     let mut out = output.open()?;
     let render_range =
         |range: Range<usize>, buffer: &mut Vec<u8>| render.slice(&items[range], buffer);
-    write_items(items.len(), &render_range, out.writer()).map_err(|e| ShufError::write(&e))?;
+    write_items(items.len(), &render_range, out.writer()).map_err(Error::Write)?;
     out.finish()
 }
 
@@ -109,18 +109,15 @@ pub fn repeat_and_write<T: Copy + Sync>(
     head_count: u64,
     randomness: &mut Randomness,
     output: &OutputPlan<'_>,
-) -> Result<(), ShufError> {
-    use std::io::Write;
+) -> Result<(), Error> {
     if head_count > 0 && n == 0 {
-        return Err(ShufError::plain("no lines to repeat"));
+        return Err(Error::NoRecordsToRepeat);
     }
     let mut out = output.open()?;
     let writer = out.writer();
     let mut buffer: Vec<u8> = Vec::new();
     render.slice(header, &mut buffer);
-    writer
-        .write_all(&buffer)
-        .map_err(|e| ShufError::write(&e))?;
+    writer.write_all(&buffer).map_err(Error::Write)?;
     let mut remaining = head_count;
     let mut draws: Vec<T> = Vec::new();
     while remaining > 0 {
@@ -139,7 +136,7 @@ pub fn repeat_and_write<T: Copy + Sync>(
         }
         let render_range =
             |range: Range<usize>, buffer: &mut Vec<u8>| render.slice(&draws[range], buffer);
-        write_items(draws.len(), &render_range, writer).map_err(|e| ShufError::write(&e))?;
+        write_items(draws.len(), &render_range, writer).map_err(Error::Write)?;
         if let Some(e) = failure {
             return Err(e);
         }
@@ -151,15 +148,15 @@ pub fn repeat_and_write<T: Copy + Sync>(
 }
 
 /// Starts loading the cache lines of the
-/// [`LINE_WINDOW`](super::line_index::LINE_WINDOW) bytes from `at`
+/// [`LINE_WINDOW`](crate::line_index::LINE_WINDOW) bytes from `at`
 /// (three lines unless `at` is 64-byte aligned: all that
-/// [`append_line`](super::line_index::append_line) reads), where supported.
+/// [`append_line`](crate::line_index::append_line) reads), where supported.
 #[inline]
 pub fn prefetch_bytes(data: &[u8], at: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        for offset in [0, 64, super::line_index::LINE_WINDOW - 1] {
+        for offset in [0, 64, crate::line_index::LINE_WINDOW - 1] {
             if let Some(byte) = data.get(at + offset) {
                 // SAFETY: prefetching is a hint; the address is inside `data`.
                 unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(byte).cast::<i8>()) };
@@ -170,4 +167,34 @@ pub fn prefetch_bytes(data: &[u8], at: usize) {
     {
         let _ = (data, at);
     }
+}
+
+/// Writes `header`, then `body`: with `repeat`, `head_count` draws from it
+/// (with replacement), otherwise a permutation of it (`head_count` of them
+/// at most). `notice(h)` is told how many items are permuted.
+#[allow(clippy::too_many_arguments)]
+pub fn write_shuffled<T: Copy + Send + Sync>(
+    header: &[T],
+    body: &mut [T],
+    render: &Render<'_, T>,
+    randomness: &mut Randomness,
+    output: &OutputPlan<'_>,
+    repeat: bool,
+    head_count: u64,
+    notice: &dyn Fn(u64),
+) -> Result<(), Error> {
+    if repeat {
+        let body: &[T] = body;
+        let nth = |j: u64| body[j as usize];
+        return repeat_and_write(
+            header,
+            body.len() as u64,
+            &nth,
+            render,
+            head_count,
+            randomness,
+            output,
+        );
+    }
+    permute_and_write(header, body, head_count, randomness, render, output, notice)
 }

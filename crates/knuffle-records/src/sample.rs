@@ -11,16 +11,16 @@
 
 use knuffle::Reservoir;
 
-use super::errors::ShufError;
-use super::randomness::Randomness;
-use super::stream::LineStream;
+use crate::error::Error;
+use crate::randomness::Randomness;
+use crate::stream::LineStream;
 
 /// Samples up to `k` lines of `stream` uniformly (not in random order).
 pub fn reservoir_sample(
     stream: &mut LineStream,
     k: u64,
     randomness: &mut Randomness,
-) -> Result<Vec<Vec<u8>>, ShufError> {
+) -> Result<Vec<Vec<u8>>, Error> {
     let k = usize::try_from(k).unwrap_or(usize::MAX);
     match randomness {
         Randomness::Knuffle(rng) => {

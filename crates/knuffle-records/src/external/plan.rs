@@ -4,8 +4,8 @@
 //! output depends only on the seed, the memory limit and the input, never
 //! on whether the input came from a file or a pipe, or on its size.
 
-use super::input::READ_BUFFERS;
-use super::memory::MIN_LIMIT;
+use crate::buffers::READ_BUFFERS;
+use crate::memory::MIN_LIMIT;
 
 /// The most bucket files open at one level of the scatter.
 pub const MAX_BUCKETS: usize = 256;

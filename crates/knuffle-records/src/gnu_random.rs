@@ -18,7 +18,7 @@ use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 
-use super::errors::{ShufError, os_error_text, quote};
+use crate::error::Error;
 
 /// A GNU-compatible source of random choices read from a file.
 pub struct GnuRandom {
@@ -31,8 +31,11 @@ pub struct GnuRandom {
 
 impl GnuRandom {
     /// Opens FILE as GNU's `randread_new` does (`NAME: strerror` on failure).
-    pub fn open(name: &OsStr) -> Result<Self, ShufError> {
-        let file = File::open(name).map_err(|e| ShufError::file(name, &e))?;
+    pub fn open(name: &OsStr) -> Result<Self, Error> {
+        let file = File::open(name).map_err(|error| Error::File {
+            name: name.to_os_string(),
+            error,
+        })?;
         Ok(GnuRandom {
             reader: Some(BufReader::with_capacity(4096, file)),
             name: name.to_os_string(),
@@ -41,8 +44,9 @@ impl GnuRandom {
         })
     }
 
-    /// The source GNU creates without opening FILE, when its byte budget
-    /// ([`randperm_bound`]) is zero: no draw is ever made from it.
+    /// FILE, not opened yet: [`GnuRandom::open_if`] opens it when GNU
+    /// would (when its byte budget, [`randperm_bound`], is not zero). A
+    /// draw from a source never opened fails with "end of file".
     pub fn unopened(name: &OsStr) -> Self {
         GnuRandom {
             reader: None,
@@ -52,29 +56,39 @@ impl GnuRandom {
         }
     }
 
-    fn read_bytes(&mut self, buf: &mut [u8]) -> Result<(), ShufError> {
+    /// Opens the file now when `needed` (and not yet open), as GNU's
+    /// `randread_new` does at that point of its run.
+    pub fn open_if(&mut self, needed: bool) -> Result<(), Error> {
+        if needed && self.reader.is_none() {
+            *self = GnuRandom::open(&self.name)?;
+        }
+        Ok(())
+    }
+
+    /// The name as given.
+    pub fn name(&self) -> &OsStr {
+        &self.name
+    }
+
+    fn read_bytes(&mut self, buf: &mut [u8]) -> Result<(), Error> {
+        let ended = || Error::RandomSourceEnded {
+            name: self.name.clone(),
+        };
         let Some(reader) = self.reader.as_mut() else {
-            return Err(ShufError::plain(format!(
-                "{}: end of file",
-                quote(&self.name)
-            )));
+            return Err(ended());
         };
         match reader.read_exact(buf) {
             Ok(()) => Ok(()),
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Err(ShufError::plain(format!(
-                "{}: end of file",
-                quote(&self.name)
-            ))),
-            Err(e) => Err(ShufError::plain(format!(
-                "{}: read error: {}",
-                quote(&self.name),
-                os_error_text(&e)
-            ))),
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Err(ended()),
+            Err(error) => Err(Error::RandomSourceRead {
+                name: self.name.clone(),
+                error,
+            }),
         }
     }
 
     /// A uniform integer in `0..=genmax` (GNU's `randint_genmax`).
-    pub fn genmax(&mut self, genmax: u64) -> Result<u64, ShufError> {
+    pub fn genmax(&mut self, genmax: u64) -> Result<u64, Error> {
         let mut randnum = self.randnum;
         let mut randmax = self.randmax;
         let choices = genmax.wrapping_add(1);
@@ -123,7 +137,7 @@ impl GnuRandom {
     }
 
     /// A uniform integer in `0..n` (GNU's `randint_choose`); `n >= 1`.
-    pub fn choose(&mut self, n: u64) -> Result<u64, ShufError> {
+    pub fn choose(&mut self, n: u64) -> Result<u64, Error> {
         self.genmax(n.wrapping_sub(1))
     }
 }
@@ -141,14 +155,17 @@ pub fn randperm_bound(h: u64, n: u64) -> u64 {
     bits.wrapping_add(7) / 8
 }
 
+/// Whether GNU shuf opens its random source for a run that outputs `h` of
+/// `n` lines (`repeat`: `-r`): always when repeating, else when the byte
+/// budget [`randperm_bound`] is not zero.
+pub fn source_needed(repeat: bool, h: u64, n: u64) -> bool {
+    repeat || randperm_bound(h, n) > 0
+}
+
 /// Forward Fisher-Yates for `h` steps as GNU's `randperm_new` draws it:
 /// step `i` swaps `items[i]` with `items[i + choose(n - i)]`. Afterwards the
 /// first `h` items are GNU's permutation prefix applied to `items`.
-pub fn permute_prefix<T>(
-    items: &mut [T],
-    h: usize,
-    source: &mut GnuRandom,
-) -> Result<(), ShufError> {
+pub fn permute_prefix<T>(items: &mut [T], h: usize, source: &mut GnuRandom) -> Result<(), Error> {
     let n = items.len();
     for i in 0..h.min(n) {
         let j = i + source.choose((n - i) as u64)? as usize;
@@ -160,13 +177,13 @@ pub fn permute_prefix<T>(
 /// GNU's `randperm_new (h, n)` for a range too large to hold: the same
 /// swaps on a sparse map (GNU's hash-table variant), O(h) memory. Returns
 /// the first `h` values of the permutation of `0..n`.
-pub fn sparse_permutation(h: u64, n: u64, source: &mut GnuRandom) -> Result<Vec<u64>, ShufError> {
+pub fn sparse_permutation(h: u64, n: u64, source: &mut GnuRandom) -> Result<Vec<u64>, Error> {
     use std::collections::HashMap;
     let mut moved: HashMap<u64, u64> = HashMap::new();
     let mut prefix = Vec::new();
     prefix
         .try_reserve_exact(h as usize)
-        .map_err(|_| ShufError::memory())?;
+        .map_err(|_| Error::OutOfMemory)?;
     for i in 0..h {
         let j = i + source.choose(n - i)?;
         let at_i = moved.get(&i).copied().unwrap_or(i);
@@ -199,7 +216,7 @@ mod tests {
         assert_eq!(r.choose(100).unwrap(), 97);
         assert_eq!(r.choose(100).unwrap(), 98);
         let e = r.choose(100).unwrap_err();
-        assert!(e.message.ends_with(": end of file"), "{}", e.message);
+        assert!(matches!(e, Error::RandomSourceEnded { .. }), "{e}");
     }
 
     #[test]

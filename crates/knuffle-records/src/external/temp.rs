@@ -11,7 +11,7 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::error::ExternalError;
+use crate::error::Error;
 
 /// The directory for temporary files: `-T DIR` when given, else
 /// `$TMPDIR` when set and not empty, else `/tmp` (like `sort`).
@@ -34,20 +34,20 @@ pub struct TempSpace {
 impl TempSpace {
     /// Temporary space in `dir`, checked now so that a wrong `-T` fails
     /// before any work is done.
-    pub fn new(dir: PathBuf) -> Result<TempSpace, ExternalError> {
+    pub fn new(dir: PathBuf) -> Result<TempSpace, Error> {
         let space = TempSpace { dir };
         drop(space.file()?);
         Ok(space)
     }
 
     /// A new, already unlinked, read-write file.
-    pub fn file(&self) -> Result<File, ExternalError> {
+    pub fn file(&self) -> Result<File, Error> {
         tempfile::tempfile_in(&self.dir).map_err(|e| self.error(e))
     }
 
     /// An error about this temporary space.
-    pub fn error(&self, error: io::Error) -> ExternalError {
-        ExternalError::Temp {
+    pub fn error(&self, error: io::Error) -> Error {
+        Error::Temp {
             dir: self.dir.clone(),
             error,
         }

@@ -7,11 +7,12 @@ use std::thread;
 use memchr::memchr;
 use rand_core::Rng;
 
-use super::error::ExternalError;
-use super::gather::read_some;
-use super::progress::Progress;
 use super::scatter::Scatter;
 use super::sink::Sink;
+use crate::buffers::READ_BUFFERS;
+use crate::error::Error;
+use crate::progress::Progress;
+use crate::read::read_some;
 
 /// One input: bytes already read from it (a pipe read into memory before
 /// it turned out too big), then the rest of it.
@@ -38,17 +39,13 @@ impl Input {
 pub struct Feeder<'a, 'o> {
     pub scatter: &'a mut Scatter,
     pub sink: &'a mut Sink<'o>,
-    pub progress: &'a Progress,
+    pub progress: &'a dyn Progress,
     pub delimiter: u8,
     pub header_left: u64,
     /// True while a header record has been started but not ended.
     pub in_header: bool,
     pub io_buffer: usize,
 }
-
-/// Read buffers in use at most: one being filled, one being parsed, the
-/// rest waiting in the channel.
-pub const READ_BUFFERS: usize = 4;
 
 /// What the reader thread sends.
 enum Chunk {
@@ -111,7 +108,7 @@ impl Feeder<'_, '_> {
         &mut self,
         inputs: Vec<Input>,
         rng: &mut R,
-    ) -> Result<(), ExternalError> {
+    ) -> Result<(), Error> {
         let (prefixes, rests): (Vec<Vec<u8>>, Vec<Box<dyn Read + Send>>) =
             inputs.into_iter().map(|i| (i.prefix, i.rest)).unzip();
         let io_buffer = self.io_buffer;
@@ -123,7 +120,7 @@ impl Feeder<'_, '_> {
                 .spawn_scoped(scope, move || {
                     read_inputs(rests, io_buffer, &to_parser, &recycled)
                 })
-                .map_err(|error| ExternalError::Input { error })?;
+                .map_err(Error::Read)?;
             let fed = self.consume(prefixes, &chunks, &recycle, rng);
             drop(chunks); // a reader blocked on a full channel stops
             let _ = reader.join();
@@ -137,7 +134,7 @@ impl Feeder<'_, '_> {
         chunks: &Receiver<Chunk>,
         recycle: &Sender<Vec<u8>>,
         rng: &mut R,
-    ) -> Result<(), ExternalError> {
+    ) -> Result<(), Error> {
         for mut prefix in prefixes {
             let mut done = 0;
             while done < prefix.len() {
@@ -154,10 +151,10 @@ impl Feeder<'_, '_> {
                         let _ = recycle.send(buffer);
                     }
                     Ok(Chunk::End) => break,
-                    Ok(Chunk::Failed(error)) => return Err(ExternalError::Input { error }),
+                    Ok(Chunk::Failed(error)) => return Err(Error::Read(error)),
                     Err(_) => {
                         let error = io::Error::other("the input reader stopped");
-                        return Err(ExternalError::Input { error });
+                        return Err(Error::Read(error));
                     }
                 }
             }
@@ -166,7 +163,7 @@ impl Feeder<'_, '_> {
         Ok(())
     }
 
-    fn feed<R: Rng + ?Sized>(&mut self, mut data: &[u8], rng: &mut R) -> Result<(), ExternalError> {
+    fn feed<R: Rng + ?Sized>(&mut self, mut data: &[u8], rng: &mut R) -> Result<(), Error> {
         self.progress.read(data.len() as u64);
         while (self.header_left > 0 || self.in_header) && !data.is_empty() {
             match memchr(self.delimiter, data) {
@@ -191,7 +188,7 @@ impl Feeder<'_, '_> {
         self.scatter.feed(data, rng)
     }
 
-    fn end_input(&mut self) -> Result<(), ExternalError> {
+    fn end_input(&mut self) -> Result<(), Error> {
         if self.in_header {
             self.in_header = false;
             self.sink.bytes(&[self.delimiter])?;

@@ -1,6 +1,7 @@
-//! Output: where it goes (`-o FILE`, opened only after all input is read and
-//! the permutation is chosen) and how it is written (large blocks rendered
-//! in parallel while the previous ones are being written).
+//! Output: where it goes (standard output, any writer, or `-o FILE`,
+//! opened only after all input is read and the permutation is chosen) and
+//! how it is written (large blocks rendered in parallel while the previous
+//! ones are being written).
 //!
 //! `-o FILE` safety: GNU reopens FILE for writing after reading its input,
 //! so `shuf -o F F` works, but a run that fails while writing (disk full,
@@ -22,15 +23,16 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex};
 
-use super::errors::ShufError;
+use crate::error::Error;
 
 /// An opened output.
-pub struct Output {
-    sink: Sink,
+pub struct Output<'a> {
+    sink: Sink<'a>,
 }
 
-enum Sink {
+enum Sink<'a> {
     Stdout(ManuallyDrop<File>),
+    Borrowed(&'a mut dyn Write),
     Direct(File),
     /// A nameless file in FILE's directory (`O_TMPFILE`), linked in
     /// under a temporary name and renamed over FILE at the end: a run
@@ -48,9 +50,11 @@ enum Sink {
     },
 }
 
-/// Where `-o FILE` will be written, decided before anything is opened.
+/// Where the output will be written, decided before anything is opened:
+/// standard output, a writer of the caller's, or a file (`-o FILE`).
 pub struct OutputPlan<'a> {
     path: Option<&'a OsStr>,
+    writer: std::cell::RefCell<Option<&'a mut dyn Write>>,
     endless: bool,
 }
 
@@ -58,11 +62,30 @@ impl<'a> OutputPlan<'a> {
     /// Standard output, or `path`; `endless` when the run never finishes
     /// (`-r` without `-n`).
     pub fn new(path: Option<&'a OsStr>, endless: bool) -> Self {
-        OutputPlan { path, endless }
+        OutputPlan {
+            path,
+            writer: std::cell::RefCell::new(None),
+            endless,
+        }
     }
 
-    /// Opens the output (GNU: `NAME: strerror` on failure).
-    pub fn open(&self) -> Result<Output, ShufError> {
+    /// A writer of the caller's (written through, flushed at the end).
+    pub fn writer(writer: &'a mut dyn Write) -> Self {
+        OutputPlan {
+            path: None,
+            writer: std::cell::RefCell::new(Some(writer)),
+            endless: false,
+        }
+    }
+
+    /// Opens the output (`Error::File` on failure). A caller's writer can
+    /// be opened once.
+    pub fn open(&self) -> Result<Output<'a>, Error> {
+        if let Some(writer) = self.writer.borrow_mut().take() {
+            return Ok(Output {
+                sink: Sink::Borrowed(writer),
+            });
+        }
         let Some(name) = self.path else {
             // SAFETY: fd 1 is standard output; ManuallyDrop never closes it.
             let stdout = ManuallyDrop::new(unsafe { File::from_raw_fd(1) });
@@ -80,7 +103,10 @@ impl<'a> OutputPlan<'a> {
             .create(true)
             .truncate(true)
             .open(name)
-            .map_err(|e| ShufError::file(name, &e))?;
+            .map_err(|error| Error::File {
+                name: name.to_os_string(),
+                error,
+            })?;
         Ok(Output {
             sink: Sink::Direct(file),
         })
@@ -88,7 +114,7 @@ impl<'a> OutputPlan<'a> {
 }
 
 /// A temporary file next to FILE when replacing FILE by rename is safe.
-fn replacement(name: &OsStr) -> Option<Sink> {
+fn replacement<'s>(name: &OsStr) -> Option<Sink<'s>> {
     let path = Path::new(name);
     let (dest, mode) = match fs::metadata(path) {
         Ok(meta) => {
@@ -194,11 +220,12 @@ fn link_over(temp: &File, dir: &Path, dest: &Path) -> io::Result<()> {
     Err(io::Error::from(io::ErrorKind::AlreadyExists))
 }
 
-impl Output {
+impl Output<'_> {
     /// The writer.
-    pub fn writer(&mut self) -> &mut File {
+    pub fn writer(&mut self) -> &mut dyn Write {
         match &mut self.sink {
-            Sink::Stdout(f) => f,
+            Sink::Stdout(f) => &mut **f,
+            Sink::Borrowed(writer) => *writer,
             Sink::Direct(file) => file,
             Sink::ReplaceUnnamed { temp, .. } => temp,
             Sink::Replace { temp, .. } => temp.as_file_mut(),
@@ -206,18 +233,24 @@ impl Output {
     }
 
     /// Completes the output: a temporary file replaces FILE.
-    pub fn finish(self) -> Result<(), ShufError> {
+    pub fn finish(self) -> Result<(), Error> {
         match self.sink {
             Sink::Stdout(_) | Sink::Direct(_) => Ok(()),
+            Sink::Borrowed(writer) => writer.flush().map_err(Error::Write),
             Sink::ReplaceUnnamed {
                 temp,
                 dir,
                 dest,
                 name,
-            } => link_over(&temp, &dir, &dest).map_err(|e| ShufError::file(&name, &e)),
+            } => link_over(&temp, &dir, &dest).map_err(|error| Error::File {
+                name: name.into(),
+                error,
+            }),
             Sink::Replace { temp, dest, name } => {
-                temp.persist(&dest)
-                    .map_err(|e| ShufError::file(&name, &e.error))?;
+                temp.persist(&dest).map_err(|e| Error::File {
+                    name: name.into(),
+                    error: e.error,
+                })?;
                 Ok(())
             }
         }
@@ -234,7 +267,7 @@ const BLOCK_ITEMS: usize = 16 * 1024;
 /// as soon as they are free (work stealing, so a thread descheduled on a
 /// busy machine holds nobody up) and may run a few blocks ahead of this
 /// thread, which writes the blocks in order as they complete.
-pub fn write_items(count: usize, render: &Render<'_>, out: &mut File) -> io::Result<()> {
+pub fn write_items(count: usize, render: &Render<'_>, out: &mut dyn Write) -> io::Result<()> {
     if count <= 2 * BLOCK_ITEMS {
         let mut buffer = Vec::new();
         render(0..count, &mut buffer);

@@ -8,9 +8,9 @@
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
 
-use super::error::ExternalError;
-use super::progress::Progress;
 use super::temp::TempSpace;
+use crate::error::Error;
+use crate::progress::Progress;
 
 /// Buffered output of whole records, stopping after `-n` records.
 pub struct Sink<'o> {
@@ -19,7 +19,7 @@ pub struct Sink<'o> {
     capacity: usize,
     remaining: u64,
     records: u64,
-    progress: &'o Progress,
+    progress: &'o dyn Progress,
     /// While the input is being read: where overflowing output waits.
     hold: Option<(&'o TempSpace, Option<File>)>,
 }
@@ -32,7 +32,7 @@ impl<'o> Sink<'o> {
         out: &'o mut dyn Write,
         capacity: usize,
         limit: Option<u64>,
-        progress: &'o Progress,
+        progress: &'o dyn Progress,
         temp: &'o TempSpace,
     ) -> Sink<'o> {
         Sink {
@@ -47,7 +47,7 @@ impl<'o> Sink<'o> {
     }
 
     /// The input has been read: output may go out now, held bytes first.
-    pub fn release(&mut self) -> Result<(), ExternalError> {
+    pub fn release(&mut self) -> Result<(), Error> {
         let Some((temp, held)) = self.hold.take() else {
             return Ok(());
         };
@@ -57,8 +57,7 @@ impl<'o> Sink<'o> {
         file.seek(SeekFrom::Start(0)).map_err(|e| temp.error(e))?;
         let mut chunk = vec![0u8; self.capacity];
         loop {
-            let read =
-                super::gather::read_some(&mut file, &mut chunk).map_err(|e| temp.error(e))?;
+            let read = crate::read::read_some(&mut file, &mut chunk).map_err(|e| temp.error(e))?;
             if read == 0 {
                 return Ok(());
             }
@@ -79,7 +78,7 @@ impl<'o> Sink<'o> {
 
     /// Writes one whole record (delimiter included), unless done.
     #[inline]
-    pub fn record(&mut self, record: &[u8]) -> Result<(), ExternalError> {
+    pub fn record(&mut self, record: &[u8]) -> Result<(), Error> {
         if self.remaining == 0 {
             return Ok(());
         }
@@ -101,7 +100,7 @@ impl<'o> Sink<'o> {
 
     /// Writes bytes as they are (header lines, parts of a long record).
     #[inline]
-    pub fn bytes(&mut self, bytes: &[u8]) -> Result<(), ExternalError> {
+    pub fn bytes(&mut self, bytes: &[u8]) -> Result<(), Error> {
         if self.buffer.len() + bytes.len() <= self.buffer.capacity() {
             self.buffer.extend_from_slice(bytes);
             return Ok(());
@@ -110,7 +109,7 @@ impl<'o> Sink<'o> {
     }
 
     #[cold]
-    fn bytes_slow(&mut self, bytes: &[u8]) -> Result<(), ExternalError> {
+    fn bytes_slow(&mut self, bytes: &[u8]) -> Result<(), Error> {
         if self.buffer.capacity() < self.capacity {
             self.buffer.reserve_exact(self.capacity - self.buffer.len());
         }
@@ -125,7 +124,7 @@ impl<'o> Sink<'o> {
         }
     }
 
-    fn flush_buffer(&mut self) -> Result<(), ExternalError> {
+    fn flush_buffer(&mut self) -> Result<(), Error> {
         let buffer = std::mem::take(&mut self.buffer);
         let result = self.write(&buffer);
         self.buffer = buffer;
@@ -133,7 +132,7 @@ impl<'o> Sink<'o> {
         result
     }
 
-    fn write(&mut self, bytes: &[u8]) -> Result<(), ExternalError> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
         if let Some((temp, held)) = &mut self.hold {
             let file = match held {
                 Some(file) => file,
@@ -141,16 +140,16 @@ impl<'o> Sink<'o> {
             };
             return file.write_all(bytes).map_err(|e| temp.error(e));
         }
-        self.out.write_all(bytes).map_err(ExternalError::Output)?;
+        self.out.write_all(bytes).map_err(Error::Write)?;
         self.progress.wrote(bytes.len() as u64);
         Ok(())
     }
 
     /// Writes what is buffered and flushes the output.
-    pub fn finish(&mut self) -> Result<(), ExternalError> {
+    pub fn finish(&mut self) -> Result<(), Error> {
         self.release()?;
         self.flush_buffer()?;
         self.buffer = Vec::new();
-        self.out.flush().map_err(ExternalError::Output)
+        self.out.flush().map_err(Error::Write)
     }
 }

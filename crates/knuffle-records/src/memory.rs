@@ -13,7 +13,8 @@ const FALLBACK_LIMIT: u64 = 1 << 30;
 /// accepted), `b` or no suffix for bytes, or `%` for a percentage of the
 /// machine's physical memory.
 ///
-/// ```ignore
+/// ```
+/// use knuffle_records::parse_size;
 /// assert_eq!(parse_size("512M"), Ok(512 << 20));
 /// assert_eq!(parse_size("4G"), Ok(4 << 30));
 /// assert_eq!(parse_size("1000"), Ok(1000));

@@ -1,0 +1,114 @@
+//! What can go wrong, by where it happened, so a caller can act on it (and
+//! the `knuffle` command can word it exactly as GNU `shuf` does).
+
+use std::ffi::OsString;
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+/// A failure of a record shuffle.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// A named file (an input, the random source, or the output) could not
+    /// be opened, or the output could not be put in place at the end.
+    File {
+        /// The name as given.
+        name: OsString,
+        /// The operating system's error.
+        error: io::Error,
+    },
+    /// Reading an input failed.
+    Read(io::Error),
+    /// Writing the output failed (a closed pipe is `BrokenPipe`).
+    Write(io::Error),
+    /// Creating, writing or reading a temporary file in `dir` failed
+    /// (for example: no space left on the device).
+    Temp {
+        /// The temporary directory.
+        dir: PathBuf,
+        /// The operating system's error.
+        error: io::Error,
+    },
+    /// Memory could not be allocated for what the in-memory path needs.
+    OutOfMemory,
+    /// A record is longer than the memory limit allows, in a mode that must
+    /// hold it in memory (see [`Options::memory`](crate::Options::memory)).
+    RecordTooLong {
+        /// The memory limit in bytes.
+        limit: u64,
+    },
+    /// The random source (`--random-source`) ended before enough bytes
+    /// were read from it.
+    RandomSourceEnded {
+        /// The source's name as given.
+        name: OsString,
+    },
+    /// Reading the random source failed.
+    RandomSourceRead {
+        /// The source's name as given.
+        name: OsString,
+        /// The operating system's error.
+        error: io::Error,
+    },
+    /// `repeat` with a count above zero, and no record to draw from.
+    NoRecordsToRepeat,
+    /// The operating system's entropy could not be read.
+    Entropy(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::File { name, error } => {
+                write!(f, "{}: {}", name.to_string_lossy(), describe(error))
+            }
+            Error::Read(error) => write!(f, "read error: {}", describe(error)),
+            Error::Write(error) => write!(f, "write error: {}", describe(error)),
+            Error::Temp { dir, error } => write!(
+                f,
+                "cannot use temporary space in '{}': {} (choose another directory with -T DIR)",
+                dir.display(),
+                describe(error)
+            ),
+            Error::OutOfMemory => f.write_str("memory exhausted"),
+            Error::RecordTooLong { limit } => write!(
+                f,
+                "a line is longer than the memory limit allows ({limit} bytes): raise --memory"
+            ),
+            Error::RandomSourceEnded { name } => {
+                write!(f, "{}: end of file", name.to_string_lossy())
+            }
+            Error::RandomSourceRead { name, error } => write!(
+                f,
+                "{}: read error: {}",
+                name.to_string_lossy(),
+                describe(error)
+            ),
+            Error::NoRecordsToRepeat => f.write_str("no lines to repeat"),
+            Error::Entropy(text) => write!(f, "getrandom: {text}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::File { error, .. }
+            | Error::Read(error)
+            | Error::Write(error)
+            | Error::Temp { error, .. }
+            | Error::RandomSourceRead { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// An I/O error without Rust's " (os error N)" tail, as coreutils print it.
+pub fn describe(error: &io::Error) -> String {
+    let text = error.to_string();
+    match text.rfind(" (os error ") {
+        Some(cut) if error.raw_os_error().is_some() => text[..cut].to_string(),
+        _ => text,
+    }
+}

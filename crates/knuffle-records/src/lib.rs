@@ -1,0 +1,180 @@
+//! Shuffle the lines (records) of files, streams and readers, exactly
+//! uniformly and in bounded memory: the engine of the `knuffle` command's
+//! GNU `shuf` mode, as a library.
+//!
+//! For the same inputs, options, seed and memory limit,
+//! [`shuffle_records`] writes byte for byte what `knuffle` writes:
+//!
+//! ```
+//! use knuffle_records::{Input, Options, Randomness, shuffle_records};
+//!
+//! let input = Input::Reader(Box::new(&b"a\nb\nc\nd\n"[..]));
+//! let options = Options {
+//!     count: Some(2), // knuffle -n 2
+//!     ..Options::default()
+//! };
+//! let mut out = Vec::new();
+//! let mut randomness = Randomness::from_seed_text("42"); // --seed 42
+//! shuffle_records([input], &options, &mut randomness, &mut out)?;
+//! assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 2);
+//! # Ok::<(), knuffle_records::Error>(())
+//! ```
+//!
+//! Three ways through, chosen by size and options (see [`records`]): a
+//! reservoir for `-n COUNT` over a stream (Li's Algorithm L), an in-memory
+//! index of line starts, permuted with `knuffle`'s shuffles, and for inputs
+//! larger than [`Options::memory`] an external scatter/gather through
+//! nameless temporary files (see [`external`] for why every order is
+//! exactly equally likely). GNU's `--random-source` is reproduced byte for
+//! byte ([`Randomness::gnu_source`]).
+//!
+//! # Layers
+//!
+//! Each module uses only modules of the layers below it (checked: no
+//! module imports one that imports it back).
+//!
+//! 1. **Foundations**: [`error`], [`buffers`] (buffer sizes), [`read`]
+//!    (`read_some`), [`bytes`], [`scan`] (the delimiter scanner),
+//!    [`memory`] (`parse_size`, the default limit), [`options`],
+//!    [`progress`].
+//! 2. **Randomness**: [`gnu_random`] (GNU's `randint`/`randperm`), then
+//!    [`randomness`] (knuffle's generator or a GNU source).
+//! 3. **Lines in**: [`line_index`], [`input`] (opening, reading into
+//!    memory), [`stream`] (lines in constant memory).
+//! 4. **Lines out**: [`output`] (late-opened output, `-o` by rename,
+//!    parallel rendering), [`engine`] (permute-and-write,
+//!    repeat-and-write).
+//! 5. **Strategies**: [`sample`] (reservoir), [`external`] (plan, temp,
+//!    labels, scatter, sink, input, gather), [`route`] (in memory or
+//!    external).
+//! 6. **Entry**: [`records`], and this file's [`shuffle_records`] family.
+
+#![warn(missing_docs)]
+
+pub mod buffers;
+pub mod bytes;
+pub mod error;
+pub mod memory;
+pub mod options;
+pub mod progress;
+pub mod read;
+pub mod scan;
+
+pub mod gnu_random;
+pub mod randomness;
+
+pub mod input;
+pub mod line_index;
+pub mod stream;
+
+pub mod engine;
+pub mod output;
+
+pub mod external;
+pub mod route;
+pub mod sample;
+
+pub mod records;
+
+use std::io::Write;
+use std::path::Path;
+
+pub use error::Error;
+pub use input::Input;
+pub use memory::{MIN_LIMIT, default_limit, parse_size};
+pub use options::Options;
+pub use output::OutputPlan;
+pub use progress::{NoProgress, Progress};
+pub use randomness::Randomness;
+
+/// Where the output goes.
+pub enum Destination<'a> {
+    /// Standard output, written through (no buffer of ours in between).
+    Stdout,
+    /// A writer of the caller's, flushed at the end.
+    Writer(&'a mut dyn Write),
+    /// A file, opened only once all input is read (so it may be one of the
+    /// inputs). A regular file is written under a temporary name and
+    /// renamed over the file at the end, so a run that fails never
+    /// truncates it (as `knuffle -o FILE`).
+    File(&'a Path),
+}
+
+/// Shuffles the records of `inputs` (concatenated; each input's last
+/// record gets a delimiter when it lacks one; no input: no record) to
+/// `out`.
+///
+/// The output is a function of the inputs' bytes, `options` (the memory
+/// limit included: it decides between in-memory and external shuffling,
+/// and the external shuffle's layout) and `randomness`: the same seed and
+/// limit give what `knuffle --seed S --memory M` gives.
+pub fn shuffle_records(
+    inputs: impl IntoIterator<Item = Input>,
+    options: &Options,
+    randomness: &mut Randomness,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    shuffle_records_to(
+        inputs,
+        options,
+        randomness,
+        Destination::Writer(out),
+        &NoProgress,
+    )
+}
+
+/// [`shuffle_records`] to a file that a failing run leaves untouched.
+pub fn shuffle_records_to_file(
+    inputs: impl IntoIterator<Item = Input>,
+    options: &Options,
+    randomness: &mut Randomness,
+    path: &Path,
+) -> Result<(), Error> {
+    shuffle_records_to(
+        inputs,
+        options,
+        randomness,
+        Destination::File(path),
+        &NoProgress,
+    )
+}
+
+/// [`shuffle_records`] to any [`Destination`], reporting to `progress`.
+pub fn shuffle_records_to(
+    inputs: impl IntoIterator<Item = Input>,
+    options: &Options,
+    randomness: &mut Randomness,
+    destination: Destination<'_>,
+    progress: &dyn Progress,
+) -> Result<(), Error> {
+    let endless = options.repeat && options.count.is_none();
+    let plan = match destination {
+        Destination::Stdout => OutputPlan::new(None, endless),
+        Destination::Writer(writer) => OutputPlan::writer(writer),
+        Destination::File(path) => OutputPlan::new(Some(path.as_os_str()), endless),
+    };
+    shuffle_records_planned(inputs, options, randomness, &plan, progress)
+}
+
+/// [`shuffle_records`] to an [`OutputPlan`] (the `knuffle` command's way).
+pub fn shuffle_records_planned(
+    inputs: impl IntoIterator<Item = Input>,
+    options: &Options,
+    randomness: &mut Randomness,
+    output: &OutputPlan<'_>,
+    progress: &dyn Progress,
+) -> Result<(), Error> {
+    if options.count == Some(0) {
+        // GNU reads no input, opens the random source only for -r, and
+        // still creates (truncates) the output file.
+        randomness.open_if(options.repeat)?;
+        return output.open()?.finish();
+    }
+    let mut opened = Vec::new();
+    for input in inputs {
+        opened.push(input.open()?);
+    }
+    let result = records::shuffle_opened(opened, options, randomness, output, progress);
+    progress.finish();
+    result
+}

@@ -1,0 +1,39 @@
+//! The options of a record shuffle (the command line's `-z`, `--header`,
+//! `-n`, `-r`, `--memory`, `-T`).
+
+use std::path::PathBuf;
+
+/// How records are shuffled. `Options::default()` is `knuffle` with no
+/// option: newline-delimited, every record, no header, the default memory
+/// limit, `$TMPDIR` or `/tmp`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The record delimiter: `b'\n'`, or `0` for `-z`.
+    pub delimiter: u8,
+    /// `--header N`: the first N records of the first input are written
+    /// first, in place.
+    pub header: u64,
+    /// `-n COUNT`: write at most this many records (`None`: all; with
+    /// `repeat`, `None` is without end).
+    pub count: Option<u64>,
+    /// `-r`: draw records with replacement (kept in memory, as GNU does).
+    pub repeat: bool,
+    /// `--memory SIZE`: the memory limit in bytes; larger inputs are
+    /// shuffled through temporary files. `None`: [`default_limit`](crate::memory::default_limit).
+    pub memory: Option<u64>,
+    /// `-T DIR`: where temporary files go (`None`: `$TMPDIR`, else `/tmp`).
+    pub temp_dir: Option<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            delimiter: b'\n',
+            header: 0,
+            count: None,
+            repeat: false,
+            memory: None,
+            temp_dir: None,
+        }
+    }
+}

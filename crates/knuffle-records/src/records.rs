@@ -1,0 +1,177 @@
+//! The record shuffle of FILE inputs, in GNU's order of operations: read
+//! the input, open the random source, choose, open the output, write. Three
+//! ways through, chosen by size and options:
+//!
+//! - `-n COUNT` over a stream: a reservoir ([`crate::sample`]);
+//! - larger than the memory limit: the external shuffle ([`crate::route`]);
+//! - otherwise in memory: read everything, index the lines, permute the
+//!   index, write.
+
+use crate::engine::{Render, permute_and_write, prefetch_bytes, write_shuffled};
+use crate::error::Error;
+use crate::gnu_random::source_needed;
+use crate::input::{self, Bytes, Opened};
+use crate::line_index::{Offset, append_line, line_starts};
+use crate::options::Options;
+use crate::output::OutputPlan;
+use crate::progress::Progress;
+use crate::randomness::Randomness;
+use crate::route::{self, Route, Run};
+use crate::sample::reservoir_sample;
+use crate::stream::LineStream;
+
+/// GNU shuf reads a regular file larger than this by reservoir sampling
+/// when `-n` is given (`RESERVOIR_MIN_INPUT` in coreutils' `src/shuf.c`);
+/// `--random-source` output depends on it.
+const GNU_RESERVOIR_MIN_INPUT: u64 = 8192 * 1024;
+
+/// With knuffle's generator, `-n COUNT` up to this many lines is served by
+/// a reservoir in constant memory; larger counts from regular files use the
+/// in-memory index (a reservoir of millions of lines costs more).
+pub const STREAM_SAMPLE_MAX: u64 = 1 << 16;
+
+/// Shuffles opened inputs to `output` (`options.count` is not zero).
+pub fn shuffle_opened(
+    opened: Vec<Opened>,
+    options: &Options,
+    randomness: &mut Randomness,
+    output: &OutputPlan<'_>,
+    progress: &dyn Progress,
+) -> Result<(), Error> {
+    let head_count = options.count.unwrap_or(u64::MAX);
+    let mut run = Run {
+        options,
+        randomness,
+        output,
+        progress,
+    };
+    // Larger than the memory limit: shuffled externally (route.rs).
+    let opened = match route::route(&mut run, opened, STREAM_SAMPLE_MAX)? {
+        Route::Handled => return Ok(()),
+        Route::Read(bytes) => return shuffle_bytes_in_memory(&mut run, bytes),
+        Route::InMemory(opened) => opened,
+    };
+    if !options.repeat && head_count != u64::MAX {
+        let size = input::total_regular_size(&opened);
+        let stream = if matches!(run.randomness, Randomness::Gnu(_)) {
+            size.is_none_or(|s| s > GNU_RESERVOIR_MIN_INPUT)
+        } else {
+            size.is_none() || head_count <= STREAM_SAMPLE_MAX
+        };
+        if stream {
+            return sample_stream(&mut run, opened);
+        }
+    }
+    shuffle_files_in_memory(&mut run, opened)
+}
+
+/// `-n COUNT` over a stream: header lines, then a reservoir sample.
+fn sample_stream(run: &mut Run<'_, '_>, opened: Vec<Opened>) -> Result<(), Error> {
+    let options = run.options;
+    let head_count = options.count.unwrap_or(u64::MAX);
+    run.randomness.open_if(true)?;
+    let mut stream = LineStream::new(opened, options.delimiter);
+    let mut lines: Vec<Vec<u8>> = Vec::new();
+    for _ in 0..options.header {
+        let mut line = Vec::new();
+        if !stream.next_line(&mut line)? {
+            break;
+        }
+        lines.push(line);
+    }
+    let header_len = lines.len();
+    lines.extend(reservoir_sample(&mut stream, head_count, run.randomness)?);
+    let mut indices: Vec<u32> = (0..lines.len() as u32).collect();
+    let (header, body) = indices.split_at_mut(header_len);
+    let write = |i: u32, buffer: &mut Vec<u8>| buffer.extend_from_slice(&lines[i as usize]);
+    let render = Render {
+        write: &write,
+        prefetch: None,
+    };
+    let progress = run.progress;
+    let notice = |h: u64| progress.permuting(h);
+    permute_and_write(
+        header,
+        body,
+        u64::MAX,
+        run.randomness,
+        &render,
+        run.output,
+        &notice,
+    )
+}
+
+/// The in-memory path for FILE input: read everything, index the lines,
+/// permute the index, write.
+fn shuffle_files_in_memory(run: &mut Run<'_, '_>, opened: Vec<Opened>) -> Result<(), Error> {
+    let delimiter = run.options.delimiter;
+    if let Some((file, offset, remaining)) = input::single_regular(&opened) {
+        let len = usize::try_from(remaining).map_err(|_| Error::OutOfMemory)?;
+        // Positioned reads leave the file's cursor alone, so a file shorter
+        // than its reported size (`None`) is simply read again below.
+        if u32::try_from(len).is_ok() {
+            if let Some((bytes, starts)) = input::read_indexed::<u32>(file, offset, len, delimiter)?
+            {
+                return shuffle_lines(run, &bytes, starts);
+            }
+        } else if let Some((bytes, starts)) =
+            input::read_indexed::<u64>(file, offset, len, delimiter)?
+        {
+            return shuffle_lines(run, &bytes, starts);
+        }
+    }
+    let bytes = input::load(opened, delimiter)?;
+    shuffle_bytes_in_memory(run, bytes)
+}
+
+/// The in-memory path for bytes already read (pipes that fit the limit).
+fn shuffle_bytes_in_memory(run: &mut Run<'_, '_>, bytes: Bytes) -> Result<(), Error> {
+    let delimiter = run.options.delimiter;
+    if u32::try_from(bytes.len()).is_ok() {
+        let starts = line_starts::<u32>(&bytes, delimiter)?;
+        shuffle_lines(run, &bytes, starts)
+    } else {
+        let starts = line_starts::<u64>(&bytes, delimiter)?;
+        shuffle_lines(run, &bytes, starts)
+    }
+}
+
+fn shuffle_lines<O: Offset>(
+    run: &mut Run<'_, '_>,
+    bytes: &Bytes,
+    mut starts: Vec<O>,
+) -> Result<(), Error> {
+    let options = run.options;
+    let head_count = options.count.unwrap_or(u64::MAX);
+    let data: &[u8] = bytes;
+    let delimiter = options.delimiter;
+    let n_all = starts.len() as u64;
+    let header_len = options.header.min(n_all) as usize;
+    let (header, body) = starts.split_at_mut(header_len);
+    let n = body.len() as u64;
+    let h = if options.repeat {
+        head_count
+    } else {
+        head_count.min(n)
+    };
+    run.randomness
+        .open_if(source_needed(options.repeat, h, n))?;
+    let write = |start: O, buffer: &mut Vec<u8>| append_line(data, start.get(), delimiter, buffer);
+    let prefetch = |start: O| prefetch_bytes(data, start.get());
+    let render = Render {
+        write: &write,
+        prefetch: Some(&prefetch),
+    };
+    let progress = run.progress;
+    let notice = |h: u64| progress.permuting(h);
+    write_shuffled(
+        header,
+        body,
+        &render,
+        run.randomness,
+        run.output,
+        options.repeat,
+        head_count,
+        &notice,
+    )
+}

@@ -1,0 +1,161 @@
+"""knuffle against numpy, the standard library, pandas (and torch when installed).
+
+Every contestant runs in turns (round-robin, so a slow phase of the machine
+hits all of them alike), several rounds; the table gives the median time per
+call and per element, and knuffle's speed-up. Run it on an idle machine:
+
+    python python/benchmarks/bench.py            # 10^5 .. 10^8, 10^6-item lists, 10^7-row frames
+    python python/benchmarks/bench.py --quick    # tiny sizes: checks that it runs
+    python python/benchmarks/bench.py --json out.json
+
+Contestants: ``Generator.shuffle`` (2 threads, the default, and 1 thread) and
+numpy's ``default_rng().shuffle`` on int64 arrays; ``Generator.permutation(n)``
+and numpy's ``default_rng().permutation(n)`` (and ``torch.randperm``);
+``random.shuffle`` and ``Generator.shuffle`` on a list of 10^6 ints;
+``Generator.shuffle_frame`` and pandas ``df.sample(frac=1, random_state=...)``
+on a frame of 10^7 rows (an int, a float and a string column).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+from typing import Callable
+
+import numpy as np
+
+import knuffle
+
+try:  # optional
+    import torch
+except ImportError:  # pragma: no cover - depends on the machine
+    torch = None
+
+try:
+    import pandas as pd
+except ImportError:  # pragma: no cover
+    pd = None
+
+
+def race(contestants: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
+    """Median seconds per call of each contestant, run in turns."""
+    times: dict[str, list[float]] = {name: [] for name in contestants}
+    for name, run in contestants.items():  # warm-up, not timed
+        run()
+    for _ in range(rounds):
+        for name, run in contestants.items():
+            gc.collect()
+            start = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def report(title: str, n: int, medians: dict[str, float], baseline: str, rows: list[dict]) -> None:
+    print(f"\n{title}, n = {n:,}")
+    print(f"  {'contestant':<44} {'median':>12} {'ns/element':>11} {'vs ' + baseline:>16}")
+    for name, seconds in medians.items():
+        speedup = medians[baseline] / seconds
+        print(f"  {name:<44} {seconds * 1e3:>9.2f} ms {seconds / n * 1e9:>11.2f} {speedup:>15.2f}x")
+        rows.append({"benchmark": title, "n": n, "contestant": name, "median_s": seconds,
+                     "ns_per_element": seconds / n * 1e9, "speedup_vs_" + baseline: speedup})
+
+
+def bench_arrays(sizes: list[int], rounds: int, rows: list[dict]) -> None:
+    for n in sizes:
+        g2 = knuffle.Generator("bench", threads=2)
+        g1 = knuffle.Generator("bench", threads=1)
+        rng = np.random.default_rng(12345)
+        a_k2, a_k1, a_np = (np.arange(n, dtype=np.int64) for _ in range(3))
+        medians = race(
+            {
+                "numpy default_rng().shuffle": lambda: rng.shuffle(a_np),
+                "knuffle Generator.shuffle (2 threads)": lambda: g2.shuffle(a_k2),
+                "knuffle Generator.shuffle (1 thread)": lambda: g1.shuffle(a_k1),
+            },
+            rounds,
+        )
+        report("shuffle int64 in place", n, medians, "numpy default_rng().shuffle", rows)
+        del a_k2, a_k1, a_np
+        contestants = {
+            "numpy default_rng().permutation": lambda: rng.permutation(n),
+            "knuffle Generator.permutation (2 threads)": lambda: g2.permutation(n),
+            "knuffle Generator.permutation (1 thread)": lambda: g1.permutation(n),
+        }
+        if torch is not None:
+            torch.manual_seed(12345)
+            contestants["torch.randperm"] = lambda: torch.randperm(n)
+        medians = race(contestants, rounds)
+        report("permutation(n)", n, medians, "numpy default_rng().permutation", rows)
+
+
+def bench_list(n: int, rounds: int, rows: list[dict]) -> None:
+    g = knuffle.Generator("bench list")
+    py_random = random.Random(12345)
+    items_random, items_knuffle = list(range(n)), list(range(n))
+    medians = race(
+        {
+            "random.shuffle (list)": lambda: py_random.shuffle(items_random),
+            "knuffle Generator.shuffle (list)": lambda: g.shuffle(items_knuffle),
+        },
+        rounds,
+    )
+    report("shuffle a Python list", n, medians, "random.shuffle (list)", rows)
+
+
+def bench_frame(n: int, rounds: int, rows: list[dict]) -> None:
+    if pd is None:
+        print("\nshuffle_frame: pandas is not installed; skipped")
+        return
+    g = knuffle.Generator("bench frame")
+    df = pd.DataFrame({
+        "id": np.arange(n, dtype=np.int64),
+        "x": np.linspace(0, 1, n),
+        "label": pd.Series(np.arange(n) % 1000).astype(str),
+    })
+    seeds = iter(range(10**9))
+    medians = race(
+        {
+            "pandas df.sample(frac=1, random_state=...)": lambda: df.sample(frac=1, random_state=next(seeds)),
+            "knuffle Generator.shuffle_frame": lambda: g.shuffle_frame(df),
+        },
+        rounds,
+    )
+    report("shuffle the rows of a pandas DataFrame", n, medians,
+           "pandas df.sample(frac=1, random_state=...)", rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, to check that the script runs")
+    parser.add_argument("--rounds", type=int, default=None, help="timed rounds per contestant")
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    args = parser.parse_args(argv)
+    if args.quick:
+        sizes, list_n, frame_n, rounds = [10**3, 10**4], 10**4, 10**4, args.rounds or 3
+    else:
+        sizes, list_n, frame_n, rounds = [10**5, 10**6, 10**7, 10**8], 10**6, 10**7, args.rounds or 7
+    print(f"knuffle {knuffle.__version__}, numpy {np.__version__}, pandas {pd.__version__ if pd else '-'}, "
+          f"Python {platform.python_version()}, {platform.machine()}, rounds = {rounds}")
+    if torch is None:
+        print("torch: not installed here, so torch.randperm is not compared (pip install torch to add it)")
+    else:
+        print(f"torch {torch.__version__}: torch.randperm is compared, {torch.get_num_threads()} threads")
+    rows: list[dict] = []
+    bench_arrays(sizes, rounds, rows)
+    bench_list(list_n, rounds, rows)
+    bench_frame(frame_n, max(3, rounds // 2), rows)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"python": sys.version, "numpy": np.__version__, "results": rows}, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
