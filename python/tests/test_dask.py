@@ -281,19 +281,23 @@ def test_position_test_at_ten_thousand_rows(synchronous):
 # --- a worker dies mid-run -------------------------------------------------
 
 
-def slow_rows(part: int) -> pd.DataFrame:
-    time.sleep(0.25)
+def slow_rows(part: int, delay: float = 0.25) -> pd.DataFrame:
+    time.sleep(delay)
     x = np.arange(part * 200, (part + 1) * 200)
     return pd.DataFrame({"x": x, "s": [f"r{i}" for i in x]})
 
 
-def test_same_order_when_a_worker_is_killed_mid_run(client):
+@pytest.mark.parametrize("method", ["tasks", "p2p"])
+def test_same_order_when_a_worker_is_killed_mid_run(client, method):
     ddf = dd.from_map(slow_rows, list(range(16)))
+    # The same rows without the delay, on the synchronous scheduler.
+    rows = pd.concat([slow_rows(p, 0) for p in range(16)])
+    fast = dd.from_pandas(rows, npartitions=3, sort=False)
     with dask.config.set({"scheduler": "synchronous", "dataframe.shuffle.method": "tasks"}):
-        reference = knuffle.dask.shuffle(ddf, "kill").compute()["x"].tolist()
+        reference = knuffle.dask.shuffle(fast, "kill").compute()["x"].tolist()
     assert sorted(reference) == list(range(3200))
 
-    result = knuffle.dask.shuffle(ddf, "kill", shuffle_method="tasks")
+    result = knuffle.dask.shuffle(ddf, "kill", shuffle_method=method)
     future = client.compute(result)
     pids = client.run(os.getpid)
     # Kill a worker that is running tasks of this computation.
