@@ -126,9 +126,10 @@ def _label(part: Any, seed: str, bits: int, offsets: list[int], lengths: list[in
         start = 0
     else:
         number = partition_info["number"]
-        if len(part) != lengths[number]:
+        if number >= len(lengths) or len(part) != lengths[number]:
+            counted = lengths[number] if number < len(lengths) else 0
             raise RuntimeError(
-                f"partition {number} has {len(part)} rows now but had {lengths[number]} "
+                f"partition {number} has {len(part)} rows now but had {counted} "
                 "when knuffle.dask.shuffle counted them: the input must give the same "
                 "rows each time it is computed"
             )
@@ -178,6 +179,11 @@ def _shuffle(ddf: Any, seed: str, npartitions: int | None, shuffle_method: str |
     meta = ddf._meta
 
     lengths = [int(x) for x in ddf.map_partitions(len, meta=(None, "int64")).compute()]
+    if len(lengths) != ddf.npartitions:
+        raise RuntimeError(
+            f"counted {len(lengths)} partitions but the input has {ddf.npartitions}: "
+            "the input must give the same partitions each time it is computed"
+        )
     offsets = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])[:-1].tolist()
 
     labelled = ddf.map_partitions(
