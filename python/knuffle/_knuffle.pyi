@@ -42,3 +42,11 @@ def audit_rows(
     alpha: float,
     effect: float | None,
 ) -> dict[str, Any]: ...
+
+# knuffle.dask (python/src/dask.rs)
+DASK_LABEL_BITS: int
+
+def dask_labels(seed: str, start: int, count: int, bits: int = 32) -> npt.NDArray[np.int64]: ...
+def dask_order(
+    seed: str, labels: npt.NDArray[np.int64], rows: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]: ...

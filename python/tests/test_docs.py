@@ -8,9 +8,10 @@ import pytest
 import knuffle
 import knuffle._audit
 import knuffle._generator
+import knuffle.dask
 
 
-@pytest.mark.parametrize("module", [knuffle, knuffle._generator, knuffle._audit])
+@pytest.mark.parametrize("module", [knuffle, knuffle._generator, knuffle._audit, knuffle.dask])
 def test_docstring_examples(module):
     result = doctest.testmod(module, extraglobs={"knuffle": knuffle, "np": np}, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
