@@ -7,6 +7,9 @@
 
 use clap::{Arg, ArgAction, Command, CommandFactory, ValueHint};
 
+/// What `--generate` can print (the man page and the completions).
+pub const GENERATE_KINDS: &[&str] = &["man", "complete-bash", "complete-zsh", "complete-fish"];
+
 /// The subcommands, in the order `--help` lists them.
 pub const SUBCOMMANDS: &[&str] = &["deal", "chars", "trace", "lab", "audit", "draw", "verify"];
 
@@ -133,7 +136,7 @@ fn shuf_arguments() -> Vec<Arg> {
             "KIND",
             "Print the man page or a shell completion script",
         )
-        .value_parser(crate::generate::KINDS.to_vec()),
+        .value_parser(GENERATE_KINDS.to_vec()),
         Arg::new("FILE")
             .num_args(0..)
             .value_hint(ValueHint::FilePath)

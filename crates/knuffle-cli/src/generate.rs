@@ -5,9 +5,6 @@ use std::ffi::OsStr;
 
 use clap_complete::Shell;
 
-/// What `--generate` can print.
-pub const KINDS: &[&str] = &["man", "complete-bash", "complete-zsh", "complete-fish"];
-
 /// The text for `kind`, or a message naming the kinds.
 pub fn render(kind: &OsStr) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
@@ -20,7 +17,7 @@ pub fn render(kind: &OsStr) -> Result<Vec<u8>, String> {
             return Err(format!(
                 "cannot generate {}: choose one of {}",
                 kind.to_string_lossy(),
-                KINDS.join(", ")
+                crate::definition::GENERATE_KINDS.join(", ")
             ));
         }
     };

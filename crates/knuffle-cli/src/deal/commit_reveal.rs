@@ -19,56 +19,10 @@ use knuffle_draw::encode::{digest_from_hex, to_hex};
 use knuffle_draw::{Mode, Population, Source, beacon_ref, commitment, make_transcript};
 use serde_json::{Value, json};
 
-use super::Args;
+use super::args::Args;
+use super::board::board_rows;
 use crate::draw_io::{beacon_chain, read_beacon, write_atomically};
 use crate::emit::{IO_FAILURE, USAGE, fail, write_stdout};
-
-/// The commit-reveal options of `knuffle deal`.
-#[derive(clap::Args, Debug, Default)]
-pub struct VerifiableArgs {
-    /// Commit to a deal now: print a commitment to publish, keep the secret in
-    /// a file only you can read. Needs --beacon-round.
-    #[arg(long, requires = "beacon_round",
-          conflicts_with_all = ["seed", "reveal", "client_seed", "beacon", "transcript",
-                                "format", "sort", "ascii", "strict", "verbose", "quiet"])]
-    commit: bool,
-
-    /// The future drand round whose randomness will join the deal.
-    #[arg(long, value_name = "R", requires = "commit")]
-    beacon_round: Option<u64>,
-
-    /// The drand chain hash (default: drand mainnet).
-    #[arg(long, value_name = "HASH")]
-    beacon_chain: Option<String>,
-
-    /// Where --commit keeps the secret (default: knuffle-deal-COMMITMENT.secret).
-    #[arg(long, value_name = "FILE", requires = "commit")]
-    secret_file: Option<String>,
-
-    /// Deal from a commitment: the secret file --commit wrote.
-    #[arg(long, value_name = "SECRET", requires_all = ["client_seed", "beacon", "transcript"],
-          conflicts_with_all = ["seed", "format", "sort", "ascii", "strict", "verbose", "quiet"])]
-    reveal: Option<String>,
-
-    /// The player's seed (any text), joined to the secret and the beacon.
-    #[arg(long, value_name = "TEXT", requires = "reveal")]
-    client_seed: Option<String>,
-
-    /// The drand round named in the commitment (the JSON drand serves).
-    #[arg(long, value_name = "FILE", requires = "reveal")]
-    beacon: Option<String>,
-
-    /// Write the knuffle-vd/1 transcript of the deal to FILE.
-    #[arg(long, value_name = "FILE", requires = "reveal")]
-    transcript: Option<String>,
-}
-
-impl VerifiableArgs {
-    /// Whether a commit or a reveal was asked for.
-    pub fn active(&self) -> bool {
-        self.commit || self.reveal.is_some()
-    }
-}
 
 /// The fixed, documented card list the deal draws from
 /// ([`knuffle_draw::card_deck`]), or the custom items.
@@ -248,7 +202,7 @@ fn render(args: &Args, drawn: &[String]) -> String {
         })
         .collect();
     let board: Vec<String> = drawn[in_hands..].to_vec();
-    rows.extend(super::board_rows(&board));
+    rows.extend(board_rows(&board));
     let width = rows.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
     let mut out = String::new();
     for (name, cards) in rows {

@@ -1,0 +1,19 @@
+//! The board of a deal in rows: flop, turn and river.
+
+/// Board labels: flop, turn and river for a board of 3 to 5 cards.
+pub(super) fn board_rows(board: &[String]) -> Vec<(String, String)> {
+    if (3..=5).contains(&board.len()) {
+        let mut rows = vec![("flop".to_owned(), board[..3].join(" "))];
+        if let Some(turn) = board.get(3) {
+            rows.push(("turn".to_owned(), turn.clone()));
+        }
+        if let Some(river) = board.get(4) {
+            rows.push(("river".to_owned(), river.clone()));
+        }
+        rows
+    } else if board.is_empty() {
+        Vec::new()
+    } else {
+        vec![("board".to_owned(), board.join(" "))]
+    }
+}
