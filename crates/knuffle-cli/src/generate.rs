@@ -55,6 +55,9 @@ fn heading(name: &str) -> &'static str {
         "chars" => "knuffle chars options",
         "trace" => "knuffle trace options",
         "lab" => "knuffle lab options",
-        _ => "knuffle audit options",
+        "audit" => "knuffle audit options",
+        "draw" => "knuffle draw options",
+        "verify" => "knuffle verify options",
+        other => unreachable!("no man page heading for subcommand {other}"),
     }
 }
