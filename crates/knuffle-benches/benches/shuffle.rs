@@ -88,7 +88,8 @@ fn pooled<'a, T: Send>(
     )
 }
 
-/// Runs the contestants in turn, `rounds` times (after one warm-up round),
+/// Runs the contestants in turn, `rounds` times (after one warm-up round;
+/// round `r` starts with contestant `r mod count`),
 /// every timing `inner` calls long, and returns each one's median time per
 /// `unit` (element or call), in nanoseconds. Taking turns matters on a
 /// shared machine: a slow spell hits every contestant alike instead of
@@ -104,11 +105,15 @@ fn race<T>(
         run(data, 1); // warm-up: page faults, caches, thread pools
     }
     let mut times = vec![Vec::with_capacity(rounds); contestants.len()];
-    for _ in 0..rounds {
-        for (slot, (_, run)) in times.iter_mut().zip(contestants.iter_mut()) {
+    let count = contestants.len();
+    for round in 0..rounds {
+        // Each round starts with the next contestant, so that no one always
+        // runs right after the streaming copy (which leaves the caches cold).
+        for turn in 0..count {
+            let which = (round + turn) % count;
             let start = Instant::now();
-            run(data, inner);
-            slot.push(start.elapsed().as_secs_f64() * 1e9 / (inner * units) as f64);
+            (contestants[which].1)(data, inner);
+            times[which].push(start.elapsed().as_secs_f64() * 1e9 / (inner * units) as f64);
         }
     }
     times
