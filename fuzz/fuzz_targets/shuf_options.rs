@@ -17,6 +17,8 @@ use std::os::unix::ffi::OsStringExt;
 
 use libfuzzer_sys::fuzz_target;
 
+#[path = "../../crates/knuffle-cli/src/failure.rs"]
+mod failure;
 mod shuf;
 
 use shuf::options::{Command, InputSpec, Personality, parse};

@@ -14,7 +14,8 @@ use clap::Parser;
 use knuffle_lab::audit::{AuditOptions, audit_text};
 use knuffle_lab::stats::DEFAULT_ALPHA;
 
-use crate::emit::{self, USAGE, fail};
+use crate::emit;
+use crate::failure::CliError;
 
 const EXAMPLES: &str = "\
 Input: one shuffle per line; elements separated by spaces, tabs or commas;
@@ -59,16 +60,12 @@ pub(crate) struct Args {
 }
 
 /// Runs `knuffle audit` with the arguments after the subcommand name.
-pub fn run(args: &[OsString]) -> ExitCode {
+pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
     emit::end_quietly_on_closed_pipe();
-    let args: Args = match emit::parse("knuffle audit", args) {
-        Ok(args) => args,
-        Err(code) => return code,
-    };
-    match audit(&args) {
-        Ok(biased) => ExitCode::from(u8::from(biased)),
-        Err(message) => fail("audit", &message, USAGE),
-    }
+    let args: Args = emit::parse("knuffle audit", args)?;
+    // Exit status 1 is the verdict "biased", not a failure.
+    let biased = audit(&args).map_err(CliError::invalid)?;
+    Ok(ExitCode::from(u8::from(biased)))
 }
 
 fn audit(args: &Args) -> Result<bool, String> {

@@ -14,7 +14,8 @@ use std::process::ExitCode;
 use clap::Parser;
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::emit::{self, IO_FAILURE, USAGE, fail};
+use crate::emit;
+use crate::failure::{CliError, os_error_text};
 use crate::seeding::RunSeed;
 
 const ABOUT: &str = "Shuffle the characters (or words) of strings";
@@ -111,11 +112,8 @@ impl Unit {
 }
 
 /// Runs `knuffle chars` with the arguments after `chars`.
-pub fn run(args: &[OsString]) -> ExitCode {
-    let args: Args = match emit::parse("knuffle chars", args) {
-        Ok(args) => args,
-        Err(code) => return code,
-    };
+pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
+    let args: Args = emit::parse("knuffle chars", args)?;
     let unit = if args.words {
         Unit::Word
     } else if args.chars {
@@ -126,14 +124,10 @@ pub fn run(args: &[OsString]) -> ExitCode {
     let max_line = match knuffle_records::parse_size(&args.max_line) {
         Ok(size) if size >= 1 => size,
         _ => {
-            return fail(
-                "chars",
-                &format!(
-                    "invalid --max-line size: '{}' (a size such as 4096, 64K, 64M or 1G)",
-                    args.max_line
-                ),
-                USAGE,
-            );
+            return Err(CliError::invalid(format!(
+                "invalid --max-line size: '{}' (a size such as 4096, 64K, 64M or 1G)",
+                args.max_line
+            )));
         }
     };
     let seed = RunSeed::choose(args.seed.clone());
@@ -160,10 +154,8 @@ pub fn run(args: &[OsString]) -> ExitCode {
         shuffle_arguments(&mut shuffler, &args.strings, &mut out)
     };
     let flushed = out.flush().map_err(write_error);
-    match result.and(flushed) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(code) => code,
-    }
+    result.and(flushed)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The state of a run: the seed, its generator, and a reused output buffer.
@@ -183,7 +175,7 @@ struct Shuffler {
 impl Shuffler {
     /// Checks (once per new longest string) that the seed reaches every
     /// order of `units` units: a warning, or with `--strict` a refusal.
-    fn check_reach(&mut self, units: usize) -> Result<(), ExitCode> {
+    fn check_reach(&mut self, units: usize) -> Result<(), CliError> {
         if units <= self.seed_checked_up_to {
             return Ok(());
         }
@@ -205,7 +197,7 @@ impl Shuffler {
         ending: &[u8],
         origin: &str,
         out: &mut impl Write,
-    ) -> Result<(), ExitCode> {
+    ) -> Result<(), CliError> {
         let units = units_in(text, self.unit);
         self.check_reach(units)?;
         if units < 2 && self.verbose {
@@ -245,7 +237,7 @@ fn shuffle_arguments(
     shuffler: &mut Shuffler,
     strings: &[String],
     out: &mut impl Write,
-) -> Result<(), ExitCode> {
+) -> Result<(), CliError> {
     // The longest argument is checked first, so that a refusal comes
     // before any output.
     let longest = strings
@@ -269,7 +261,7 @@ fn shuffle_stdin_lines(
     shuffler: &mut Shuffler,
     max_line: u64,
     out: &mut impl Write,
-) -> Result<(), ExitCode> {
+) -> Result<(), CliError> {
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
         eprintln!("knuffle chars: reading lines from standard input (end with Ctrl-D)");
@@ -285,11 +277,10 @@ fn shuffle_stdin_lines(
             .take(max_line.saturating_add(2))
             .read_until(b'\n', &mut line)
             .map_err(|err| {
-                fail(
-                    "chars",
-                    &format!("cannot read standard input: {err}"),
-                    IO_FAILURE,
-                )
+                CliError::plain(format!(
+                    "cannot read standard input: {}",
+                    os_error_text(&err)
+                ))
             })?;
         if read == 0 {
             return Ok(());
@@ -302,25 +293,17 @@ fn shuffle_stdin_lines(
             None => (&line, b""),
         };
         if content.len() as u64 > max_line {
-            return Err(fail(
-                "chars",
-                &format!(
-                    "line {number} of standard input is longer than --max-line ({}); \
-                     lines before it were printed",
-                    describe_size(max_line)
-                ),
-                IO_FAILURE,
-            ));
+            return Err(CliError::plain(format!(
+                "line {number} of standard input is longer than --max-line ({}); \
+                 lines before it were printed",
+                describe_size(max_line)
+            )));
         }
         let text = std::str::from_utf8(content).map_err(|_| {
-            fail(
-                "chars",
-                &format!(
-                    "line {number} of standard input is not valid UTF-8; lines before it \
-                     were printed"
-                ),
-                IO_FAILURE,
-            )
+            CliError::plain(format!(
+                "line {number} of standard input is not valid UTF-8; lines before it \
+                 were printed"
+            ))
         })?;
         shuffler.shuffle_one(text, ending, &format!("line {number}"), out)?;
     }
@@ -339,8 +322,8 @@ fn describe_size(size: u64) -> String {
 
 /// A failed write to standard output (a closed pipe never gets here: it
 /// ends the process).
-fn write_error(err: std::io::Error) -> ExitCode {
-    fail("chars", &format!("write error: {err}"), IO_FAILURE)
+fn write_error(err: std::io::Error) -> CliError {
+    CliError::write(&err)
 }
 
 /// How many units `text` has.

@@ -14,7 +14,8 @@ use std::process::ExitCode;
 use knuffle::DefaultRng;
 use knuffle::cards::{Card, DealError, Deck};
 
-use crate::emit::{self, USAGE, fail, json_string, json_string_array, write_stdout};
+use crate::emit::{self, json_string, json_string_array, write_stdout};
+use crate::failure::CliError;
 use crate::seeding::RunSeed;
 
 mod args;
@@ -33,20 +34,15 @@ struct Dealt {
 }
 
 /// Runs `knuffle deal` with the arguments after `deal`.
-pub fn run(args: &[OsString]) -> ExitCode {
-    let args: Args = match emit::parse("knuffle deal", args) {
-        Ok(args) => args,
-        Err(code) => return code,
-    };
+pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
+    let args: Args = emit::parse("knuffle deal", args)?;
     if args.verifiable.active() {
         return commit_reveal::run(&args);
     }
     if !args.shuffle && args.cards == 0 && args.board == 0 {
-        return fail(
-            "deal",
+        return Err(CliError::invalid(
             "nothing to deal: --cards-each and --board are both 0",
-            USAGE,
-        );
+        ));
     }
     let seed = RunSeed::choose(args.seed.clone());
     let custom = !args.items.is_empty();
@@ -60,9 +56,7 @@ pub fn run(args: &[OsString]) -> ExitCode {
     } else {
         format!("a deck of {deck_size} cards")
     };
-    if let Err(code) = seed.announce_reach("deal", deck_size, &what, args.strict) {
-        return code;
-    }
+    seed.announce_reach("deal", deck_size, &what, args.strict)?;
     let mut rng = seed.rng();
     let color = args.format == Format::Text && args.color.enabled();
     let label = |card: &Card| {
@@ -90,7 +84,8 @@ pub fn run(args: &[OsString]) -> ExitCode {
         if args.verbose {
             describe(&args, &seed, deck_size, deck_size);
         }
-        return write_stdout("deal", &render_shuffle(&args, &seed, &order));
+        write_stdout(&render_shuffle(&args, &seed, &order))?;
+        return Ok(ExitCode::SUCCESS);
     }
 
     let needed = u128::from(args.players) * u128::from(args.cards) + u128::from(args.board);
@@ -115,7 +110,7 @@ pub fn run(args: &[OsString]) -> ExitCode {
                 args.board,
                 plural(args.board)
             );
-            return fail("deal", &message, USAGE);
+            return Err(CliError::invalid(message));
         }
     };
     if args.verbose {
@@ -125,7 +120,8 @@ pub fn run(args: &[OsString]) -> ExitCode {
         Format::Text => render_text(&args, &seed, &dealt),
         Format::Json => render_json(&args, &seed, deck_size, &dealt),
     };
-    write_stdout("deal", &output)
+    write_stdout(&output)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Deals the hands and the board `args` asks for from `deck`

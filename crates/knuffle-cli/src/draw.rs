@@ -12,7 +12,8 @@ use knuffle_draw::compat::{consistent, rivest, stake};
 use knuffle_draw::{Mode, Population, Source, make_transcript};
 
 use crate::draw_io::{beacon_chain, parse_range, read_beacon, read_population, write_atomically};
-use crate::emit::{self, IO_FAILURE, USAGE, fail, write_stdout};
+use crate::emit::{self, write_stdout};
+use crate::failure::{CliError, USAGE};
 
 const LONG_ABOUT: &str = "\
 Draw K items so that anyone can re-derive the draw from public inputs with SHA-256 alone.
@@ -144,25 +145,18 @@ pub(crate) struct Args {
 }
 
 /// Runs `knuffle draw`.
-pub fn run(args: &[OsString]) -> ExitCode {
-    let args: Args = match emit::parse("knuffle draw", args) {
-        Ok(args) => args,
-        Err(code) => return code,
-    };
-    match run_parsed(&args) {
-        Ok(code) => code,
-        Err((message, status)) => fail("draw", &message, status),
-    }
+pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
+    let args: Args = emit::parse("knuffle draw", args)?;
+    run_parsed(&args)
 }
 
-type Failure = (String, u8);
-
-fn usage(message: impl Into<String>) -> Failure {
-    (message.into(), USAGE)
+/// Invalid input or arguments (exit status 2).
+fn usage(message: impl Into<String>) -> CliError {
+    CliError::invalid(message)
 }
 
 /// The population the arguments name.
-fn population(args: &Args) -> Result<Population, Failure> {
+fn population(args: &Args) -> Result<Population, CliError> {
     if let Some(range) = &args.input_range {
         if !args.args.is_empty() {
             return Err(usage(format!("extra operand {:?} with -i", args.args[0])));
@@ -175,12 +169,11 @@ fn population(args: &Args) -> Result<Population, Failure> {
     // Text that is not UTF-8 is bad input (2); a failed read is an I/O failure (1).
     let read = |path: &str| {
         read_population(path).map_err(|e| {
-            let status = if e.contains("not UTF-8") {
-                USAGE
+            if e.contains("not UTF-8") {
+                CliError::invalid(e)
             } else {
-                IO_FAILURE
-            };
-            (e, status)
+                CliError::plain(e)
+            }
         })
     };
     match args.args.as_slice() {
@@ -190,14 +183,14 @@ fn population(args: &Args) -> Result<Population, Failure> {
     }
 }
 
-fn one_seed(args: &Args, scheme: &str) -> Result<String, Failure> {
+fn one_seed(args: &Args, scheme: &str) -> Result<String, CliError> {
     match args.seed.as_slice() {
         [seed] => Ok(seed.clone()),
         _ => Err(usage(format!("--compat {scheme} takes exactly one --seed"))),
     }
 }
 
-fn run_parsed(args: &Args) -> Result<ExitCode, Failure> {
+fn run_parsed(args: &Args) -> Result<ExitCode, CliError> {
     if let Some(scheme) = args.compat {
         return run_compat(args, scheme);
     }
@@ -228,22 +221,24 @@ fn run_parsed(args: &Args) -> Result<ExitCode, Failure> {
     let transcript = make_transcript(mode, &population, !args.omit_items, &sources, count)
         .map_err(|e| usage(e.to_string()))?;
     if let Some(path) = &args.transcript {
-        write_atomically(path, &transcript.to_json()).map_err(|e| (e, IO_FAILURE))?;
+        write_atomically(path, &transcript.to_json()).map_err(CliError::plain)?;
     }
     let mut out = String::new();
     for item in &transcript.result.items {
         out.push_str(item);
         out.push('\n');
     }
-    Ok(write_stdout("draw", &out))
+    write_stdout(&out)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The published draw of `--expect`: its lines.
-fn expected_lines(args: &Args) -> Result<Option<Vec<String>>, Failure> {
+fn expected_lines(args: &Args) -> Result<Option<Vec<String>>, CliError> {
     let Some(path) = &args.expect else {
         return Ok(None);
     };
-    let text = std::fs::read_to_string(path).map_err(|e| (format!("{path}: {e}"), USAGE))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| CliError::invalid(format!("{path}: {e}")))?;
     Ok(Some(text.lines().map(str::to_owned).collect()))
 }
 
@@ -268,7 +263,7 @@ fn warn_about_reach(mode: Mode, n: u64, k: u64) {
     }
 }
 
-fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, Failure> {
+fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, CliError> {
     let expected = expected_lines(args)?;
     let count = match (args.count, &expected) {
         (Some(count), _) => count,
@@ -352,7 +347,8 @@ fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, Failure> {
         eprintln!("knuffle draw: bias of {}: {line}", report.scheme);
     }
     let Some(expected) = expected else {
-        return Ok(write_stdout("draw", &out));
+        write_stdout(&out)?;
+        return Ok(ExitCode::SUCCESS);
     };
     let derived: Vec<&str> = out.lines().collect();
     let first_difference = derived
@@ -374,10 +370,10 @@ fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, Failure> {
             expected.get(at).map_or("(nothing)", String::as_str)
         ),
     };
-    let written = write_stdout("draw", &verdict);
-    Ok(match (first_difference, written == ExitCode::SUCCESS) {
-        (None, true) => ExitCode::SUCCESS,
-        (Some(_), true) => ExitCode::from(1),
-        (_, false) => ExitCode::from(USAGE),
+    // A verdict that cannot be written is trouble (2), not a verdict.
+    write_stdout(&verdict).map_err(|e| e.with_status(USAGE))?;
+    Ok(match first_difference {
+        None => ExitCode::SUCCESS,
+        Some(_) => ExitCode::from(1),
     })
 }

@@ -1,43 +1,24 @@
-//! Writing results for `deal`, `chars` and `trace`: the whole output at
-//! once to standard output, JSON strings, and the exit codes they share.
-//! `lab` and `audit` use its argument parsing and error reporting too.
-//!
-//! Exit status: 0 success; 1 a read or write failed (or the input is not
-//! UTF-8); 2 the arguments are invalid (clap's own status for usage errors,
-//! also an impossible deal or a `--strict` refusal).
+//! What the subcommands share: clap parsing, writing a result to standard
+//! output (a closed pipe ends the run quietly: the one place that check
+//! is made for whole outputs), the `--color` choice and JSON strings.
 
 use std::io::{self, IsTerminal, Write};
-use std::process::ExitCode;
 
-/// Exit status for a failed read or write.
-pub const IO_FAILURE: u8 = 1;
-/// Exit status for invalid arguments (as clap uses for usage errors).
-pub const USAGE: u8 = 2;
+use crate::failure::CliError;
 
-/// Parses `args` (the arguments after the subcommand) with clap; on
-/// `--help`/`--version` prints and returns `Err(success)`, on a usage error
-/// prints clap's message and returns `Err(2)`.
-/// Every subcommand answers `--version` (and `-h`/`--help`).
-pub fn parse<P: clap::Parser>(name: &str, args: &[std::ffi::OsString]) -> Result<P, ExitCode> {
+/// Parses `args` (the arguments after the subcommand) with clap. `--help`,
+/// `--version` and usage errors come back as a [`CliError`] that clap
+/// prints (status 0 for help and version, 2 for a usage error). Every
+/// subcommand answers `--version` (and `-h`/`--help`).
+pub fn parse<P: clap::Parser>(name: &str, args: &[std::ffi::OsString]) -> Result<P, CliError> {
     let argv = std::iter::once(std::ffi::OsString::from(name)).chain(args.iter().cloned());
     let command = P::command()
         .version(env!("CARGO_PKG_VERSION"))
         .disable_version_flag(false);
-    command
+    let parsed = command
         .try_get_matches_from(argv)
-        .and_then(|mut matches| P::from_arg_matches_mut(&mut matches))
-        .map_err(|err| {
-            let _ = err.print();
-            ExitCode::from(err.exit_code().clamp(0, 255) as u8)
-        })
-}
-
-/// Prints `knuffle SUB: MESSAGE` on standard error and returns `status`.
-/// A standard error that is itself gone (a closed pipe) is not a reason to
-/// panic: the message is then dropped.
-pub fn fail(command: &str, message: &str, status: u8) -> ExitCode {
-    let _ = writeln!(io::stderr(), "knuffle {command}: {message}");
-    ExitCode::from(status)
+        .and_then(|mut matches| P::from_arg_matches_mut(&mut matches))?;
+    Ok(parsed)
 }
 
 /// Restores SIGPIPE's default action (Rust ignores it), so that a reader
@@ -71,14 +52,13 @@ pub fn stdout_is_interactive_or_pipe() -> bool {
 }
 
 /// Writes `text` to standard output and flushes. A closed pipe (`| head`)
-/// ends the run quietly with success; any other write error is reported
-/// and gives status 1.
-pub fn write_stdout(command: &str, text: &str) -> ExitCode {
+/// ends the run quietly with success; any other write error is a failure
+/// (status 1).
+pub fn write_stdout(text: &str) -> Result<(), CliError> {
     let mut out = io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(err) => fail(command, &format!("write error: {err}"), IO_FAILURE),
+        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => Err(CliError::write(&err)),
+        _ => Ok(()),
     }
 }
 

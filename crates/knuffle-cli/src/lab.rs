@@ -13,7 +13,8 @@ use knuffle_lab::ratio::Ratio;
 use knuffle_lab::stats::DEFAULT_ALPHA;
 use knuffle_lab::zoo::{ALL, Algorithm};
 
-use crate::emit::{self, USAGE, fail};
+use crate::emit;
+use crate::failure::CliError;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -70,16 +71,11 @@ pub(crate) struct Args {
 }
 
 /// Runs `knuffle lab` with the arguments after the subcommand name.
-pub fn run(args: &[OsString]) -> ExitCode {
+pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
     emit::end_quietly_on_closed_pipe();
-    let args: Args = match emit::parse("knuffle lab", args) {
-        Ok(args) => args,
-        Err(code) => return code,
-    };
-    match lab(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => fail("lab", &message, USAGE),
-    }
+    let args: Args = emit::parse("knuffle lab", args)?;
+    lab(&args).map_err(CliError::invalid)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn selected(args: &Args) -> Result<Vec<Algorithm>, String> {

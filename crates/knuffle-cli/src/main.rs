@@ -5,9 +5,15 @@
 //! exactly: no subcommands are recognised, so a file named `deal` is a file.
 //! Under any other name, the first argument may name a subcommand (see
 //! [`subcommands`] for the rule that tells one from a FILE).
+//!
+//! Layers, each using only those below it: `main` (dispatch, and the one
+//! place a failure is printed and becomes the exit status), the modes
+//! (`shuf`, `deal`, `chars`, `trace`, `lab`, `audit`, `draw`, `verify`,
+//! `generate`), what they share (`definition`, `subcommands`, `seeding`,
+//! `seed_entropy`, `draw_io`, `emit`), and [`failure`]: the one error type,
+//! [`failure::CliError`], that every mode returns.
 
 use std::ffi::OsString;
-use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -18,6 +24,7 @@ mod definition;
 mod draw;
 mod draw_io;
 mod emit;
+mod failure;
 mod generate;
 mod lab;
 mod seed_entropy;
@@ -36,7 +43,7 @@ fn main() -> ExitCode {
         .unwrap_or("knuffle")
         .to_string();
     if program == "shuf" {
-        return shuf::run(args, &generate::render);
+        return run_shuf(&args);
     }
     let first = args.get(1).cloned();
     if let Some(sub) = first.as_ref().and_then(|a| a.to_str()) {
@@ -64,13 +71,27 @@ fn main() -> ExitCode {
             ),
         );
     }
-    shuf::run(args, &generate::render)
+    run_shuf(&args)
+}
+
+/// Shuf mode with the whole argument list; a failure is printed as
+/// `ARGV0: MESSAGE`, as GNU prints it.
+fn run_shuf(args: &[OsString]) -> ExitCode {
+    match shuf::run(args, &generate::render) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            let argv0 = args
+                .first()
+                .map_or(&b"knuffle"[..], |a| a.as_encoded_bytes());
+            error.report(argv0, &String::from_utf8_lossy(argv0))
+        }
+    }
 }
 
 /// Runs subcommand `name` with the arguments after it; `None` when `name`
-/// is no subcommand.
+/// is no subcommand. A failure is printed as `knuffle NAME: MESSAGE`.
 fn run_subcommand(name: &str, rest: &[OsString]) -> Option<ExitCode> {
-    Some(match name {
+    let result = match name {
         "deal" => deal::run(rest),
         "chars" => chars::run(rest),
         "trace" => trace::run(rest),
@@ -79,7 +100,9 @@ fn run_subcommand(name: &str, rest: &[OsString]) -> Option<ExitCode> {
         "draw" => draw::run(rest),
         "verify" => verify::run(rest),
         _ => return None,
-    })
+    };
+    let command = format!("knuffle {name}");
+    Some(result.unwrap_or_else(|error| error.report(command.as_bytes(), &command)))
 }
 
 /// `knuffle help` (the same as `knuffle --help`) and `knuffle help SUB`
@@ -87,11 +110,11 @@ fn run_subcommand(name: &str, rest: &[OsString]) -> Option<ExitCode> {
 fn help(args: &[OsString], rest: &[OsString]) -> ExitCode {
     let help_flag = OsString::from("--help");
     let Some(sub) = rest.first() else {
-        return shuf::run(vec![args[0].clone(), help_flag], &generate::render);
+        return run_shuf(&[args[0].clone(), help_flag]);
     };
     let name = sub.to_string_lossy();
     if name == "help" {
-        return shuf::run(vec![args[0].clone(), help_flag], &generate::render);
+        return run_shuf(&[args[0].clone(), help_flag]);
     }
     if let Some(code) = run_subcommand(&name, &[help_flag]) {
         return code;
@@ -106,8 +129,7 @@ fn help(args: &[OsString], rest: &[OsString]) -> ExitCode {
 /// A usage error of the command line as a whole: exit status 2, as the
 /// subcommands' usage errors.
 fn usage_error(program: &str, message: &str) -> ExitCode {
-    let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "{program}: {message}");
-    let _ = writeln!(stderr, "Try '{program} --help' for more information.");
-    ExitCode::from(emit::USAGE)
+    failure::CliError::usage(message)
+        .with_status(failure::USAGE)
+        .report(program.as_bytes(), program)
 }

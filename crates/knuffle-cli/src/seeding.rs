@@ -2,11 +2,9 @@
 //! user's `--seed TEXT`, printed so that any run can be replayed, and the
 //! entropy check (can this seed reach every order?).
 
-use std::process::ExitCode;
-
 use knuffle::{DefaultRng, Seed};
 
-use crate::emit::{USAGE, fail};
+use crate::failure::CliError;
 
 /// The seed text a run uses, and whether the user gave it.
 pub struct RunSeed {
@@ -45,21 +43,21 @@ impl RunSeed {
 
     /// [`RunSeed::check_reach`] as `knuffle COMMAND` reports it: a warning
     /// is printed on standard error and the run goes on; a `--strict`
-    /// refusal is printed and gives `Err` with exit status 2.
+    /// refusal is the failure (exit status 2).
     pub fn announce_reach(
         &self,
         command: &str,
         n: u64,
         what: &str,
         strict: bool,
-    ) -> Result<(), ExitCode> {
+    ) -> Result<(), CliError> {
         match self.check_reach(n, what, strict) {
             Ok(None) => Ok(()),
             Ok(Some(warning)) => {
                 eprintln!("knuffle {command}: warning: {warning}");
                 Ok(())
             }
-            Err(refusal) => Err(fail(command, &refusal, USAGE)),
+            Err(refusal) => Err(CliError::invalid(refusal)),
         }
     }
 

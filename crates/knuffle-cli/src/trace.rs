@@ -14,7 +14,8 @@ use knuffle::cards::Deck;
 use knuffle_lab::steps::{Source, Step, Trace, record};
 use knuffle_lab::zoo::{Algorithm, Fairness};
 
-use crate::emit::{self, ColorWhen, USAGE, fail, write_stdout};
+use crate::emit::{self, ColorWhen, write_stdout};
+use crate::failure::CliError;
 use crate::seeding::RunSeed;
 
 const ABOUT: &str =
@@ -117,13 +118,11 @@ fn parse_algorithm(name: &str) -> Result<Algorithm, String> {
 }
 
 /// Runs `knuffle trace` with the arguments after `trace`.
-pub fn run(args: &[OsString]) -> ExitCode {
-    let args: Args = match emit::parse("knuffle trace", args) {
-        Ok(args) => args,
-        Err(code) => return code,
-    };
+pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
+    let args: Args = emit::parse("knuffle trace", args)?;
     if args.list {
-        return write_stdout("trace", &list_algorithms());
+        write_stdout(&list_algorithms())?;
+        return Ok(ExitCode::SUCCESS);
     }
     let labels: Vec<String> = if args.deck {
         Deck::standard()
@@ -146,17 +145,16 @@ pub fn run(args: &[OsString]) -> ExitCode {
             "{} items is too many to trace (at most {MAX_ITEMS}: the table has a column per item)",
             labels.len()
         );
-        return fail("trace", &message, USAGE);
+        return Err(CliError::invalid(message));
     }
     let seed = RunSeed::choose(args.seed.clone());
     let what = format!("{} items", labels.len());
-    if let Err(code) = seed.announce_reach("trace", labels.len() as u64, &what, args.strict) {
-        return code;
-    }
+    seed.announce_reach("trace", labels.len() as u64, &what, args.strict)?;
     let color = args.color.enabled();
     let trace = record(args.algorithm, labels.len(), seed.rng());
     let table = render(args.algorithm, &seed, &labels, &trace, color);
-    write_stdout("trace", &table)
+    write_stdout(&table)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn list_algorithms() -> String {

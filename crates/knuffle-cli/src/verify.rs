@@ -10,6 +10,7 @@ use knuffle_draw::{Check, Source, Transcript, population_of, verify};
 
 use crate::draw_io::{read_beacon, read_population};
 use crate::emit::{self, write_stdout};
+use crate::failure::{CliError, os_error_text};
 
 /// Exit status: the transcript does not verify.
 const NOT_VERIFIED: u8 = 1;
@@ -68,47 +69,51 @@ pub(crate) struct Args {
     quiet: bool,
 }
 
-fn trouble(message: &str) -> ExitCode {
-    emit::fail("verify", message, TROUBLE)
+/// Trouble (exit status 2): a transcript or file that cannot be read.
+fn trouble(message: &str) -> CliError {
+    CliError::plain(message).with_status(TROUBLE)
 }
 
 /// Runs `knuffle verify`. With `--compat`, it is `knuffle draw --compat
 /// ... --expect FILE`: a third-party draw is re-derived and compared.
-pub fn run(args: &[OsString]) -> ExitCode {
+pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
     if args
         .iter()
         .any(|a| a == "--compat" || a.to_string_lossy().starts_with("--compat="))
     {
         return crate::draw::run(args);
     }
-    let args: Args = match emit::parse("knuffle verify", args) {
-        Ok(args) => args,
-        Err(code) => return code,
-    };
+    let args: Args = emit::parse("knuffle verify", args)?;
     let text = match std::fs::read_to_string(&args.transcript) {
         Ok(text) => text,
-        Err(e) => return trouble(&format!("{}: {e}", args.transcript)),
+        Err(e) => {
+            return Err(trouble(&format!(
+                "{}: {}",
+                args.transcript,
+                os_error_text(&e)
+            )));
+        }
     };
     let transcript = match Transcript::parse(&text) {
         Ok(t) => t,
-        Err(e) => return trouble(&format!("{}: {e}", args.transcript)),
+        Err(e) => return Err(trouble(&format!("{}: {e}", args.transcript))),
     };
     let given = match args.population.as_deref().map(read_population).transpose() {
         Ok(p) => p,
-        Err(e) => return trouble(&e),
+        Err(e) => return Err(trouble(&e)),
     };
     let population = match population_of(&transcript, given) {
         Ok(p) => p,
-        Err(e) => return trouble(&e.0),
+        Err(e) => return Err(trouble(&e.0)),
     };
     let mut report = match verify(&transcript, &population) {
         Ok(report) => report,
-        Err(e) => return trouble(&format!("{}: {e}", args.transcript)),
+        Err(e) => return Err(trouble(&format!("{}: {e}", args.transcript))),
     };
     if let Some(path) = &args.beacon {
         let beacon = match read_beacon(path) {
             Ok(b) => b,
-            Err(e) => return trouble(&e),
+            Err(e) => return Err(trouble(&e)),
         };
         let used = transcript
             .sources
@@ -166,9 +171,6 @@ pub fn run(args: &[OsString]) -> ExitCode {
             ExitCode::from(NOT_VERIFIED)
         }
     };
-    let written = write_stdout("verify", &out);
-    if written != ExitCode::SUCCESS {
-        return ExitCode::from(TROUBLE);
-    }
-    code
+    write_stdout(&out).map_err(|e| e.with_status(TROUBLE))?;
+    Ok(code)
 }

@@ -22,7 +22,8 @@ use serde_json::{Value, json};
 use super::args::Args;
 use super::board::board_rows;
 use crate::draw_io::{beacon_chain, read_beacon, write_atomically};
-use crate::emit::{IO_FAILURE, USAGE, fail, write_stdout};
+use crate::emit::write_stdout;
+use crate::failure::CliError;
 
 /// The fixed, documented card list the deal draws from
 /// ([`knuffle_draw::card_deck`]), or the custom items.
@@ -50,21 +51,17 @@ fn cards_needed(args: &Args, n: u64) -> Result<u64, String> {
 }
 
 /// Runs `deal --commit` or `deal --reveal`.
-pub fn run(args: &Args) -> ExitCode {
-    let result = if args.verifiable.commit {
-        commit(args)
+pub fn run(args: &Args) -> Result<ExitCode, CliError> {
+    let text = if args.verifiable.commit {
+        commit(args)?
     } else {
-        reveal(args)
+        reveal(args)?
     };
-    match result {
-        Ok(text) => write_stdout("deal", &text),
-        Err((message, status)) => fail("deal", &message, status),
-    }
+    write_stdout(&text)?;
+    Ok(ExitCode::SUCCESS)
 }
 
-type Failure = (String, u8);
-
-fn commit(args: &Args) -> Result<String, Failure> {
+fn commit(args: &Args) -> Result<String, CliError> {
     let v = &args.verifiable;
     let round = v.beacon_round.expect("clap requires --beacon-round");
     let chain = v
@@ -73,7 +70,7 @@ fn commit(args: &Args) -> Result<String, Failure> {
         .unwrap_or_else(|| knuffle_draw::DRAND_MAINNET.to_owned())
         .to_ascii_lowercase();
     let population = population(args);
-    cards_needed(args, population.count()).map_err(|e| (e, USAGE))?;
+    cards_needed(args, population.count()).map_err(CliError::invalid)?;
     let digest = population.digest();
     let beacon = beacon_ref(&chain, round);
     let secret = knuffle_draw::new_secret();
@@ -102,7 +99,7 @@ fn commit(args: &Args) -> Result<String, Failure> {
             } else {
                 e.to_string()
             };
-            (format!("{path}: {why}"), IO_FAILURE)
+            CliError::plain(format!("{path}: {why}"))
         })?;
     let text = serde_json::to_string_pretty(&record).expect("JSON") + "\n";
     if let Err(e) = file
@@ -110,7 +107,7 @@ fn commit(args: &Args) -> Result<String, Failure> {
         .and_then(|()| file.sync_all())
     {
         let _ = std::fs::remove_file(&path);
-        return Err((format!("{path}: {e}"), IO_FAILURE));
+        return Err(CliError::plain(format!("{path}: {e}")));
     }
     let mut out = String::new();
     let _ = writeln!(out, "commitment: {}", to_hex(&c));
@@ -142,9 +139,9 @@ fn read_secret(path: &str) -> Result<(String, [u8; 32], String), String> {
     Ok((field("secret")?, commitment, field("beacon")?))
 }
 
-fn reveal(args: &Args) -> Result<String, Failure> {
+fn reveal(args: &Args) -> Result<String, CliError> {
     let v = &args.verifiable;
-    let usage = |e: String| (e, USAGE);
+    let usage = CliError::invalid;
     let secret_path = v.reveal.as_deref().expect("--reveal");
     let (secret, committed, beacon_name) = read_secret(secret_path).map_err(usage)?;
     let population = population(args);
@@ -177,7 +174,7 @@ fn reveal(args: &Args) -> Result<String, Failure> {
     let transcript = make_transcript(Mode::Perm, &population, true, &sources, k)
         .map_err(|e| usage(e.to_string()))?;
     let path = v.transcript.as_deref().expect("--transcript");
-    write_atomically(path, &transcript.to_json()).map_err(|e| (e, IO_FAILURE))?;
+    write_atomically(path, &transcript.to_json()).map_err(CliError::plain)?;
     Ok(render(args, &transcript.result.items))
 }
 

@@ -5,15 +5,15 @@ use std::ffi::OsStr;
 
 use knuffle_records::{MIN_LIMIT, parse_size};
 
-use super::errors::{ShufError, quote};
+use super::errors::{CliError, quote};
 
 /// Parses `--memory SIZE` (GNU-style message on error).
-pub fn parse_memory(value: &OsStr) -> Result<u64, ShufError> {
-    let invalid = || ShufError::plain(format!("invalid memory size: {}", quote(value)));
+pub fn parse_memory(value: &OsStr) -> Result<u64, CliError> {
+    let invalid = || CliError::plain(format!("invalid memory size: {}", quote(value)));
     let text = value.to_str().ok_or_else(invalid)?;
     let size = parse_size(text).map_err(|_| invalid())?;
     if size < MIN_LIMIT {
-        return Err(ShufError::plain(format!(
+        return Err(CliError::plain(format!(
             "memory size {} is too small: at least 1M is needed",
             quote(value)
         )));

@@ -9,7 +9,7 @@
 //! | file | what it does |
 //! | --- | --- |
 //! | `quote.rs` | gnulib quotearg's `quote` and `quotef` (shell-escape) styles, byte for byte |
-//! | `errors.rs` | [`ShufError`](errors::ShufError): GNU's message and exit status |
+//! | `errors.rs` | GNU's messages for files, reads and memory (constructors of [`CliError`]) |
 //! | `record_errors.rs` | the record library's errors in GNU's words |
 //! | `memory_option.rs` | `--memory SIZE` checked while parsing |
 //! | `options.rs` | the option table and a getopt_long-compatible parser (GNU's messages) |
@@ -26,7 +26,6 @@
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::Path;
-use std::process::ExitCode;
 
 mod errors;
 mod help;
@@ -38,20 +37,23 @@ mod progress_bar;
 mod quote;
 mod record_errors;
 
+use crate::failure::CliError;
 use options::{Command, Personality};
 
 #[cfg(test)]
 pub use options::option_names;
 
 /// Runs shuf mode with the full argument list (`args[0]` is the program
-/// name as invoked; the name `shuf` selects exact GNU behaviour).
+/// name as invoked; the name `shuf` selects exact GNU behaviour). A failure
+/// comes back in GNU's words; `main` prints it as `PROGRAM: MESSAGE`
+/// (exit status 1, as GNU's).
 ///
 /// `generate` renders `--generate KIND` (the man page and completions are
 /// built above this module, from the whole command line's definition).
 pub fn run(
-    args: Vec<OsString>,
+    args: &[OsString],
     generate: &dyn Fn(&std::ffi::OsStr) -> Result<Vec<u8>, String>,
-) -> ExitCode {
+) -> Result<(), CliError> {
     // GNU shuf dies of SIGPIPE when its reader goes away (`shuf big | head -1`).
     crate::emit::end_quietly_on_closed_pipe();
     let program = args
@@ -63,31 +65,14 @@ pub fn run(
         _ => Personality::Knuffle,
     };
     let rest = args.get(1..).unwrap_or_default();
-    let result = options::parse(rest, personality).and_then(|command| match command {
+    options::parse(rest, personality).and_then(|command| match command {
         Command::Help => print(&help::help(&program, personality)),
         Command::Version => print(&help::version(personality)),
         Command::Generate(kind) => generate(&kind)
-            .map_err(errors::ShufError::usage)
+            .map_err(CliError::usage)
             .and_then(|text| print_bytes(&text)),
         Command::Shuffle(options) => modes::execute(&options, &program),
-    });
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            let mut stderr = std::io::stderr().lock();
-            let name = args
-                .first()
-                .map_or(&b"knuffle"[..], |a| a.as_encoded_bytes());
-            let _ = stderr.write_all(name);
-            let _ = stderr.write_all(b": ");
-            let _ = stderr.write_all(error.message_bytes());
-            let _ = stderr.write_all(b"\n");
-            if error.try_help {
-                let _ = writeln!(stderr, "Try '{program} --help' for more information.");
-            }
-            ExitCode::from(1)
-        }
-    }
+    })
 }
 
 /// Whether knuffle's shuf mode would open `args[0]` (the arguments after
@@ -104,14 +89,14 @@ pub fn opens_first_argument_as_file(args: &[OsString]) -> bool {
     }
 }
 
-fn print(text: &str) -> Result<(), errors::ShufError> {
+fn print(text: &str) -> Result<(), CliError> {
     print_bytes(text.as_bytes())
 }
 
-fn print_bytes(text: &[u8]) -> Result<(), errors::ShufError> {
+fn print_bytes(text: &[u8]) -> Result<(), CliError> {
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(text)
         .and_then(|()| stdout.flush())
-        .map_err(|e| errors::ShufError::write(&e))
+        .map_err(|e| CliError::write(&e))
 }

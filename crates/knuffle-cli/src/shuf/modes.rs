@@ -12,7 +12,7 @@ use knuffle_records::engine::{
 use knuffle_records::gnu_random::source_needed;
 use knuffle_records::{Input, OutputPlan, Randomness};
 
-use super::errors::ShufError;
+use super::errors::CliError;
 use super::numbers::push_number;
 use super::options::{InputSpec, Options};
 use super::progress_bar::Progress;
@@ -35,14 +35,14 @@ pub struct Run<'a> {
 impl<'a> Run<'a> {
     /// The randomness: `--random-source` (opened only when GNU would open
     /// it: `needed`), `--seed`, or the operating system.
-    pub fn randomness(&self, needed: bool) -> Result<Randomness, ShufError> {
+    pub fn randomness(&self, needed: bool) -> Result<Randomness, CliError> {
         let mut randomness = self.unopened_randomness()?;
         randomness.open_if(needed)?;
         Ok(randomness)
     }
 
     /// The randomness, a random source not opened yet.
-    fn unopened_randomness(&self) -> Result<Randomness, ShufError> {
+    fn unopened_randomness(&self) -> Result<Randomness, CliError> {
         if let Some(name) = &self.options.random_source {
             return Ok(Randomness::gnu_source(name));
         }
@@ -89,7 +89,7 @@ fn warn_if_seed_too_short(program: &str, seed: Option<&str>, h: u64) {
 }
 
 /// Executes shuf mode.
-pub fn execute(options: &Options, program: &str) -> Result<(), ShufError> {
+pub fn execute(options: &Options, program: &str) -> Result<(), CliError> {
     let endless = options.repeat && options.head_count == u64::MAX;
     // The bar (on a terminal, after a second) and the seed warning.
     let seed = options.seed.as_deref();
@@ -124,7 +124,7 @@ fn gnu_needs_source(options: &Options, h: u64, n: u64) -> bool {
 }
 
 /// FILE operands (none: standard input), through the record library.
-fn files(run: &Run<'_>, names: &[OsString]) -> Result<(), ShufError> {
+fn files(run: &Run<'_>, names: &[OsString]) -> Result<(), CliError> {
     let inputs: Vec<Input> = if names.is_empty() {
         vec![Input::Stdin]
     } else {
@@ -157,7 +157,7 @@ fn files(run: &Run<'_>, names: &[OsString]) -> Result<(), ShufError> {
 }
 
 /// `-e`: each operand is a line (even one containing the delimiter).
-fn echo(run: &Run<'_>, operands: &[OsString]) -> Result<(), ShufError> {
+fn echo(run: &Run<'_>, operands: &[OsString]) -> Result<(), CliError> {
     let options = run.options;
     let lines: Vec<&[u8]> = operands.iter().map(|o| o.as_encoded_bytes()).collect();
     let n = lines.len() as u64;
@@ -192,7 +192,7 @@ fn echo(run: &Run<'_>, operands: &[OsString]) -> Result<(), ShufError> {
 }
 
 /// `-i LO-HI`.
-fn range(run: &Run<'_>, lo: u64, hi: u64) -> Result<(), ShufError> {
+fn range(run: &Run<'_>, lo: u64, hi: u64) -> Result<(), CliError> {
     let options = run.options;
     let n = if hi < lo { 0 } else { hi - lo + 1 };
     let delimiter = options.delimiter;
@@ -230,7 +230,7 @@ fn range(run: &Run<'_>, lo: u64, hi: u64) -> Result<(), ShufError> {
     let mut values: Vec<u32> = Vec::new();
     values
         .try_reserve_exact(n as usize)
-        .map_err(|_| ShufError::memory())?;
+        .map_err(|_| CliError::memory())?;
     values.extend(0..=(n - 1) as u32);
     let write32 = |v: u32, buffer: &mut Vec<u8>| push_number(buffer, lo + u64::from(v), delimiter);
     let render32 = Render {

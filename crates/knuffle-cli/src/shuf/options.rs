@@ -17,7 +17,7 @@
 
 use std::ffi::{OsStr, OsString};
 
-use super::errors::{ShufError, quote};
+use super::errors::{CliError, quote};
 
 /// What the command line asks for.
 #[derive(Debug)]
@@ -250,7 +250,7 @@ const KNUFFLE_ONLY_SHORT: &[u8] = b"Th";
 ///
 /// Errors carry GNU's message (without the `program: ` prefix) and whether
 /// the "Try '... --help'" hint follows.
-pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, ShufError> {
+pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, CliError> {
     let posixly_correct = std::env::var_os("POSIXLY_CORRECT").is_some();
     let mut options = Options::new();
     let mut state = ParseState::default();
@@ -278,7 +278,7 @@ pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, Shu
                         Some(args[index - 1].clone())
                     }
                     None => {
-                        return Err(ShufError::usage(format!(
+                        return Err(CliError::usage(format!(
                             "option '--{}' requires an argument",
                             found.name
                         )));
@@ -286,7 +286,7 @@ pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, Shu
                 }
             } else {
                 if inline_value.is_some() {
-                    return Err(ShufError::usage(format!(
+                    return Err(CliError::usage(format!(
                         "option '--{}' doesn't allow an argument",
                         found.name
                     )));
@@ -309,7 +309,7 @@ pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, Shu
                 else {
                     let mut message = b"invalid option -- '".to_vec();
                     message.extend([letter, b'\'']);
-                    return Err(ShufError::usage_bytes(message));
+                    return Err(CliError::usage_bytes(message));
                 };
                 let value = if takes_value {
                     if pos < arg.len() {
@@ -320,7 +320,7 @@ pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, Shu
                         index += 1;
                         Some(args[index - 1].clone())
                     } else {
-                        return Err(ShufError::usage(format!(
+                        return Err(CliError::usage(format!(
                             "option requires an argument -- '{}'",
                             letter as char
                         )));
@@ -364,7 +364,7 @@ fn find_long(
     name: &[u8],
     body: &[u8],
     personality: Personality,
-) -> Result<&'static LongOption, ShufError> {
+) -> Result<&'static LongOption, CliError> {
     let offered = |o: &&LongOption| o.gnu || personality == Personality::Knuffle;
     if let Some(exact) = LONG_OPTIONS
         .iter()
@@ -390,14 +390,14 @@ fn find_long(
                 message.extend(body);
                 message.extend(b"' is ambiguous; possibilities: ");
                 message.extend(possibilities.join(" ").as_bytes());
-                return Err(ShufError::usage_bytes(message));
+                return Err(CliError::usage_bytes(message));
             }
         }
     }
     let mut message = b"unrecognized option '--".to_vec();
     message.extend(body);
     message.push(b'\'');
-    Err(ShufError::usage_bytes(message))
+    Err(CliError::usage_bytes(message))
 }
 
 /// Applies one option; returns a command when the option ends parsing
@@ -407,13 +407,13 @@ fn apply(
     value: Option<OsString>,
     options: &mut Options,
     state: &mut ParseState,
-) -> Result<Option<Command>, ShufError> {
+) -> Result<Option<Command>, CliError> {
     let value = value.unwrap_or_default();
     match opt {
         Opt::Echo => state.echo = true,
         Opt::InputRange => {
             if state.input_range.is_some() {
-                return Err(ShufError::plain("multiple -i options specified"));
+                return Err(CliError::plain("multiple -i options specified"));
             }
             state.input_range = Some(parse_range(&value)?);
         }
@@ -422,7 +422,7 @@ fn apply(
             // GNU ignores a count too large for size_t: "no limit" is right.
             CountParse::Overflow => {}
             CountParse::Invalid => {
-                return Err(ShufError::plain(format!(
+                return Err(CliError::plain(format!(
                     "invalid line count: {}",
                     quote(&value)
                 )));
@@ -430,13 +430,13 @@ fn apply(
         },
         Opt::Output => {
             if options.output.as_ref().is_some_and(|o| *o != value) {
-                return Err(ShufError::plain("multiple output files specified"));
+                return Err(CliError::plain("multiple output files specified"));
             }
             options.output = Some(value);
         }
         Opt::RandomSource => {
             if options.random_source.as_ref().is_some_and(|o| *o != value) {
-                return Err(ShufError::plain("multiple random sources specified"));
+                return Err(CliError::plain("multiple random sources specified"));
             }
             options.random_source = Some(value);
         }
@@ -447,13 +447,13 @@ fn apply(
         Opt::Generate => return Ok(Some(Command::Generate(value))),
         Opt::Seed => {
             let text = value.into_string().map_err(|v| {
-                ShufError::plain(format!(
+                CliError::plain(format!(
                     "invalid seed: {} is not valid UTF-8 text",
                     quote(&v)
                 ))
             })?;
             if options.seed.as_ref().is_some_and(|s| *s != text) {
-                return Err(ShufError::plain("multiple seeds specified"));
+                return Err(CliError::plain("multiple seeds specified"));
             }
             options.seed = Some(text);
         }
@@ -463,7 +463,7 @@ fn apply(
             CountParse::Value(n) => options.header = n,
             CountParse::Overflow => options.header = u64::MAX,
             CountParse::Invalid => {
-                return Err(ShufError::plain(format!(
+                return Err(CliError::plain(format!(
                     "invalid header line count: {}",
                     quote(&value)
                 )));
@@ -479,9 +479,9 @@ fn finish(
     state: ParseState,
     operands: Vec<OsString>,
     personality: Personality,
-) -> Result<Options, ShufError> {
+) -> Result<Options, CliError> {
     if state.echo && state.input_range.is_some() {
-        return Err(ShufError::usage("cannot combine -e and -i options"));
+        return Err(CliError::usage("cannot combine -e and -i options"));
     }
     let extra = match (state.input_range, state.echo) {
         (Some(_), _) => operands.first(),
@@ -489,17 +489,17 @@ fn finish(
         _ => None,
     };
     if let Some(extra) = extra {
-        return Err(ShufError::usage(format!("extra operand {}", quote(extra))));
+        return Err(CliError::usage(format!("extra operand {}", quote(extra))));
     }
     if options.seed.is_some() && options.random_source.is_some() {
-        return Err(ShufError::usage(
+        return Err(CliError::usage(
             "--seed and --random-source cannot be combined",
         ));
     }
     options.input = match state.input_range {
         Some((lo, hi)) => {
             if options.header > 0 {
-                return Err(ShufError::usage("--header cannot be combined with -i"));
+                return Err(CliError::usage("--header cannot be combined with -i"));
             }
             InputSpec::Range { lo, hi }
         }
@@ -563,23 +563,23 @@ fn is_c_space(b: u8) -> bool {
 /// valid count (the failing part is quoted), `LO-HI` with `HI = LO - 1` is
 /// the empty range, anything else with `HI < LO` (or a range of 2^64
 /// numbers) is invalid (the whole argument is quoted).
-fn parse_range(text: &OsStr) -> Result<(u64, u64), ShufError> {
+fn parse_range(text: &OsStr) -> Result<(u64, u64), CliError> {
     let bytes = text.as_encoded_bytes();
-    let part = |b: &[u8]| -> Result<u64, ShufError> {
+    let part = |b: &[u8]| -> Result<u64, CliError> {
         let piece = os(b);
         match parse_count(&piece) {
             CountParse::Value(v) => Ok(v),
-            CountParse::Overflow => Err(ShufError::plain(format!(
+            CountParse::Overflow => Err(CliError::plain(format!(
                 "invalid input range: {}: Value too large for defined data type",
                 quote(&piece)
             ))),
-            CountParse::Invalid => Err(ShufError::plain(format!(
+            CountParse::Invalid => Err(CliError::plain(format!(
                 "invalid input range: {}",
                 quote(&piece)
             ))),
         }
     };
-    let invalid = || ShufError::plain(format!("invalid input range: {}", quote(text)));
+    let invalid = || CliError::plain(format!("invalid input range: {}", quote(text)));
     let Some(dash) = bytes.iter().position(|&b| b == b'-') else {
         // GNU parses the whole argument as HI (so its errors come first),
         // then rejects the missing dash.

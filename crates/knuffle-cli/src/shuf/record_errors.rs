@@ -2,25 +2,26 @@
 
 use knuffle_records::Error;
 
-use super::errors::{ShufError, os_error_text, quote};
+use super::errors::{CliError, quote};
+use crate::failure::os_error_text;
 
-impl From<Error> for ShufError {
-    fn from(error: Error) -> ShufError {
+impl From<Error> for CliError {
+    fn from(error: Error) -> CliError {
         match error {
-            Error::File { name, error } => ShufError::file(&name, &error),
-            Error::Read(error) => ShufError::read(&error),
-            Error::Write(error) => ShufError::write(&error),
-            Error::OutOfMemory => ShufError::memory(),
+            Error::File { name, error } => CliError::file(&name, &error),
+            Error::Read(error) => CliError::read(&error),
+            Error::Write(error) => CliError::write(&error),
+            Error::OutOfMemory => CliError::memory(),
             Error::RandomSourceEnded { name } => {
-                ShufError::plain(format!("{}: end of file", quote(&name)))
+                CliError::plain(format!("{}: end of file", quote(&name)))
             }
-            Error::RandomSourceRead { name, error } => ShufError::plain(format!(
+            Error::RandomSourceRead { name, error } => CliError::plain(format!(
                 "{}: read error: {}",
                 quote(&name),
                 os_error_text(&error)
             )),
-            Error::NoRecordsToRepeat => ShufError::plain("no lines to repeat"),
-            other => ShufError::plain(other.to_string()),
+            Error::NoRecordsToRepeat => CliError::plain("no lines to repeat"),
+            other => CliError::plain(other.to_string()),
         }
     }
 }
