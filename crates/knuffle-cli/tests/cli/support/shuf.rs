@@ -6,6 +6,8 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use super::TestCommand;
+
 /// The `knuffle` binary built by Cargo.
 pub fn knuffle() -> PathBuf {
     super::binary()
@@ -32,13 +34,12 @@ pub fn gnu_shuf() -> Option<PathBuf> {
 
 /// Runs `program args` in `dir` with `stdin` bytes; returns the output.
 pub fn run_in(program: &Path, dir: &Path, args: &[&OsStr], stdin: &[u8]) -> Output {
-    super::run_with_input(
-        Command::new(program)
-            .args(args)
-            .current_dir(dir)
-            .env("LC_ALL", "C.UTF-8"),
-        stdin,
-    )
+    TestCommand::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env("LC_ALL", "C.UTF-8")
+        .stdin(stdin)
+        .output()
 }
 
 /// `run_in` with string arguments.
@@ -49,14 +50,12 @@ pub fn run(program: &Path, dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
 
 /// Runs a shell command line (`$SHUF` is the program) in `dir`.
 pub fn sh(program: &Path, dir: &Path, script: &str) -> Output {
-    Command::new("sh")
-        .arg("-c")
-        .arg(script)
+    TestCommand::new("sh")
+        .args(["-c", script])
         .current_dir(dir)
         .env("SHUF", program)
         .env("LC_ALL", "C.UTF-8")
         .output()
-        .expect("sh")
 }
 
 /// Reads the first `lines` lines of an endless output, then closes the pipe;

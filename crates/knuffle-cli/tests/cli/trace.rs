@@ -2,11 +2,9 @@
 //! seeds, every offset checked against its random number, highlighting.
 //!
 //! Regenerate the golden files after an intended change with
-//! `KNUFFLE_BLESS=1 cargo test -p knuffle-cli --test trace`.
+//! `KNUFFLE_BLESS=1 cargo test -p knuffle-cli --test cli trace::`.
 
-mod support;
-
-use support::{golden, knuffle, stdout};
+use crate::support::{golden, knuffle, stdout};
 
 #[test]
 fn golden_tables_under_fixed_seeds() {

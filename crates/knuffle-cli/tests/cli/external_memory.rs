@@ -1,13 +1,11 @@
 //! External mode keeps its peak resident memory within `--memory` plus a
 //! small constant, for an input several times larger than the limit.
 
-mod support;
-
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::thread;
 
-use support::external::*;
+use crate::support::external::*;
 use tempfile::TempDir;
 
 /// The limit used here.
@@ -60,6 +58,7 @@ fn assert_shuffled_within_the_limit(output: &[u8], input: &[u8], peak: u64) {
 
 #[test]
 fn a_file_five_times_the_limit_is_shuffled_within_the_limit() {
+    let _heavy = crate::support::heavy();
     let input = forty_megabytes();
     assert!(input.len() as u64 > 4 * LIMIT);
     let dir = TempDir::new().unwrap();
@@ -76,6 +75,7 @@ fn a_file_five_times_the_limit_is_shuffled_within_the_limit() {
 
 #[test]
 fn a_pipe_five_times_the_limit_spills_within_the_limit() {
+    let _heavy = crate::support::heavy();
     let input = forty_megabytes();
     let (output, peak) = run_with_peak(
         knuffle().args(["--memory", "8M", "--seed", "memory"]),
@@ -86,6 +86,7 @@ fn a_pipe_five_times_the_limit_spills_within_the_limit() {
 
 #[test]
 fn in_memory_mode_would_need_more_which_makes_the_check_meaningful() {
+    let _heavy = crate::support::heavy();
     // Without a limit the same input is shuffled in memory: its peak is
     // above the external bound, so the bound above is not vacuous.
     let input = forty_megabytes();

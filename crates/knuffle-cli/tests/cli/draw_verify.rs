@@ -6,16 +6,14 @@
 //! through `--compat`, and bad input.
 //!
 //! Regenerate the golden transcripts after an intended change with
-//! `KNUFFLE_BLESS=1 cargo test -p knuffle-cli --test draw_verify`.
+//! `KNUFFLE_BLESS=1 cargo test -p knuffle-cli --test cli draw_verify::`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
-mod support;
-
-use support::{code_and_text, knuffle, knuffle_with_input};
+use crate::support::{code_and_text, knuffle, knuffle_with_input};
 
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

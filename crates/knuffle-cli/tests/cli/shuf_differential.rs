@@ -10,14 +10,12 @@
 //! more cases (default 500), `KNUFFLE_DIFF_SEED=N` another sequence.
 //! Without GNU shuf the test is skipped (a failure under `CI=true`).
 
-mod support;
-
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 use std::process::Output;
 
-use support::shuf::{gnu_shuf, knuffle, run_in, shuf_dir};
+use crate::support::shuf::{gnu_shuf, knuffle, run_in, shuf_dir};
 
 /// xorshift64*: the case generator (not a shuffler; any fixed sequence will do).
 struct Cases(u64);
@@ -335,7 +333,7 @@ fn preview(bytes: &[u8]) -> String {
 #[test]
 fn random_command_lines_match_gnu_shuf() {
     let Some(gnu) = gnu_shuf() else {
-        support::require_or_skip("GNU shuf (coreutils) is not installed");
+        crate::support::require_or_skip("GNU shuf (coreutils) is not installed");
         return;
     };
     let cases: usize = std::env::var("KNUFFLE_DIFF_CASES")

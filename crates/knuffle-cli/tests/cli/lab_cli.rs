@@ -1,9 +1,7 @@
 //! `knuffle lab` as a user runs it.
 
-mod support;
-
 fn knuffle(args: &[&str]) -> (i32, String, String) {
-    support::code_and_text(&support::knuffle(args))
+    crate::support::code_and_text(&crate::support::knuffle(args))
 }
 
 #[test]

@@ -1,9 +1,7 @@
 //! External mode (inputs larger than `--memory`): the output is always a
 //! permutation of the input, whatever the bytes, and reproducible.
 
-mod support;
-
-use support::external::*;
+use crate::support::external::*;
 use tempfile::TempDir;
 
 /// An input of about 3 MB: three times the 1 MiB memory limit used below.

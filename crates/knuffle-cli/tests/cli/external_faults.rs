@@ -3,8 +3,6 @@
 //! process (they are unlinked at creation), an existing `-o` file is never
 //! damaged by a failing run, and errors are clear.
 
-mod support;
-
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -12,7 +10,7 @@ use std::process::{Child, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use support::external::*;
+use crate::support::external::*;
 use tempfile::TempDir;
 
 /// The directories of a run with `-o`: its temporary space, the output's
@@ -112,21 +110,25 @@ fn signal_mid_run(signal: libc::c_int) {
 
 #[test]
 fn sigint_mid_run_leaves_no_temporary_files() {
+    let _heavy = crate::support::heavy();
     signal_mid_run(libc::SIGINT);
 }
 
 #[test]
 fn sigterm_mid_run_leaves_no_temporary_files() {
+    let _heavy = crate::support::heavy();
     signal_mid_run(libc::SIGTERM);
 }
 
 #[test]
 fn sigkill_mid_run_leaves_no_temporary_files() {
+    let _heavy = crate::support::heavy();
     signal_mid_run(libc::SIGKILL);
 }
 
 #[test]
 fn a_reader_that_goes_away_ends_the_run_quietly() {
+    let _heavy = crate::support::heavy();
     let temp = TempDir::new().unwrap();
     let input = numbered_lines(200_000);
     let mut child = start_piped(temp.path(), &[]);
@@ -158,6 +160,7 @@ fn a_reader_that_goes_away_ends_the_run_quietly() {
 
 #[test]
 fn temporary_space_running_out_is_a_clear_error_and_harms_nothing() {
+    let _heavy = crate::support::heavy();
     // A size-limited temporary space: RLIMIT_FSIZE makes every write
     // beyond 64 KiB in a file fail with EFBIG (SIGXFSZ ignored, so the
     // write returns the error as a full disk's ENOSPC would).
@@ -214,6 +217,7 @@ fn temporary_space_running_out_is_a_clear_error_and_harms_nothing() {
 
 #[test]
 fn a_missing_temporary_directory_is_reported_before_any_output() {
+    let _heavy = crate::support::heavy();
     let dir = TempDir::new().unwrap();
     let out = dir.path().join("keep.txt");
     std::fs::write(&out, b"keep\n").unwrap();
@@ -239,6 +243,7 @@ fn a_missing_temporary_directory_is_reported_before_any_output() {
 
 #[test]
 fn sigterm_while_writing_the_output_leaves_the_old_output_and_nothing_else() {
+    let _heavy = crate::support::heavy();
     // `-o FILE` is written to a nameless file in FILE's directory, named
     // only at the very end: killing the run while it writes leaves FILE as
     // it was and no stray file next to it.

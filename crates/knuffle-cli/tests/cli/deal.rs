@@ -3,15 +3,13 @@
 //! entropy warnings and errors.
 //!
 //! Regenerate the golden files after an intended change with
-//! `KNUFFLE_BLESS=1 cargo test -p knuffle-cli --test deal`.
+//! `KNUFFLE_BLESS=1 cargo test -p knuffle-cli --test cli deal::`.
 
 use std::collections::BTreeSet;
 
 use knuffle::cards::{Card, Deck};
 
-mod support;
-
-use support::{golden, knuffle, stderr, stdout};
+use crate::support::{golden, knuffle, stderr, stdout};
 
 #[test]
 fn golden_deals_under_fixed_seeds() {

@@ -2,11 +2,9 @@
 //! seeds, standard input line by line, graphemes kept whole, short strings.
 //!
 //! Regenerate the golden files after an intended change with
-//! `KNUFFLE_BLESS=1 cargo test -p knuffle-cli --test chars`.
+//! `KNUFFLE_BLESS=1 cargo test -p knuffle-cli --test cli chars::`.
 
-mod support;
-
-use support::{golden, golden_with_input, knuffle, knuffle_with_input, stderr, stdout};
+use crate::support::{golden, golden_with_input, knuffle, knuffle_with_input, stderr, stdout};
 
 fn sorted_graphemes(text: &str) -> Vec<String> {
     use unicode_segmentation::UnicodeSegmentation;
@@ -157,7 +155,7 @@ fn each_line_is_printed_before_the_next_is_read() {
     // would be killed, and the first read below would find nothing.
     let mut child = Command::new("timeout")
         .arg("60")
-        .arg(support::binary())
+        .arg(crate::support::binary())
         .args(["chars", "--seed", "stream"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -191,7 +189,7 @@ fn an_endless_input_piped_to_head_ends_at_once() {
         // fail here instead of exhausting the machine.
         .arg(format!(
             "ulimit -v 1000000; yes | timeout 60 '{}' chars | head -1",
-            support::binary().display()
+            crate::support::binary().display()
         ))
         .stdout(Stdio::piped())
         .output()
@@ -229,17 +227,17 @@ fn a_line_above_max_line_is_an_error_after_the_lines_before_it() {
 #[test]
 fn dev_zero_stops_at_the_cap_in_bounded_memory() {
     use std::process::{Command, Stdio};
-    let mut child = Command::new(support::binary())
+    let mut child = Command::new(crate::support::binary())
         .args(["chars", "--max-line", "4M"])
         .stdin(std::fs::File::open("/dev/zero").expect("/dev/zero"))
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    let (status, peak) = support::external::wait_with_peak_memory(&mut child);
+    let (status, peak) = crate::support::external::wait_with_peak_memory(&mut child);
     assert_eq!(status.code(), Some(1));
     assert!(peak < 40 << 20, "peak {peak} bytes for a 4 MiB cap");
-    let default_cap = Command::new(support::binary())
+    let default_cap = Command::new(crate::support::binary())
         .arg("chars")
         .stdin(std::fs::File::open("/dev/zero").expect("/dev/zero"))
         .output()
@@ -255,7 +253,7 @@ fn a_long_line_is_shuffled_in_linear_memory() {
     use std::io::Write;
     use std::process::{Command, Stdio};
     let line: String = "é🇳🇱ab".repeat(1 << 18);
-    let mut child = Command::new(support::binary())
+    let mut child = Command::new(crate::support::binary())
         .args(["chars", "--seed", "long"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -265,8 +263,8 @@ fn a_long_line_is_shuffled_in_linear_memory() {
     let text = line.clone();
     let writer = std::thread::spawn(move || input.write_all(text.as_bytes()));
     let out = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || support::external::read_all(out));
-    let (status, peak) = support::external::wait_with_peak_memory(&mut child);
+    let reader = std::thread::spawn(move || crate::support::external::read_all(out));
+    let (status, peak) = crate::support::external::wait_with_peak_memory(&mut child);
     writer.join().unwrap().unwrap();
     let printed = String::from_utf8(reader.join().unwrap()).unwrap();
     assert!(status.success());

@@ -2,10 +2,8 @@
 //! mistyped subcommands, files named like subcommands, the texts under the
 //! name `shuf`, and the generated man page and completions.
 
-mod support;
-
-use support::shuf::{run, shuf_dir};
-use support::{binary, code_and_text};
+use crate::support::shuf::{run, shuf_dir};
+use crate::support::{binary, code_and_text};
 
 const SUBCOMMANDS: &[&str] = &["deal", "chars", "trace", "lab", "audit", "draw", "verify"];
 

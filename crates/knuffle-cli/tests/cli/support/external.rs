@@ -13,7 +13,10 @@ pub fn knuffle() -> Command {
 
 /// Runs `knuffle ARGS` with `input` on standard input.
 pub fn run(args: &[&str], input: &[u8]) -> Output {
-    super::run_with_input(knuffle().args(args), input)
+    super::TestCommand::knuffle()
+        .args(args)
+        .stdin(input)
+        .output()
 }
 
 /// Runs `knuffle ARGS` and checks it succeeded; returns standard output.

@@ -3,12 +3,10 @@
 //! status of every error. Skipped, with a message, when GNU shuf is absent
 //! (a failure under `CI=true`).
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use support::shuf::{gnu_shuf, knuffle, run, seq, shuf_dir};
+use crate::support::shuf::{gnu_shuf, knuffle, run, seq, shuf_dir};
 
 /// A fixed pseudo-random byte file (xorshift), `len` bytes.
 fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
@@ -38,7 +36,7 @@ struct Fixture {
 impl Fixture {
     fn new() -> Option<Fixture> {
         let Some(gnu) = gnu_shuf() else {
-            support::require_or_skip("GNU shuf (coreutils) is not installed");
+            crate::support::require_or_skip("GNU shuf (coreutils) is not installed");
             return None;
         };
         let dir = tempfile::tempdir().unwrap();
@@ -325,9 +323,12 @@ fn file_names_are_quoted_like_gnu() {
                 name,
             ],
         ] {
-            let expected = normalized(&support::shuf::run_in(&f.gnu, dir, &args, b""), &f.gnu);
+            let expected = normalized(
+                &crate::support::shuf::run_in(&f.gnu, dir, &args, b""),
+                &f.gnu,
+            );
             for ours in [knuffle(), f.named.path().join("shuf")] {
-                let got = normalized(&support::shuf::run_in(&ours, dir, &args, b""), &ours);
+                let got = normalized(&crate::support::shuf::run_in(&ours, dir, &args, b""), &ours);
                 assert_eq!(got, expected, "{} {args:?}", ours.display());
             }
         }
@@ -340,21 +341,22 @@ fn file_names_are_quoted_like_gnu() {
             OsStr::new("-o"),
             OsStr::from_bytes(&out),
         ];
-        let expected = normalized(&support::shuf::run_in(&f.gnu, dir, &args, b""), &f.gnu);
+        let expected = normalized(
+            &crate::support::shuf::run_in(&f.gnu, dir, &args, b""),
+            &f.gnu,
+        );
         for ours in [knuffle(), f.named.path().join("shuf")] {
-            let got = normalized(&support::shuf::run_in(&ours, dir, &args, b""), &ours);
+            let got = normalized(&crate::support::shuf::run_in(&ours, dir, &args, b""), &ours);
             assert_eq!(got, expected, "{} {args:?}", ours.display());
         }
         // In the C locale every byte over 0x7F is escaped, and values are
         // quoted with apostrophes: `-n NAME` shows `quote`, a FILE `quotef`.
         let in_c_locale = |program: &Path, args: &[&OsStr]| {
-            let out = support::run_with_input(
-                std::process::Command::new(program)
-                    .args(args)
-                    .current_dir(dir)
-                    .env("LC_ALL", "C"),
-                b"",
-            );
+            let out = crate::support::TestCommand::new(program)
+                .args(args)
+                .current_dir(dir)
+                .env("LC_ALL", "C")
+                .output();
             normalized(&out, program)
         };
         for args in [vec![OsStr::new("--"), name], vec![OsStr::new("-n"), name]] {

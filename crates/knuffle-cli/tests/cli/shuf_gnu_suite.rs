@@ -1,11 +1,9 @@
 //! The cases of GNU coreutils' own test script `tests/shuf/shuf.sh`, run
 //! against our binary both as `knuffle` and under the name `shuf`.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 
-use support::shuf::{first_lines, knuffle, lines, run, seq, sh, shuf_dir};
+use crate::support::shuf::{first_lines, knuffle, lines, run, seq, sh, shuf_dir};
 
 /// Runs `case` with the binary as `knuffle` and as `shuf`.
 fn both(case: impl Fn(&Path, &Path)) {
@@ -232,7 +230,7 @@ fn a_failing_getrandom_is_handled() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !have_strace {
-        support::require_or_skip("strace is not installed");
+        crate::support::require_or_skip("strace is not installed");
         return;
     }
     both(|shuf, dir| {

@@ -1,13 +1,11 @@
 //! knuffle's shuf mode beyond GNU's own tests: any bytes, huge lines, safe
 //! `-o`, `--seed`, `--header`, several files, fairness, closed pipes.
 
-mod support;
-
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
-use support::shuf::{knuffle, lines, run, seq};
+use crate::support::shuf::{knuffle, lines, run, seq};
 
 /// The delimited records of `bytes` (a missing last delimiter tolerated),
 /// sorted, for comparing multisets of lines.

@@ -6,13 +6,13 @@ use std::process::Command;
 
 use knuffle_lab::zoo::{Algorithm, NoObserver};
 
-mod support;
-
 fn audit(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
-    let mut command = Command::new(support::binary());
-    command.arg("audit").args(args);
-    let output = support::run_with_input(&mut command, stdin.unwrap_or("").as_bytes());
-    support::code_and_text(&output)
+    let output = crate::support::TestCommand::knuffle()
+        .arg("audit")
+        .args(args)
+        .stdin(stdin.unwrap_or("").as_bytes())
+        .output();
+    crate::support::code_and_text(&output)
 }
 
 fn fixture(name: &str) -> String {
@@ -132,13 +132,13 @@ fn trouble_exits_2_with_line_numbers() {
 
 #[test]
 fn dev_zero_is_refused_at_once_in_bounded_memory() {
-    let mut child = Command::new(support::binary())
+    let mut child = Command::new(crate::support::binary())
         .args(["audit", "/dev/zero"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("spawn");
-    let (status, peak) = support::external::wait_with_peak_memory(&mut child);
+    let (status, peak) = crate::support::external::wait_with_peak_memory(&mut child);
     assert_eq!(status.code(), Some(2));
     assert!(peak < 32 << 20, "peak {peak} bytes");
     let (code, _, err) = audit(&["/dev/zero"], None);

@@ -1,8 +1,6 @@
 //! A reader that goes away (`knuffle ... | head -1`) ends every subcommand
 //! quietly and at once: no error message, no panic, no endless work.
 
-mod support;
-
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Stdio};
@@ -60,7 +58,7 @@ fn chars_with_a_huge_count_streams_and_stops() {
 fn a_file_shorter_than_its_reported_size_is_shuffled() {
     let path = "/sys/kernel/mm/transparent_hugepage/enabled";
     let Ok(content) = std::fs::read(path) else {
-        support::require_or_skip(&format!("{path} is not readable on this machine"));
+        crate::support::require_or_skip(&format!("{path} is not readable on this machine"));
         return;
     };
     let output = Command::new(env!("CARGO_BIN_EXE_knuffle"))

@@ -1,0 +1,39 @@
+//! The integration tests of the `knuffle` binary: one test binary, one
+//! module per area, all running the real binary (`CARGO_BIN_EXE_knuffle`) on
+//! real files through [`support::TestCommand`].
+//!
+//! | module | what it checks |
+//! | --- | --- |
+//! | `shuf_gnu_suite` | the cases of GNU coreutils' own `shuf.sh` |
+//! | `shuf_vs_gnu`, `shuf_differential` | byte-for-byte agreement with the installed GNU shuf (fixed and random command lines) |
+//! | `shuf_behaviour` | shuf mode beyond GNU's tests: any bytes, huge lines, `-o` safety, several FILEs |
+//! | `external_permutation`, `external_memory`, `external_faults` | inputs larger than `--memory`: permutation, peak memory, faults and signals |
+//! | `resources` | hostile inputs under time limits, with peak memory asserted |
+//! | `records_library` | `knuffle_records` writes exactly what the binary writes |
+//! | `closed_pipes` | a reader that goes away ends every subcommand quietly |
+//! | `cli_conventions` | `help`, `-h`, `--version`, typos of subcommands, man page and completions |
+//! | `deal`, `chars`, `trace`, `lab_cli`, `audit_cli`, `draw_verify` | the subcommands, with golden outputs |
+//!
+//! Tests that measure a child's peak memory or run near a time limit take
+//! [`support::heavy`] first, so that they never run at the same time as
+//! each other on a small machine.
+
+mod support;
+
+mod audit_cli;
+mod chars;
+mod cli_conventions;
+mod closed_pipes;
+mod deal;
+mod draw_verify;
+mod external_faults;
+mod external_memory;
+mod external_permutation;
+mod lab_cli;
+mod records_library;
+mod resources;
+mod shuf_behaviour;
+mod shuf_differential;
+mod shuf_gnu_suite;
+mod shuf_vs_gnu;
+mod trace;
