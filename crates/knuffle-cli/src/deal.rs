@@ -24,7 +24,7 @@ mod commit_reveal;
 
 pub(crate) use args::Args;
 use args::Format;
-use board::board_rows;
+use board::{board_rows, write_rows};
 
 /// What was dealt, as display labels.
 struct Dealt {
@@ -236,14 +236,8 @@ fn render_text(args: &Args, seed: &RunSeed, dealt: &Dealt) -> String {
         .map(|(i, hand)| (format!("player {}", i + 1), hand.join(" ")))
         .collect();
     rows.extend(board_rows(&dealt.board));
-    let width = rows.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
     let mut out = seed_line(args, seed);
-    for (name, cards) in rows {
-        let head = format!("{name}:");
-        let line = format!("{head:<w$} {cards}", w = width + 1);
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
+    write_rows(&rows, &mut out);
     out
 }
 

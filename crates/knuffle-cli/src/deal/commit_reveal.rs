@@ -20,7 +20,7 @@ use knuffle_draw::{Mode, Population, Source, beacon_ref, commitment, make_transc
 use serde_json::{Value, json};
 
 use super::args::Args;
-use super::board::board_rows;
+use super::board::{board_rows, write_rows};
 use crate::draw_io::{beacon_chain, read_beacon, write_atomically};
 use crate::emit::write_stdout;
 use crate::failure::CliError;
@@ -200,13 +200,7 @@ fn render(args: &Args, drawn: &[String]) -> String {
         .collect();
     let board: Vec<String> = drawn[in_hands..].to_vec();
     rows.extend(board_rows(&board));
-    let width = rows.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
     let mut out = String::new();
-    for (name, cards) in rows {
-        let head = format!("{name}:");
-        let line = format!("{head:<w$} {cards}", w = width + 1);
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
+    write_rows(&rows, &mut out);
     out
 }
