@@ -78,9 +78,9 @@ impl Analysis {
     pub fn to_text(&self) -> String {
         let mut s = String::new();
         let what = if self.k == self.n {
-            format!("{} shuffles of n = {}", self.trials, self.n)
+            format!("{} of n = {}", count(self.trials, "shuffle"), self.n)
         } else {
-            format!("{} deals of {} from n = {}", self.trials, self.k, self.n)
+            format!("{} of {} from n = {}", count(self.trials, "deal"), self.k, self.n)
         };
         let _ = writeln!(s, "{what}");
         let _ = writeln!(
@@ -179,7 +179,9 @@ pub fn analyze(tally: &Tally, alpha: f64) -> Analysis {
             ));
         } else if cells >= 2.0 {
             skipped.push(format!(
-                "full-permutation test: {m} shuffles give {expected:.2} per order, need {MIN_EXPECTED}"
+                "full-permutation test: {} give{} {expected:.2} per order, need {MIN_EXPECTED}",
+                count(m as u64, "shuffle"),
+                if m == 1 { "s" } else { "" }
             ));
         }
     } else if tally.is_full() {
@@ -207,8 +209,10 @@ pub fn analyze(tally: &Tally, alpha: f64) -> Analysis {
     let cols = positions.col_sizes.len();
     if rows >= 2 && cols >= 2 && m > 0 && min_expected < MIN_EXPECTED {
         skipped.push(format!(
-            "position test: {m} shuffles give {min_expected:.2} per cell even on a \
-             {rows}x{cols} grid, need {MIN_EXPECTED}"
+            "position test: {} give{} {min_expected:.2} per cell even on a \
+             {rows}x{cols} grid, need {MIN_EXPECTED}",
+            count(m as u64, "shuffle"),
+            if m == 1 { "s" } else { "" }
         ));
     } else if rows >= 2 && cols >= 2 && m > 0 {
         let (x2, dof) = positions.scaled_chi_square(m);
@@ -349,6 +353,16 @@ pub fn naive_swap_positions(n: usize) -> Vec<Vec<f64>> {
             dist
         })
         .collect()
+}
+
+
+/// `1 shuffle`, `2 shuffles`: a count with its noun.
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 #[cfg(test)]

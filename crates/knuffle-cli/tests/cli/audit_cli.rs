@@ -153,6 +153,8 @@ fn too_few_shuffles_are_inconclusive_never_fair() {
         assert_eq!(code, 0, "{input:?}: {out}{err}");
         if input.lines().count() == 1 {
             assert!(out.contains("verdict: inconclusive (1 shuffle:"), "{out}");
+            assert!(out.contains("\n1 shuffle of n = "), "{out}");
+            assert!(!out.contains("1 shuffles"), "{out}");
         }
         assert!(!out.contains("no bias found"), "{input:?}: {out}");
     }
