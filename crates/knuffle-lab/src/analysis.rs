@@ -80,7 +80,12 @@ impl Analysis {
         let what = if self.k == self.n {
             format!("{} of n = {}", count(self.trials, "shuffle"), self.n)
         } else {
-            format!("{} of {} from n = {}", count(self.trials, "deal"), self.k, self.n)
+            format!(
+                "{} of {} from n = {}",
+                count(self.trials, "deal"),
+                self.k,
+                self.n
+            )
         };
         let _ = writeln!(s, "{what}");
         let _ = writeln!(
@@ -354,7 +359,6 @@ pub fn naive_swap_positions(n: usize) -> Vec<Vec<f64>> {
         })
         .collect()
 }
-
 
 /// `1 shuffle`, `2 shuffles`: a count with its noun.
 fn count(n: u64, noun: &str) -> String {
