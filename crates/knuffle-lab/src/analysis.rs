@@ -185,7 +185,7 @@ pub fn analyze(tally: &Tally, alpha: f64) -> Analysis {
         } else if cells >= 2.0 {
             skipped.push(format!(
                 "full-permutation test: {} give{} {expected:.2} per order, need {MIN_EXPECTED}",
-                count(m as u64, "shuffle"),
+                count(m, "shuffle"),
                 if m == 1 { "s" } else { "" }
             ));
         }
@@ -216,7 +216,7 @@ pub fn analyze(tally: &Tally, alpha: f64) -> Analysis {
         skipped.push(format!(
             "position test: {} give{} {min_expected:.2} per cell even on a \
              {rows}x{cols} grid, need {MIN_EXPECTED}",
-            count(m as u64, "shuffle"),
+            count(m, "shuffle"),
             if m == 1 { "s" } else { "" }
         ));
     } else if rows >= 2 && cols >= 2 && m > 0 {
