@@ -47,6 +47,19 @@
 //!
 //! The [`compat`] module re-derives the samplers election audits and online
 //! games already use, and states their bias exactly.
+//!
+//! # Layers
+//! Each module uses only those in the layers below it (no import cycles:
+//! checked by `crates/knuffle/tests/architecture.rs` for every crate).
+//!
+//! | layer | modules | what they are |
+//! | --- | --- | --- |
+//! | 4 | [`verify`](mod@verify) (and `bls`, feature `bls`) | re-deriving a transcript check by check |
+//! | 3 | [`transcript`] | the JSON record of a draw |
+//! | 2 | [`draw`], [`commit`] | the draw itself; the commitment of commit-reveal |
+//! | 1 | [`key`], [`stream`], [`population`], [`beacon`] | the key from the sources, the SHA-256 stream, the population digest, drand rounds |
+//! | 0 | [`encode`] | length prefixes, big-endian integers, hex |
+//! | beside | [`compat`] | other schemes (Rivest 2011, consistent_sampler, Stake), on [`encode`] only |
 
 pub mod beacon;
 #[cfg(feature = "bls")]
