@@ -46,15 +46,26 @@ impl Dirs {
 /// Starts `knuffle --memory 1M -T DIR ARGS` with its three standard streams
 /// piped.
 fn start_piped(temp: &Path, args: &[&str]) -> Child {
-    knuffle()
+    let mut command = knuffle();
+    command
         .args(["--memory", "1M", "-T"])
         .arg(temp)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+        .stderr(Stdio::piped());
+    // A test run started in the background (`cargo test &`, nohup) ignores
+    // SIGINT, and the child would inherit that: give it the default
+    // actions a user's knuffle has.
+    // SAFETY: signal(2) is async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    command.spawn().unwrap()
 }
 
 /// Starts `knuffle --memory 1M -T DIR ARGS` reading a pipe, writes `first`
