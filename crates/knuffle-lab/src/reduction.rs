@@ -381,16 +381,28 @@ impl Split {
 
     /// The bias in words, one sentence per line, naming outcomes with
     /// `name` and calling them `noun` (plural: `noun` + "s"). Lines: the
-    /// reduction, `2^w = q*n + r`, the favoured outcomes with their exact
-    /// probability, the others, the relative excess, and the zoo algorithm
-    /// that shows the same reduction on shuffles.
+    /// reduction (for a scaling wider than a double's 53 bits, then a line
+    /// saying a double rounds the product), `2^w = q*n + r`, the favoured
+    /// outcomes with their exact probability, the others, the relative
+    /// excess, and the zoo algorithm that shows the same reduction on
+    /// shuffles. When `n` divides `2^w` the middle lines are one line
+    /// saying so; when `n > 2^w`, two lines naming the outcomes that occur
+    /// and those that never do. Modulo outcomes are named as ranges, float
+    /// scaling outcomes one by one when at most 64 (else the rule and the
+    /// first eight).
     ///
     /// ```
     /// use knuffle_lab::reduction::{Reduction, Split};
     /// let split = Split::new(Reduction::Modulo, 6, 8).unwrap();
     /// let lines = split.describe("face", &|j| (j + 1).to_string());
-    /// assert_eq!(lines[2], "4 faces have probability (q+1)/2^8 = 43/2^8 = 43/256: the 4 lowest, 1 2 3 4");
-    /// assert_eq!(lines[3], "2 faces have probability q/2^8 = 42/2^8 = 21/128: the others, 5 6");
+    /// assert_eq!(
+    ///     lines[2],
+    ///     "4 faces have probability 43/2^8 = 43/256 (q+1 of the 2^8 words each): the 4 lowest, 1 2 3 4"
+    /// );
+    /// assert_eq!(
+    ///     lines[3],
+    ///     "2 faces have probability 42/2^8 = 21/128 (q of the 2^8 words each): the others, 5 6"
+    /// );
     /// ```
     pub fn describe(&self, noun: &str, name: &dyn Fn(u64) -> String) -> Vec<String> {
         let (n, w, r) = (self.n, self.word_bits, self.r);
@@ -443,18 +455,18 @@ impl Split {
                 plural(n)
             ));
             lines.push(format!(
-                "{r} {} {} probability (q+1)/2^{w}{}: {}",
+                "{r} {} {} probability {}: {}",
                 plural(r),
                 if r == 1 { "has" } else { "have" },
-                self.exact_probability(self.high_count()),
+                self.probability(true),
                 self.which(true, name)
             ));
             lines.push(format!(
-                "{} {} {} probability q/2^{w}{}: {}",
+                "{} {} {} probability {}: {}",
                 n - r,
                 plural(n - r),
                 if n - r == 1 { "has" } else { "have" },
-                self.exact_probability(q),
+                self.probability(false),
                 self.which(false, name)
             ));
             let shown = match q.to_u128() {
@@ -476,16 +488,26 @@ impl Split {
         lines
     }
 
-    /// ` = 82,595,525/2^32 = 82595525/4294967296` when the count and `2^w`
-    /// fit in a `u128` and `w <= 64` (short enough to read), else empty.
-    fn exact_probability(&self, count: Count) -> String {
+    /// The probability of a favoured outcome (`high`) or of another:
+    /// `82,595,525/2^32 = 82595525/4294967296 (q+1 of the 2^32 words each)`
+    /// when `w <= 64` (short enough to read), else `(q+1)/2^256`.
+    fn probability(&self, high: bool) -> String {
         let w = self.word_bits;
+        let (count, symbol) = if high {
+            (self.high_count(), "q+1")
+        } else {
+            (self.q, "q")
+        };
         match count.to_u128() {
             Some(words) if w <= 64 => {
                 let p = Ratio::new(words, 1u128 << w).expect("2^w > 0");
-                format!(" = {}/2^{w} = {p}", count.grouped())
+                format!(
+                    "{}/2^{w} = {p} ({symbol} of the 2^{w} words each)",
+                    count.grouped()
+                )
             }
-            _ => String::new(),
+            _ if high => format!("(q+1)/2^{w}"),
+            _ => format!("q/2^{w}"),
         }
     }
 
@@ -562,7 +584,7 @@ pub fn describe_modulo(n: u64, word_bits: u32) -> Vec<String> {
 ///
 /// ```
 /// let lines = knuffle_lab::reduction::describe_float_scaling(52, 32);
-/// assert!(lines[2].starts_with("48 values have probability (q+1)/2^32 = 82,595,525/2^32"));
+/// assert!(lines[2].starts_with("48 values have probability 82,595,525/2^32 = 82595525/4294967296"));
 /// assert!(lines[3].ends_with(": 12 25 38 51"));
 /// ```
 pub fn describe_float_scaling(n: u64, word_bits: u32) -> Vec<String> {
@@ -642,15 +664,16 @@ mod tests {
         );
         assert!(
             lines[2].starts_with(
-                "48 cards have probability (q+1)/2^32 = 82,595,525/2^32 = 82595525/4294967296: \
-                 2♦ 2♥ 2♠ 2♣ 3♦"
+                "48 cards have probability 82,595,525/2^32 = 82595525/4294967296 (q+1 of the \
+                 2^32 words each): 2♦ 2♥ 2♠ 2♣ 3♦"
             ),
             "{}",
             lines[2]
         );
         assert_eq!(
             lines[3],
-            "4 cards have probability q/2^32 = 82,595,524/2^32 = 20648881/1073741824: 5♦ 8♥ J♠ A♣"
+            "4 cards have probability 82,595,524/2^32 = 20648881/1073741824 (q of the 2^32 words \
+             each): 5♦ 8♥ J♠ A♣"
         );
         assert_eq!(
             lines[4],
