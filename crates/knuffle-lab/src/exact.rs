@@ -290,11 +290,12 @@ mod tests {
     #[test]
     fn every_enumerable_algorithm_matches_its_stated_fairness() {
         for &a in ALL {
-            // 8-bit keys: 2^16 paths for n = 2 (2^24 for n = 3 is slow in tests).
-            let sizes: &[usize] = if a == Algorithm::KeyCollisions {
-                &[2]
-            } else {
-                &[3, 4]
+            // 8-bit keys: 2^16 paths for n = 2 (2^24 for n = 3 is slow in
+            // tests); 8-bit words: 2^16 paths for n = 3 (2^24 for n = 4).
+            let sizes: &[usize] = match a {
+                Algorithm::KeyCollisions => &[2],
+                Algorithm::ModuloReduction | Algorithm::FloatScaling => &[3],
+                _ => &[3, 4],
             };
             for &n in sizes {
                 match enumerate(a, n, DEFAULT_PATH_LIMIT) {
@@ -318,6 +319,29 @@ mod tests {
                     Err(e) => panic!("{a}: {e}"),
                 }
             }
+        }
+    }
+
+    #[test]
+    fn reduced_words_favour_the_partners_the_reduction_module_names() {
+        use crate::reduction::{Reduction, Split, ZOO_WORD_BITS};
+        // n = 3: partners from 0..3 (biased: 256 = 85*3 + 1), then 0..2
+        // (exact). Each order has probability count(j)/256 * 1/2.
+        for (algorithm, reduction) in [
+            (Algorithm::ModuloReduction, Reduction::Modulo),
+            (Algorithm::FloatScaling, Reduction::FloatScaling),
+        ] {
+            let d = enumerate(algorithm, 3, DEFAULT_PATH_LIMIT).unwrap();
+            assert_eq!(d.paths, 1 << 16);
+            let split = Split::new(reduction, 3, ZOO_WORD_BITS).unwrap();
+            let high = split.high_count().to_u128().unwrap();
+            let low = split.low_count().to_u128().unwrap();
+            assert_eq!((high, low), (86, 85));
+            let (lo, hi) = d.extremes();
+            assert_eq!(lo.numer_over(512), Some(low));
+            assert_eq!(hi.numer_over(512), Some(high));
+            let favoured = d.probabilities.iter().filter(|&&p| p == hi).count();
+            assert_eq!(favoured, 2 * split.favoured().count());
         }
     }
 

@@ -11,7 +11,10 @@
 //!
 //! 1. **Arithmetic**: [`ratio`] (exact fractions), [`perm`] (ranking
 //!    permutations, their laws), [`stats`] (chi-square, p-values, power),
-//!    [`cards`] (card names for the audit).
+//!    [`cards`] (card names for the audit), [`reduction`] (how reducing a
+//!    uniform w-bit word to `0..n`, by `x mod n` or by `floor(f * n)`,
+//!    distributes: exact counts up to 256-bit words, and the bias report
+//!    `knuffle draw --compat` prints).
 //! 2. **Watching and counting**: [`observer`] (the [`Observer`](observer::Observer)
 //!    of an algorithm's steps), [`choices`] (where an algorithm's random
 //!    choices come from: a generator, or the exact enumerator), [`tally`]
@@ -48,6 +51,7 @@ pub mod experiment;
 pub mod observer;
 pub mod perm;
 pub mod ratio;
+pub mod reduction;
 pub mod report;
 pub mod sample;
 pub mod stats;

@@ -27,6 +27,7 @@ use rand_core::Rng;
 
 use crate::choices::{Choices, RngChoices};
 pub use crate::observer::{NoObserver, Observer};
+use crate::reduction::{Reduction, ZOO_WORD_BITS};
 
 /// How an algorithm's output is distributed over the orders of `n` items.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -302,10 +303,33 @@ zoo_table! { $
         exact: Exact::Walk,
         run: basic_jj_short_range,
     },
+    ModuloReduction {
+        name: "modulo-reduction",
+        fairness: Biased,
+        source: "R. L. Rivest, sampler.py, \"Reference implementation code for pseudo-random sampler for election audits or other purposes\", 2011 (SHA-256 mod n); D. Lemire, \"Fast Random Integer Generation in an Interval\", ACM TOMACS 29(1), 2019 (why x mod n is biased)",
+        description: "Fisher-Yates whose partner is x mod (i+1) for a random 8-bit word x: when i+1 does not divide 256, the r = 256 mod (i+1) lowest partners get one word more (85 or 86 of 256 for i+1 = 3); real samplers reduce 32-, 64- or 256-bit words, where the same bias is far smaller",
+        exact: Exact::Paths(reduction_paths),
+        run: modulo_reduction,
+    },
+    FloatScaling {
+        name: "float-scaling",
+        fairness: Biased,
+        source: "Stake, \"Provably Fair\" documentation (cards: CARDS[floor(float * 52)], the float made of 4 bytes of HMAC-SHA256); D. Lemire, \"Fast Random Integer Generation in an Interval\", ACM TOMACS 29(1), 2019 (why floor(f * n) is biased)",
+        description: "Fisher-Yates whose partner is floor(x * (i+1) / 256), i.e. floor(f * (i+1)) of an 8-bit fraction f = x/256 (Stake's floor(f * 52), Math.floor(Math.random() * n)): when i+1 does not divide 256, some partners get one word more; real systems use 32- or 53-bit fractions, where the same bias is far smaller",
+        exact: Exact::Paths(reduction_paths),
+        run: float_scaling,
+    },
 }
 
 /// Key width of [`Algorithm::KeyCollisions`].
 pub const COLLISION_KEY_BITS: u32 = 8;
+
+/// Paths of [`Algorithm::ModuloReduction`] and [`Algorithm::FloatScaling`]:
+/// one word of [`ZOO_WORD_BITS`] bits per step, `n - 1` steps.
+fn reduction_paths(n: usize) -> Option<u128> {
+    let steps = u32::try_from(n.saturating_sub(1)).ok()?;
+    1u128.checked_shl(ZOO_WORD_BITS.checked_mul(steps)?)
+}
 
 /// Paths of "swap every position with any position": `n^n`.
 fn every_position_paths(n: usize) -> Option<u128> {
@@ -433,6 +457,48 @@ fn sort_doubles<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut
 
 fn key_collisions<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
     sort_by_keys(items, choices, obs, COLLISION_KEY_BITS, |k| k);
+}
+
+/// Durstenfeld's loop with the partner of position `i` made from one
+/// [`ZOO_WORD_BITS`]-bit word by `reduction` ([`crate::reduction`]), with
+/// no rejection: the bias of Rivest's sampler (modulo) and of Stake's cards
+/// (float scaling), on words small enough to see and to enumerate.
+#[inline(always)]
+fn reduced_fisher_yates<T: Copy, C: Choices, O: Observer>(
+    items: &mut [T],
+    choices: &mut C,
+    obs: &mut O,
+    reduction: Reduction,
+) {
+    for i in (1..items.len()).rev() {
+        let bound = i as u64 + 1;
+        let word = choices.key(ZOO_WORD_BITS) as u64;
+        let j = reduction.apply(word, ZOO_WORD_BITS, bound);
+        if !obs.is_quiet() {
+            let how = match reduction {
+                Reduction::Modulo => format!("{word} mod {bound}"),
+                Reduction::FloatScaling => {
+                    format!("floor({word} * {bound} / {})", 1u32 << ZOO_WORD_BITS)
+                }
+            };
+            obs.note(&format!(
+                "word for position {i}: 0x{word:02x} ({ZOO_WORD_BITS} random bits); partner {how} = {j}"
+            ));
+        }
+        swap(items, i, j as usize, obs);
+    }
+}
+
+fn modulo_reduction<T: Copy, C: Choices, O: Observer>(
+    items: &mut [T],
+    choices: &mut C,
+    obs: &mut O,
+) {
+    reduced_fisher_yates(items, choices, obs, Reduction::Modulo);
+}
+
+fn float_scaling<T: Copy, C: Choices, O: Observer>(items: &mut [T], choices: &mut C, obs: &mut O) {
+    reduced_fisher_yates(items, choices, obs, Reduction::FloatScaling);
 }
 
 fn basic_jj_short_loop<T: Copy, C: Choices, O: Observer>(
@@ -802,7 +868,7 @@ mod tests {
                 Exact::Walk => {}
             }
         }
-        assert_eq!(names.len(), 16);
+        assert_eq!(names.len(), 18);
     }
 
     #[test]
@@ -896,6 +962,35 @@ mod tests {
         assert!(double_order((-2.0f64).to_bits()) < double_order((-1.0f64).to_bits()));
         assert!(double_order(1.0f64.to_bits()) < double_order(f64::INFINITY.to_bits()));
         assert!(double_order(f64::NAN.to_bits()) < double_order(f64::NEG_INFINITY.to_bits()));
+    }
+
+    #[test]
+    fn reduced_partners_follow_the_reduction_module() {
+        use crate::reduction::Split;
+        for reduction in [Reduction::Modulo, Reduction::FloatScaling] {
+            let algorithm = Algorithm::from_name(reduction.zoo_name()).unwrap();
+            assert!(matches!(algorithm.exact(), Exact::Paths(_)));
+            assert_eq!(reduction_paths(4), Some(1 << 24));
+            assert_eq!(reduction_paths(1), Some(1));
+            assert_eq!(reduction_paths(17), None);
+            // Every line of the report points at the zoo entry.
+            let lines = Split::new(reduction, 52, 32)
+                .unwrap()
+                .describe("card", &|j| j.to_string());
+            assert!(lines.last().unwrap().contains(algorithm.name()));
+            // The trace notes each word and the partner it became.
+            let mut rng = knuffle::Seed::from_text("reduce").rng();
+            let mut replay = Replay((0..5).collect(), Vec::new());
+            let mut items: Vec<usize> = (0..5).collect();
+            algorithm.run(&mut items, &mut rng, &mut replay);
+            assert_eq!(items, replay.0);
+            assert_eq!(replay.1.len(), 4, "{:?}", replay.1);
+            assert!(
+                replay.1[0].starts_with("word for position 4: 0x"),
+                "{:?}",
+                replay.1
+            );
+        }
     }
 
     #[test]
