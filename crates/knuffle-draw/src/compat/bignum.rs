@@ -12,13 +12,6 @@ pub(crate) fn from_be_bytes(bytes: &[u8]) -> Vec<u32> {
         .collect()
 }
 
-/// `2^bits` (bits a multiple of 32).
-pub(crate) fn power_of_two(bits: usize) -> Vec<u32> {
-    let mut limbs = vec![0u32; bits / 32 + 1];
-    limbs[0] = 1;
-    limbs
-}
-
 /// `(number / divisor, number % divisor)`, schoolbook long division.
 pub(crate) fn div_small(number: &[u32], divisor: u64) -> (Vec<u32>, u64) {
     assert!(divisor > 0);
@@ -58,18 +51,6 @@ pub(crate) fn to_decimal(number: &[u32]) -> String {
     }
 }
 
-/// `text` with thousands separators: `82595525` -> `82,595,525`.
-pub(crate) fn grouped(text: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in text.chars().enumerate() {
-        if i > 0 && (text.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,9 +63,6 @@ mod tests {
         let (q, r) = div_small(&limbs, 1000);
         assert_eq!(r as u128, x % 1000);
         assert_eq!(to_decimal(&q), (x / 1000).to_string());
-        assert_eq!(to_decimal(&power_of_two(64)), "18446744073709551616");
         assert_eq!(to_decimal(&[0, 0]), "0");
-        assert_eq!(grouped("82595525"), "82,595,525");
-        assert_eq!(grouped("100"), "100");
     }
 }

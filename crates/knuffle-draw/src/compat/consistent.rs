@@ -14,6 +14,7 @@ use std::collections::BinaryHeap;
 use super::BiasReport;
 use super::bignum::{self, from_be_bytes};
 use crate::encode::{sha256, to_hex};
+use knuffle_lab::reduction::{Reduction, Split};
 
 /// One drawn ticket.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -106,23 +107,22 @@ pub fn trim(ticket: &str, digits: usize) -> String {
 
 /// The exact bias of the tickets' digits.
 pub fn bias() -> BiasReport {
-    let (q, r) = super::modulo_split(256, 10);
+    let split = Split::new(Reduction::Modulo, 10, 256).expect("10 >= 1");
+    let mut lines = vec![
+        "a ticket's digits are the decimal digits of SHA-256 (a 256-bit integer), lowest first: \
+         its first digit is that integer mod 10"
+            .to_owned(),
+    ];
+    lines.extend(split.describe("first digit", &|d| d.to_string()));
+    lines.push(
+        "the order of tickets is uniform up to a relative error below 10^d/2^256 at digit d \
+         (negligible); ties (equal tickets) fall to id order"
+            .to_owned(),
+    );
     BiasReport {
         scheme: "consistent-sampler",
         exact: false,
-        lines: vec![
-            "a ticket's digits are the decimal digits of SHA-256 (a 256-bit integer), \
-             lowest first"
-                .to_owned(),
-            format!(
-                "its first digit is the integer modulo 10: 2^256 = 10q + {r}, so digits 0-{} have \
-                 probability (q+1)/2^256 and the others q/2^256, q = {q}",
-                r - 1
-            ),
-            "the order of tickets is uniform up to a relative error below 10^d/2^256 at digit d \
-             (negligible); ties (equal tickets) fall to id order"
-                .to_owned(),
-        ],
+        lines,
     }
 }
 

@@ -34,11 +34,3 @@ impl std::fmt::Display for BiasReport {
         Ok(())
     }
 }
-
-/// The exact distribution of `X mod n` for `X` uniform on `0..2^bits`:
-/// `(q, r)` with `2^bits = q*n + r`, so `r` residues have probability
-/// `(q+1)/2^bits` and `n - r` have `q/2^bits`. `q` in decimal.
-pub(crate) fn modulo_split(bits: usize, n: u64) -> (String, u64) {
-    let (q, r) = bignum::div_small(&bignum::power_of_two(bits), n);
-    (bignum::to_decimal(&q), r)
-}

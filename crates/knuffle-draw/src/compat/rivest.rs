@@ -5,9 +5,10 @@
 //! replacement every pick is kept; without, a repeated pick is skipped and
 //! `i` still advances.
 
+use super::BiasReport;
 use super::bignum::{self, from_be_bytes};
-use super::{BiasReport, modulo_split};
 use crate::encode::sha256;
+use knuffle_lab::reduction::{Reduction, Split};
 
 /// The picks of Rivest's sampler from `lo..=hi`.
 ///
@@ -41,30 +42,14 @@ pub fn sample(seed: &str, lo: u64, hi: u64, count: u64, replace: bool) -> Result
 
 /// The exact bias of reducing a 256-bit hash modulo `n`.
 pub fn bias(n: u64) -> BiasReport {
-    let (q, r) = modulo_split(256, n);
+    let split = Split::new(Reduction::Modulo, n, 256).expect("n >= 1");
     let mut lines = vec![format!(
-        "each pick is SHA-256 (a 256-bit integer) reduced modulo n = {n}"
+        "each pick is lo + offset, the offset SHA-256 (a 256-bit integer) reduced modulo n = {n}"
     )];
-    if r == 0 {
-        lines.push(format!(
-            "n divides 2^256: every value has probability exactly 1/{n}"
-        ));
-    } else {
-        lines.push(format!(
-            "2^256 = q*n + r with r = {r}: the {r} lowest value{} of the range have probability \
-             (q+1)/2^256, the other {} have q/2^256, q = {q}",
-            if r == 1 { "" } else { "s" },
-            n - r
-        ));
-        let log_n = 64 - u64::from(n.leading_zeros());
-        lines.push(format!(
-            "modulo bias: the relative excess 1/q is below n/2^256 <= 2^-{} (negligible)",
-            256 - log_n
-        ));
-    }
+    lines.extend(split.describe("offset", &|j| j.to_string()));
     BiasReport {
         scheme: "rivest2011",
-        exact: r == 0,
+        exact: split.is_uniform(),
         lines,
     }
 }
@@ -84,7 +69,7 @@ mod tests {
         let report = bias(1000);
         assert!(!report.exact);
         // 2^256 mod 1000 = 936.
-        assert!(report.lines[1].contains("r = 936"), "{report}");
+        assert!(report.lines[2].contains("r = 936"), "{report}");
         assert!(bias(256).exact);
     }
 }

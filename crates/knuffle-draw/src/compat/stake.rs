@@ -5,10 +5,9 @@
 //! float is the 32-bit big-endian integer `x` over 2^32, so
 //! `floor(f * 52) = (x * 52) >> 32` exactly, with no float at all.
 
-use knuffle_lab::ratio::Ratio;
+use knuffle_lab::reduction::{Reduction, Split};
 
 use super::BiasReport;
-use super::bignum::grouped;
 use super::hmac_sha256;
 
 /// The ranks, low to high.
@@ -53,40 +52,11 @@ pub fn preimages(index: usize) -> u64 {
 
 /// The exact probability of each card, and the report.
 pub fn bias() -> BiasReport {
-    let total: u128 = 1 << 32;
-    let counts: Vec<u64> = (0..52).map(preimages).collect();
-    let high = *counts.iter().max().expect("52 cards");
-    let low = *counts.iter().min().expect("52 cards");
-    let named =
-        |count: u64| -> Vec<String> { (0..52).filter(|&c| counts[c] == count).map(card).collect() };
-    let (favoured, short) = (named(high), named(low));
-    let p_high = Ratio::new(u128::from(high), total).expect("non-zero denominator");
-    let p_low = Ratio::new(u128::from(low), total).expect("non-zero denominator");
-    let excess = Ratio::new(u128::from(high - low), u128::from(low)).expect("non-zero");
+    let split = Split::new(Reduction::FloatScaling, 52, 32).expect("52 >= 1");
     BiasReport {
         scheme: "stake",
-        exact: high == low,
-        lines: vec![
-            "each card is floor(f * 52) of a float f made of 32 bits: 2^32 mod 52 = 48, \
-             so the 52 cards cannot be equally likely"
-                .to_owned(),
-            format!(
-                "{} cards have probability {}/2^32 = {p_high}: {}",
-                favoured.len(),
-                grouped(&high.to_string()),
-                favoured.join(" ")
-            ),
-            format!(
-                "{} cards have probability {}/2^32 = {p_low}: {}",
-                short.len(),
-                grouped(&low.to_string()),
-                short.join(" ")
-            ),
-            format!(
-                "relative excess of a favoured card: {excess} = {:.3e}",
-                excess.to_f64()
-            ),
-        ],
+        exact: split.is_uniform(),
+        lines: split.describe("card", &|i| card(i as usize)),
     }
 }
 
