@@ -18,59 +18,32 @@ use crate::prefetch::prefetch;
 #[inline]
 pub(crate) fn durstenfeld<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
     // The draws are exactly those of `for_each_below` with the bounds
-    // `n, n-1, ..., 2` (same batches, same words, same rejections), but each
-    // batch swaps as it extracts its digits; a word is tested for rejection
-    // (less than one chance in 2^6) before any of its swaps.
+    // `n, n-1, ..., 2` (same batches, same words, same rejections); a word
+    // is tested for rejection (less than one chance in 2^6) before any of
+    // its swaps.
     if slice.len().saturating_mul(size_of::<T>()) >= PREFETCH_MIN_BYTES {
-        durstenfeld_prefetched(slice, rng);
+        let mut pipeline = Pipeline::new(slice.len());
+        draw_partners(slice, rng, &mut pipeline);
+        pipeline.finish(slice);
     } else {
-        durstenfeld_in_cache(slice, rng);
+        draw_partners(slice, rng, &mut SwapAtOnce);
     }
 }
 
-/// [`durstenfeld`] for slices that fit in the cache: each batch swaps as
-/// it extracts its digits (a rejected word is tested, from `word *
-/// product`, before any swap).
-fn durstenfeld_in_cache<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
-    let Some(mut top) = slice.len().checked_sub(1) else {
-        return;
-    };
-    while top > 0 {
-        let first = top as u64 + 1;
-        if first > BATCH_LIMIT {
-            slice.swap(top, below(first, rng) as usize);
-            top -= 1;
-            continue;
-        }
-        let (len, product) = batch_at(top);
-        let mut low = accepted_word(product, rng);
-        for pos in (top + 1 - len..=top).rev() {
-            let wide = u128::from(low) * u128::from(pos as u64 + 1);
-            slice.swap(pos, (wide >> 64) as usize);
-            low = wide as u64;
-        }
-        top -= len;
-    }
+/// Where the drawn swaps go: done at once (a slice in the cache), or
+/// queued behind prefetches ([`Pipeline`]).
+trait Swaps<T> {
+    /// Position `pos` (each one once, from the top down) gets `partner`.
+    fn swap(&mut self, slice: &mut [T], pos: usize, partner: usize);
 }
 
-/// The batch starting at `top` (tabulated below 256).
-#[inline(always)]
-fn batch_at(top: usize) -> (usize, u64) {
-    match SMALL_BATCHES.get(top) {
-        Some(&(len, product)) => (usize::from(len), product),
-        None => batch_from(top),
-    }
-}
+/// Every swap done as soon as it is drawn.
+struct SwapAtOnce;
 
-/// The digits of an accepted `word` for the bounds `top + 1, top, ...`:
-/// the partners of positions `top, top - 1, ...`.
-#[inline(always)]
-fn batch_partners(word: u64, top: usize, partners: &mut [usize]) {
-    let mut low = word;
-    for (step, partner) in partners.iter_mut().enumerate() {
-        let wide = u128::from(low) * u128::from((top - step) as u64 + 1);
-        *partner = (wide >> 64) as usize;
-        low = wide as u64;
+impl<T> Swaps<T> for SwapAtOnce {
+    #[inline(always)]
+    fn swap(&mut self, slice: &mut [T], pos: usize, partner: usize) {
+        slice.swap(pos, partner);
     }
 }
 
@@ -81,44 +54,186 @@ const PREFETCH_MIN_BYTES: usize = 1 << 20;
 /// Swaps drawn ahead of the one being done.
 const DRAW_AHEAD: usize = 32;
 
-/// Durstenfeld's loop for slices beyond the level-1 cache. Which partner
-/// each position gets depends on the generator only, never on the data, so
-/// the partners are drawn [`DRAW_AHEAD`] swaps early (the very same words,
-/// batches and rejections as [`durstenfeld`], hence the same permutation)
-/// and their cache lines requested at once: the misses overlap instead of
-/// coming one after the other.
-fn durstenfeld_prefetched<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
-    const RING: usize = 128; // > DRAW_AHEAD + MAX_BATCH
-    let mut ring = [(0usize, 0usize); RING];
-    let (mut head, mut tail) = (0usize, 0usize);
-    let mut digits = [0usize; MAX_BATCH];
-    let mut top = slice.len().saturating_sub(1);
-    loop {
-        while tail - head < DRAW_AHEAD && top > 0 {
-            let first = top as u64 + 1;
-            let len = if first > BATCH_LIMIT {
-                digits[0] = below(first, rng) as usize;
-                1
-            } else {
-                let (len, product) = batch_at(top);
-                let word = accepted_word(product, rng);
-                batch_partners(word, top, &mut digits[..len]);
-                len
-            };
-            for (step, &partner) in digits[..len].iter().enumerate() {
-                prefetch(slice, partner, 0);
-                ring[tail % RING] = (top - step, partner);
-                tail += 1;
-            }
-            top -= len;
+/// Swaps for slices beyond the level-2 cache. Which partner each position
+/// gets depends on the generator only, never on the data, so the partners
+/// are drawn [`DRAW_AHEAD`] swaps early (the very same words, batches and
+/// rejections, hence the same permutation) and their cache lines
+/// requested at once: the misses overlap instead of coming one after the
+/// other. The positions come from the top down, one each, so the queue
+/// holds only the partners.
+struct Pipeline {
+    partners: [usize; DRAW_AHEAD],
+    /// Swaps queued so far, and done so far.
+    queued: usize,
+    done: usize,
+    /// The first position queued (the slice's last).
+    top: usize,
+}
+
+impl Pipeline {
+    fn new(len: usize) -> Self {
+        Self {
+            partners: [0; DRAW_AHEAD],
+            queued: 0,
+            done: 0,
+            top: len.saturating_sub(1),
         }
-        if head == tail {
-            return;
-        }
-        let (pos, partner) = ring[head % RING];
-        head += 1;
-        slice.swap(pos, partner);
     }
+
+    #[inline(always)]
+    fn swap_oldest<T>(&mut self, slice: &mut [T]) {
+        let partner = self.partners[self.done % DRAW_AHEAD];
+        slice.swap(self.top - self.done, partner);
+        self.done += 1;
+    }
+
+    /// Does the swaps still queued.
+    fn finish<T>(mut self, slice: &mut [T]) {
+        while self.done < self.queued {
+            self.swap_oldest(slice);
+        }
+    }
+}
+
+impl<T> Swaps<T> for Pipeline {
+    #[inline(always)]
+    fn swap(&mut self, slice: &mut [T], pos: usize, partner: usize) {
+        debug_assert_eq!(pos, self.top - self.queued);
+        prefetch(slice, partner, 0);
+        if self.queued - self.done == DRAW_AHEAD {
+            self.swap_oldest(slice);
+        }
+        self.partners[self.queued % DRAW_AHEAD] = partner;
+        self.queued += 1;
+    }
+}
+
+/// Durstenfeld's loop: draws each position's partner, from the top down,
+/// and hands the pair to `swaps`.
+///
+/// Above the table (positions 256 and up) the batch length only grows as
+/// the position falls, so the loop runs in stretches of one length `L`
+/// (given by [`TOP_LIMITS`]), each compiled for its `L`: no batch sizing
+/// per word, and the rejection test reads the low half left by the digits
+/// (see [`draw_batch`]). Below 256 the batches come from the table.
+#[inline(always)]
+fn draw_partners<T, R: Rng + ?Sized, S: Swaps<T>>(slice: &mut [T], rng: &mut R, swaps: &mut S) {
+    let Some(mut top) = slice.len().checked_sub(1) else {
+        return;
+    };
+    while top as u64 >= BATCH_LIMIT {
+        let partner = below(top as u64 + 1, rng) as usize;
+        swaps.swap(slice, top, partner);
+        top -= 1;
+    }
+    while top >= SMALL_BATCHES.len() {
+        let len = stretch_len(top);
+        let stop = (TOP_LIMITS[len + 1] as usize).max(SMALL_BATCHES.len() - 1);
+        top = match len {
+            1 => stretch::<1, T, R, S>(slice, top, stop, rng, swaps),
+            2 => stretch::<2, T, R, S>(slice, top, stop, rng, swaps),
+            3 => stretch::<3, T, R, S>(slice, top, stop, rng, swaps),
+            4 => stretch::<4, T, R, S>(slice, top, stop, rng, swaps),
+            5 => stretch::<5, T, R, S>(slice, top, stop, rng, swaps),
+            6 => stretch::<6, T, R, S>(slice, top, stop, rng, swaps),
+            _ => stretch::<7, T, R, S>(slice, top, stop, rng, swaps),
+        };
+    }
+    while top > 0 {
+        let (len, product) = SMALL_BATCHES[top];
+        let mut low = accepted_word(product, rng);
+        for pos in (top + 1 - usize::from(len)..=top).rev() {
+            let wide = u128::from(low) * u128::from(pos as u64 + 1);
+            swaps.swap(slice, pos, (wide >> 64) as usize);
+            low = wide as u64;
+        }
+        top -= usize::from(len);
+    }
+}
+
+/// Durstenfeld's loop from position `top` down to (not including) `stop`,
+/// `L` positions per word; returns the position reached (the last batch
+/// may end below `stop`, as [`batch_from`] would have sized it too).
+#[inline(always)]
+fn stretch<const L: usize, T, R: Rng + ?Sized, S: Swaps<T>>(
+    slice: &mut [T],
+    mut top: usize,
+    stop: usize,
+    rng: &mut R,
+    swaps: &mut S,
+) -> usize {
+    while top > stop {
+        if let Some(partners) = draw_batch::<L, R>(top, rng) {
+            for (step, partner) in partners.into_iter().enumerate() {
+                swaps.swap(slice, top - step, partner);
+            }
+            top -= L;
+        }
+    }
+    top
+}
+
+/// The partners of positions `top, top - 1, ..., top - L + 1` from one
+/// word, or `None` when Lemire's test rejects the word (the caller draws
+/// again). After the digits the low half is `word * product mod 2^64`;
+/// the threshold `2^64 mod product` is below `product <= BATCH_LIMIT`, so
+/// a low half of at least [`BATCH_LIMIT`] passes without computing either
+/// (all but one word in 2^6).
+#[inline(always)]
+fn draw_batch<const L: usize, R: Rng + ?Sized>(top: usize, rng: &mut R) -> Option<[usize; L]> {
+    let mut low = rng.next_u64();
+    let mut partners = [0usize; L];
+    for (step, partner) in partners.iter_mut().enumerate() {
+        let wide = u128::from(low) * u128::from((top - step) as u64 + 1);
+        *partner = (wide >> 64) as usize;
+        low = wide as u64;
+    }
+    if low < BATCH_LIMIT {
+        let product: u64 = (0..L).map(|step| (top - step) as u64 + 1).product();
+        if low < product.wrapping_neg() % product {
+            return None;
+        }
+    }
+    Some(partners)
+}
+
+/// `TOP_LIMITS[len]`: the largest position whose batch holds `len`
+/// positions, i.e. the largest `t` with `(t + 1) t ... (t + 2 - len) <=
+/// BATCH_LIMIT`. Decreasing in `len`; `TOP_LIMITS[8]` is below 256, so
+/// above the table a batch holds 1 to 7 positions.
+static TOP_LIMITS: [u64; 9] = {
+    let mut limits = [0u64; 9];
+    let mut len = 1;
+    while len < 9 {
+        let (mut low, mut high) = (0u64, BATCH_LIMIT);
+        while low < high {
+            let mid = low + (high - low).div_ceil(2);
+            let mut product: u128 = 1;
+            let mut factor = 0;
+            while factor < len && product <= BATCH_LIMIT as u128 {
+                product *= (mid + 1 - factor as u64) as u128;
+                factor += 1;
+            }
+            if product <= BATCH_LIMIT as u128 {
+                low = mid;
+            } else {
+                high = mid - 1;
+            }
+        }
+        limits[len] = low;
+        len += 1;
+    }
+    limits
+};
+
+/// The batch length at position `top` (at least 256, below
+/// [`BATCH_LIMIT`]): the largest `len` with `top <= TOP_LIMITS[len]`.
+#[inline]
+fn stretch_len(top: usize) -> usize {
+    (2..=7)
+        .take_while(|&len| top as u64 <= TOP_LIMITS[len])
+        .last()
+        .unwrap_or(1)
 }
 
 /// The batch that starts at position `top` of Durstenfeld's loop: how many
@@ -161,6 +276,16 @@ mod tests {
     #[allow(unused_imports)]
     use crate::test_prelude::*;
 
+    fn durstenfeld_in_cache<T>(slice: &mut [T], rng: &mut crate::DefaultRng) {
+        draw_partners(slice, rng, &mut SwapAtOnce);
+    }
+
+    fn durstenfeld_prefetched<T>(slice: &mut [T], rng: &mut crate::DefaultRng) {
+        let mut pipeline = Pipeline::new(slice.len());
+        draw_partners(slice, rng, &mut pipeline);
+        pipeline.finish(slice);
+    }
+
     /// Durstenfeld's loop written plainly on top of `for_each_below`.
     fn reference<T>(slice: &mut [T], rng: &mut crate::DefaultRng) {
         let n = slice.len();
@@ -198,8 +323,29 @@ mod tests {
     }
 
     #[test]
+    fn stretch_lengths_are_the_batch_lengths() {
+        assert_eq!(
+            &TOP_LIMITS[1..],
+            &[
+                (1 << 58) - 1,
+                536_870_911,
+                660_561,
+                23_170,
+                3_105,
+                814,
+                314,
+                154
+            ]
+        );
+        let edges = TOP_LIMITS[2..8].iter().flat_map(|&t| [t - 1, t, t + 1]);
+        for top in (256..5000).chain(edges.map(|t| t as usize)) {
+            assert_eq!(stretch_len(top), batch_from(top).0, "top {top}");
+        }
+    }
+
+    #[test]
     fn prefetched_and_in_cache_loops_give_the_same_permutation() {
-        for n in [2, 3, 57, 4096, 300_001] {
+        for n in [2, 3, 57, 257, 316, 4096, 23_172, 300_001, 700_000] {
             let mut a: Vec<u64> = (0..n).collect();
             let mut b = a.clone();
             let mut rng_a = Seed::from_text("two loops").rng();
