@@ -11,22 +11,83 @@
 use rand_core::Rng;
 
 use crate::bounded::{BATCH_LIMIT, MAX_BATCH, accepted_word, below};
-use crate::prefetch::prefetch;
+use crate::prefetch::{prefetch, prefetch_at};
 
 /// Durstenfeld's loop itself, with batched bounded draws: the small-slice
-/// branch of [`shuffle`](crate::shuffle) and the base case of the scatter.
+/// branch of [`shuffle`](crate::shuffle).
 #[inline]
 pub(crate) fn durstenfeld<T, R: Rng + ?Sized>(slice: &mut [T], rng: &mut R) {
+    durstenfeld_fetching_next(slice, rng, 0);
+}
+
+/// [`durstenfeld`] that also brings the `next_bytes` bytes after the end of
+/// `slice` into the cache, a line at a time spread over its swaps: the
+/// scatter's next bucket then arrives while this one is shuffled, instead
+/// of being waited for. The lines are only hinted, never read.
+#[inline]
+pub(crate) fn durstenfeld_fetching_next<T, R: Rng + ?Sized>(
+    slice: &mut [T],
+    rng: &mut R,
+    next_bytes: usize,
+) {
     // The draws are exactly those of `for_each_below` with the bounds
     // `n, n-1, ..., 2` (same batches, same words, same rejections); a word
     // is tested for rejection (less than one chance in 2^6) before any of
     // its swaps.
+    let fetch = FetchNext::after(slice, next_bytes);
     if slice.len().saturating_mul(size_of::<T>()) >= PREFETCH_MIN_BYTES {
-        let mut pipeline = Pipeline::new(slice.len());
-        draw_partners(slice, rng, &mut pipeline);
-        pipeline.finish(slice);
+        let mut swaps = (Pipeline::new(slice.len()), fetch);
+        draw_partners(slice, rng, &mut swaps);
+        swaps.0.finish(slice);
+    } else if next_bytes > 0 {
+        draw_partners(slice, rng, &mut (SwapAtOnce, fetch));
     } else {
         draw_partners(slice, rng, &mut SwapAtOnce);
+    }
+}
+
+/// Hints the lines after a slice into the cache, one every `every` swaps
+/// (so that they are spread evenly over the slice's shuffle).
+struct FetchNext {
+    next: *const u8,
+    end: *const u8,
+    every: usize,
+    countdown: usize,
+}
+
+impl FetchNext {
+    fn after<T>(slice: &[T], bytes: usize) -> FetchNext {
+        let start = slice.as_ptr_range().end.cast::<u8>();
+        let lines = bytes.div_ceil(64).max(1);
+        let every = (slice.len() / lines).max(1);
+        FetchNext {
+            next: start,
+            end: start.wrapping_add(bytes),
+            every,
+            countdown: every,
+        }
+    }
+}
+
+impl<T> Swaps<T> for FetchNext {
+    #[inline(always)]
+    fn swap(&mut self, _: &mut [T], _: usize, _: usize) {
+        self.countdown -= 1;
+        if self.countdown == 0 {
+            self.countdown = self.every;
+            if self.next < self.end {
+                prefetch_at(self.next, 0, 0);
+                self.next = self.next.wrapping_add(64);
+            }
+        }
+    }
+}
+
+impl<T, A: Swaps<T>, B: Swaps<T>> Swaps<T> for (A, B) {
+    #[inline(always)]
+    fn swap(&mut self, slice: &mut [T], pos: usize, partner: usize) {
+        self.0.swap(slice, pos, partner);
+        self.1.swap(slice, pos, partner);
     }
 }
 

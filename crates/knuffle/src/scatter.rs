@@ -63,7 +63,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 
 use crate::distribute::{Plan, Stripe, capped_block, distribute};
-use crate::durstenfeld::durstenfeld;
+use crate::durstenfeld::{durstenfeld, durstenfeld_fetching_next};
 use crate::labels::{LabelStream, MAX_LABEL_BITS, region_starts};
 use crate::prefetch::prefetch;
 use crate::walk::{count_labels, walk};
@@ -269,7 +269,9 @@ pub(crate) fn shuffle_node<T, E: Executor<T>>(
             for index in (0..len).step_by((64 / size_of::<T>().max(1)).max(1)) {
                 prefetch(slice, index, 0);
             }
-            durstenfeld(slice, &mut rng);
+            // The next bucket (in memory, and usually the next one this
+            // thread shuffles) comes in while this one is shuffled.
+            durstenfeld_fetching_next(slice, &mut rng, len * size_of::<T>());
         }
         return;
     }
