@@ -271,7 +271,7 @@ pub(crate) fn shuffle_node<T, E: Executor<T>>(
             }
             // The next bucket (in memory, and usually the next one this
             // thread shuffles) comes in while this one is shuffled.
-            durstenfeld_fetching_next(slice, &mut rng, len * size_of::<T>());
+            durstenfeld_fetching_next(slice, &mut rng, size_of_val(slice));
         }
         return;
     }
