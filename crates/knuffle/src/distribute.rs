@@ -334,6 +334,14 @@ pub(crate) fn distribute<T>(
     starts
 }
 
+/// Hints every cache line of the `bytes` bytes at `start` into the cache.
+#[inline]
+fn prefetch_block<T>(start: *const T, bytes: usize) {
+    for offset in (0..bytes).step_by(64) {
+        prefetch_at(start, 0, offset);
+    }
+}
+
 /// Which block slots hold a full block after classification.
 struct SlotMap {
     block: usize,
@@ -380,6 +388,7 @@ fn permute_blocks<T>(
         // SAFETY: callers only pass complete slots.
         unsafe { base.add(slot * block) }
     };
+    let block_bytes = block * size_of::<T>();
     for primary in 0..k {
         while read_end[primary] > write[primary] {
             read_end[primary] -= 1;
@@ -392,6 +401,10 @@ fn permute_blocks<T>(
                 write[primary] += 1;
                 continue;
             }
+            // The next source (read from the back) comes in meanwhile.
+            if source > 0 {
+                prefetch_block(slot_ptr(source - 1), block_bytes);
+            }
             // SAFETY: a complete slot; `carry` has room for a block.
             unsafe {
                 ptr::copy_nonoverlapping(slot_ptr(source), carry.as_mut_ptr().cast::<T>(), block)
@@ -400,6 +413,20 @@ fn permute_blocks<T>(
                 let dest = write[bucket];
                 write[bucket] += 1;
                 debug_assert!(dest < first_slot[bucket + 1], "bucket overfull");
+                // The chain's next two slots are known from the tags
+                // alone (as hints: a chain may end sooner): they come in
+                // while this one is exchanged, instead of one miss after
+                // the other.
+                let mut ahead = dest;
+                for _ in 0..2 {
+                    if ahead >= slots.complete {
+                        break;
+                    }
+                    ahead = write[usize::from(tags[ahead])];
+                    if ahead < slots.complete {
+                        prefetch_block(slot_ptr(ahead), block_bytes);
+                    }
+                }
                 if dest >= slots.complete {
                     // SAFETY: two separate buffers of a block each.
                     unsafe {
