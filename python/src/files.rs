@@ -74,6 +74,8 @@ impl FileJob {
                 repeat,
                 memory,
                 temp_dir,
+                // Python has no SIGBUS handler: a private copy.
+                map_input: false,
             },
         })
     }

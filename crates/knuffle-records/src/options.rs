@@ -23,6 +23,14 @@ pub struct Options {
     pub memory: Option<u64>,
     /// `-T DIR`: where temporary files go (`None`: `$TMPDIR`, else `/tmp`).
     pub temp_dir: Option<PathBuf>,
+    /// Read a single regular input file held in memory through a map of
+    /// the page cache's own pages instead of a private copy: no copy and
+    /// no fresh memory to clear, so faster (figures in BENCHMARKS.md). A
+    /// file that shrinks while mapped (or a read error on it) raises
+    /// `SIGBUS`, which kills the process unless it handles the signal: set
+    /// this only in a program that reports `SIGBUS` (the command line
+    /// does). Never used when the output could overwrite the input.
+    pub map_input: bool,
 }
 
 impl Default for Options {
@@ -34,6 +42,7 @@ impl Default for Options {
             repeat: false,
             memory: None,
             temp_dir: None,
+            map_input: false,
         }
     }
 }

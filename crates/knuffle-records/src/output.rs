@@ -132,6 +132,31 @@ impl<'a> OutputPlan<'a> {
 }
 
 impl OutputPlan<'_> {
+    /// Whether writing the output could change `file` (an input): `-o`
+    /// names the same file, or standard output is it (`1<> FILE`). A
+    /// caller's writer is not a file.
+    pub fn could_overwrite(&self, file: &File) -> bool {
+        use std::os::fd::AsFd;
+        let Ok(input) = file.metadata() else {
+            return true;
+        };
+        let same = |meta: fs::Metadata| meta.dev() == input.dev() && meta.ino() == input.ino();
+        if self.writer.borrow().is_some() {
+            return false;
+        }
+        match self.path {
+            Some(name) => fs::metadata(name).is_ok_and(same),
+            None => std::io::stdout()
+                .as_fd()
+                .try_clone_to_owned()
+                .map(File::from)
+                .and_then(|out| out.metadata())
+                .is_ok_and(same),
+        }
+    }
+}
+
+impl OutputPlan<'_> {
     /// Reports the error opening the output would report, without
     /// creating, truncating or blocking on anything: for the failures GNU
     /// reports after opening its output (`-r -o DIR` with no lines says

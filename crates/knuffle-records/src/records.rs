@@ -123,6 +123,19 @@ fn shuffle_files_in_memory(run: &mut Run<'_, '_>, opened: Vec<Opened>) -> Result
     let delimiter = run.options.delimiter;
     if let Some((file, offset, remaining)) = input::single_regular(&opened) {
         let len = usize::try_from(remaining).map_err(|_| Error::OutOfMemory)?;
+        if run.options.map_input && !run.output.could_overwrite(file) {
+            if u32::try_from(len).is_ok() {
+                if let Some((bytes, starts)) =
+                    input::map_indexed::<u32>(file, offset, len, delimiter, run.progress)?
+                {
+                    return shuffle_lines(run, &bytes, starts);
+                }
+            } else if let Some((bytes, starts)) =
+                input::map_indexed::<u64>(file, offset, len, delimiter, run.progress)?
+            {
+                return shuffle_lines(run, &bytes, starts);
+            }
+        }
         // Positioned reads leave the file's cursor alone, so a file shorter
         // than its reported size (`None`) is simply read again below.
         if u32::try_from(len).is_ok() {

@@ -15,6 +15,7 @@
 //! | `options.rs` | the option table and a getopt_long-compatible parser (GNU's messages) |
 //! | `help.rs` | `--help`, `--version` |
 //! | `numbers.rs` | fast decimal formatting for `-i` |
+//! | `mapped_input.rs` | a mapped input file that shrank, reported (`SIGBUS`) |
 //! | `progress_bar.rs` | the progress bar on a terminal, fed by the library's reports |
 //! | `modes.rs` | the three input kinds: FILEs to `knuffle_records`, `-e` and `-i` to its engine |
 //!
@@ -29,6 +30,7 @@ use std::path::Path;
 
 mod errors;
 mod help;
+mod mapped_input;
 mod memory_option;
 mod modes;
 mod numbers;

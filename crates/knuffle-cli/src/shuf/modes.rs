@@ -62,6 +62,9 @@ impl<'a> Run<'a> {
             repeat: options.repeat,
             memory: options.memory,
             temp_dir: options.temp_dir.as_ref().map(Into::into),
+            // A single regular FILE is read from the page cache directly;
+            // `mapped_input` reports the file shrinking meanwhile.
+            map_input: true,
         }
     }
 
@@ -144,6 +147,9 @@ fn files(run: &Run<'_>, names: &[OsString]) -> Result<(), CliError> {
             "{}: warning: --memory does not apply with {why}: the input is read into memory as GNU shuf does",
             run.program
         );
+    }
+    if let [name] = names {
+        super::mapped_input::report_sigbus_for(run.program, name);
     }
     let mut randomness = run.unopened_randomness()?;
     knuffle_records::shuffle_records_planned(

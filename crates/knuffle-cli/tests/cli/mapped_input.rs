@@ -1,0 +1,62 @@
+//! A single regular FILE is read straight from the page cache (a map, no
+//! copy): the same order as any other way of reading it, never a map when
+//! the output could overwrite the input, and a file that shrinks under
+//! the map is a clear read error with status 1, not a "Bus error".
+
+use std::io::Read;
+use std::process::Stdio;
+
+use crate::support::external::{knuffle, numbered_lines, read_all, run_ok};
+use crate::support::heavy;
+use tempfile::TempDir;
+
+#[test]
+fn a_mapped_file_gives_the_order_of_a_pipe_and_survives_being_its_own_output() {
+    let dir = TempDir::new().unwrap();
+    let input = numbered_lines(300_000);
+    let file = dir.path().join("lines.txt");
+    std::fs::write(&file, &input).unwrap();
+    let name = file.to_str().unwrap();
+    let piped = run_ok(&["--seed", "map"], &input);
+    assert_ne!(piped, input);
+    assert_eq!(run_ok(&["--seed", "map", name], b""), piped);
+    // `-o FILE FILE`: FILE is read as a copy, and replaced at the end.
+    run_ok(&["--seed", "map", "-o", name, name], b"");
+    assert_eq!(std::fs::read(&file).unwrap(), piped);
+}
+
+#[test]
+fn a_file_that_shrinks_while_mapped_is_a_read_error() {
+    let _heavy = heavy();
+    let dir = TempDir::new().unwrap();
+    let file = dir.path().join("shrinking.txt");
+    // 60 MB: far more output than a pipe and the writer's blocks hold, so
+    // knuffle is still reading lines from the map when the file shrinks.
+    let input = numbered_lines(1_400_000);
+    assert!(input.len() > 60_000_000);
+    std::fs::write(&file, &input).unwrap();
+    let mut child = knuffle()
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 1];
+    stdout.read_exact(&mut first).unwrap(); // mapped, and writing
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_len(10)
+        .unwrap();
+    let written = read_all(stdout);
+    let status = child.wait().unwrap();
+    let stderr = String::from_utf8_lossy(&read_all(child.stderr.take().unwrap())).into_owned();
+    assert_eq!(status.code(), Some(1), "stderr: {stderr}");
+    assert!(
+        stderr.contains("shrinking.txt: read error: the file shrank"),
+        "{stderr}"
+    );
+    assert!(written.len() < input.len(), "the whole output was written");
+}
