@@ -7,6 +7,7 @@
 //! cargo bench -p knuffle-benches --bench shuffle -- --quick   # n up to 10^7, fewer repetitions
 //! cargo bench -p knuffle-benches --bench shuffle -- --only 100000000
 //! cargo bench -p knuffle-benches --bench shuffle -- --only 300000000  # any n (u64)
+//! cargo bench -p knuffle-benches --bench shuffle -- --only 1000000000 --u32  # any n of u32
 //! cargo bench -p knuffle-benches --bench shuffle -- --rip-bias   # rip_shuffle's first-position bias
 //! ```
 //!
@@ -25,18 +26,22 @@ const SEED: u64 = 0x5eed_cafe_f00d_d00d;
 
 struct Options {
     quick: bool,
+    /// `--u32`: the `--only` size with u32 elements instead of u64.
+    u32: bool,
     only: Option<usize>,
     rip_bias: bool,
 }
 
 fn options() -> Options {
     let mut quick = false;
+    let mut u32 = false;
     let mut only = None;
     let mut rip_bias = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--quick" => quick = true,
+            "--u32" => u32 = true,
             "--rip-bias" => rip_bias = true,
             "--only" => {
                 let value = args.next().expect("--only needs a size");
@@ -48,6 +53,7 @@ fn options() -> Options {
     }
     Options {
         quick,
+        u32,
         only,
         rip_bias,
     }
@@ -290,14 +296,16 @@ fn main() {
         &[1_000, 100_000, 1_000_000, 10_000_000, 100_000_000]
     };
     // `--only` another size: that size alone (e.g. 3 x 10^8, where the
-    // scatter starts with the walk: more than 2^21 blocks of 128).
+    // scatter is one level of 256 buckets of up to 16 MiB).
     let other;
     if let Some(only) = options.only.filter(|n| *n != 52 && !sizes.contains(n)) {
         other = [only];
         sizes = &other;
     }
     let reps_for = |n: usize| -> usize {
-        let base = if n >= 100_000_000 {
+        let base = if n >= 500_000_000 {
+            3
+        } else if n >= 100_000_000 {
             7
         } else if n >= 10_000_000 {
             11
@@ -315,7 +323,11 @@ fn main() {
             continue;
         }
         let reps = reps_for(n);
-        bench_array::<u64>("u64", n, reps, |i| i as u64);
+        if options.u32 {
+            bench_array::<u32>("u32", n, reps, |i| i as u32);
+        } else {
+            bench_array::<u64>("u64", n, reps, |i| i as u64);
+        }
     }
     if options.only.is_none() || options.only == Some(10_000_000) {
         bench_array::<[u64; 4]>("[u64; 4]", 10_000_000, reps_for(10_000_000), |i| {

@@ -67,7 +67,7 @@
 //!    `labels` (the keystream that gives each position its bucket), then
 //!    `durstenfeld` (the in-place loop with batched draws), `distribute`
 //!    (block distribution after IPS4o) and `walk` (American-flag walk for
-//!    nodes above 2^21 blocks), then `scatter` (the recursion into random
+//!    nodes above 2^23 blocks), then `scatter` (the recursion into random
 //!    buckets, Sandelius 1962 / Sanders 1998) and `parallel` (the same on
 //!    rayon's pool).
 //! 3. **Algorithms**: `shuffle` (the Fisher–Yates family: [`shuffle`],
@@ -84,7 +84,7 @@
 //!
 //! Slices larger than the cache are shuffled by an in-place scatter into
 //! random buckets (counted multinomial bucket sizes, a block distribution,
-//! preceded for nodes above 2^21 blocks by an American-flag walk, then
+//! preceded for nodes above 2^23 blocks by an American-flag walk, then
 //! each bucket shuffled), just as exactly uniform, with a few MiB of extra
 //! memory per thread whatever the length; [`par_shuffle`] (feature
 //! `parallel`) gives the same permutation on rayon's thread pool. The

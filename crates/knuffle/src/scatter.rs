@@ -38,14 +38,14 @@
 //! written back as blocks, the blocks permuted into their regions, the
 //! leftovers put in the regions' ends. That needs one byte per block for
 //! its bucket (its tag), so a distribution is only used for nodes of at
-//! most `max_blocks` blocks (2^21: at most 2 MiB of tags; 2^28 elements
-//! of up to 8 bytes, 2 GiB of elements whose size is a power of two from
+//! most `max_blocks` blocks (2^23: at most 8 MiB of tags; 2^30 elements
+//! of up to 8 bytes, 8 GiB of elements whose size is a power of two from
 //! 8 bytes to 1 KiB). A larger node is first split into 64 or more buckets
 //! by a cycle walk that needs O(buckets) memory (module `walk`: slower per
 //! element than the distribution, and on one thread, so it only runs on
 //! nodes that large; figures in BENCHMARKS.md). Extra memory, whatever
 //! the length: per node being distributed, the buffers (8 stripes x up to
-//! 256 buckets x 1 KiB: 2 MiB) and at most 2 MiB of tags, plus O(buckets)
+//! 256 buckets x 1 KiB: 2 MiB) and at most 8 MiB of tags, plus O(buckets)
 //! counters per level; `par_shuffle` distributes up to one node per thread
 //! at a time. Where an element lands inside its region depends on the
 //! labels only, never on the data or the threads.
@@ -81,8 +81,13 @@ const STREAM_BASE: u64 = 2;
 const DIRECT_BYTES: usize = 16 << 20;
 /// Buckets of at most this many bytes are shuffled by Durstenfeld's loop
 /// (prefetching beyond 1 MiB): one level of scatter then covers up to
-/// 1 GiB; a second level would cost another pass over the data.
-const BASE_BYTES: usize = 4 << 20;
+/// 4 GiB; a second level would cost two more passes over the data, more
+/// than Durstenfeld's loop loses on buckets in the level-3 cache
+/// (figures in BENCHMARKS.md).
+const BASE_BYTES: usize = 16 << 20;
+/// Within the levels it needs, the scatter aims at buckets of this many
+/// bytes: Durstenfeld's loop is fastest in the level-2 cache.
+const TARGET_BYTES: usize = 256 << 10;
 /// Blocks of the distribution hold this many bytes (of the size class).
 const BLOCK_BYTES: usize = 1 << 10;
 /// Stripes per node: classification runs on up to this many threads.
@@ -94,11 +99,11 @@ const MAX_BITS: u32 = MAX_LABEL_BITS;
 /// buckets are slow (timings per bucket count in BENCHMARKS.md), and
 /// smaller buckets are distributed faster afterwards.
 const WALK_MIN_BITS: u32 = 6;
-/// At most this many blocks (tags) per block distribution: at most 2 MiB
-/// of tags, as much as the buffers take (nodes of up to 2^28 elements of
-/// up to 8 bytes, 2 GiB for larger ones). Larger nodes are first split by
-/// the walk.
-const MAX_BLOCKS: usize = 1 << 21;
+/// At most this many blocks (tags) per block distribution: at most 8 MiB
+/// of tags (nodes of up to 2^30 elements of up to 8 bytes, 8 GiB for
+/// larger ones). Larger nodes are first split by the walk, which is much
+/// slower per element (figures in BENCHMARKS.md).
+const MAX_BLOCKS: usize = 1 << 23;
 
 /// The switch points of [`shuffle`](crate::shuffle). Public only so that
 /// tests can drive every branch with small inputs; the defaults are what
@@ -112,6 +117,9 @@ pub struct ShuffleConfig {
     /// Inside the scatter, buckets of at most this many elements are
     /// shuffled by Durstenfeld's loop (at least 1).
     pub base_len: usize,
+    /// Within the levels that `base_len` needs, the buckets aim at this
+    /// many elements (0 counts as 1).
+    pub target_len: usize,
     /// At most `2^max_bits` buckets per level (1 to 8: a label is one
     /// keystream byte, a block's tag one byte).
     pub max_bits: u32,
@@ -148,6 +156,7 @@ impl ShuffleConfig {
                 DIRECT_BYTES / class
             },
             base_len: BASE_BYTES / class,
+            target_len: TARGET_BYTES / class,
             max_bits: MAX_BITS,
             block_len: (BLOCK_BYTES / class).max(1),
             stripes: STRIPES,
@@ -320,7 +329,7 @@ fn child_keys(key: [u8; 32], buckets: usize) -> Vec<[u8; 32]> {
 /// First the number of levels: as few as bring the buckets down to
 /// `base_len` with at most `2^max_bits` buckets per level (each level is a
 /// whole pass over the data). Then, within that many levels, the buckets
-/// aim at `base_len / 16` elements (256 KiB by default: Durstenfeld's loop
+/// aim at `target_len` elements (256 KiB by default: Durstenfeld's loop
 /// is fastest in the level-2 cache), the bits spread evenly over the
 /// levels.
 fn bits_for(len: usize, config: &ShuffleConfig) -> u32 {
@@ -328,7 +337,7 @@ fn bits_for(len: usize, config: &ShuffleConfig) -> u32 {
     let levels = bits_to_reach(config.base_len)
         .div_ceil(config.max_bits)
         .max(1);
-    bits_to_reach(config.base_len / 16)
+    bits_to_reach(config.target_len)
         .div_ceil(levels)
         .clamp(1, config.max_bits)
 }

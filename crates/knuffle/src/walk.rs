@@ -23,8 +23,8 @@
 //! bytes). Each element is read and written about once, but the walk jumps
 //! between `buckets` streams and runs on one thread: it is slower per
 //! element than the block distribution, which is why it only splits nodes
-//! above the cap (2^21 blocks by default: 2^28 elements of up to 8 bytes,
-//! 2 GiB of larger ones), into enough buckets (at least 64) to bring them
+//! above the cap (2^23 blocks by default: 2^30 elements of up to 8 bytes,
+//! 8 GiB of larger ones), into enough buckets (at least 64) to bring them
 //! well under it.
 
 use alloc::vec;

@@ -102,11 +102,12 @@ fn other_algorithms() {
     );
 }
 
-/// The large-array (scatter) path: 2^20 `u32` with the default bucket
-/// sizes (the scatter forced: by default it starts past 16 MiB), and a
-/// forced four-level scatter, and the same with walks. FNV-1a over the
-/// whole output; the caller's generator only gives a 256-bit key (4
-/// words).
+/// The large-array (scatter) path: 2^22 `u32` with the default
+/// configuration (16 MiB of size class: the scatter's root, then buckets
+/// of about 2^15), 2^20 `u32` with 4 MiB buckets (the scatter forced: by
+/// default it starts past 16 MiB), a forced four-level scatter, and the
+/// same with walks. FNV-1a over the whole output; the caller's generator
+/// only gives a 256-bit key (4 words).
 #[test]
 fn large_array_path() {
     let fnv = |values: &mut dyn Iterator<Item = u64>| {
@@ -114,10 +115,25 @@ fn large_array_path() {
             (h ^ x).wrapping_mul(0x0100_0000_01b3)
         })
     };
+    let mut rng = Seed::from_text("golden-large-default").rng();
+    let mut v: Vec<u32> = (0..(1 << 22) + 1).collect();
+    knuffle::shuffle(&mut v, &mut rng);
+    assert_eq!(
+        v[..8],
+        [
+            3400286, 2435798, 1299677, 409146, 4125370, 3192617, 2911637, 1204075
+        ]
+    );
+    assert_eq!(
+        fnv(&mut v.iter().map(|&x| u64::from(x))),
+        0x3c21_cd6b_05c3_4745
+    );
+
     let mut rng = Seed::from_text("golden-large").rng();
     let mut v: Vec<u32> = (0..1 << 20).collect();
     let config = knuffle::ShuffleConfig {
         direct_len: 0,
+        base_len: 1 << 19,
         ..knuffle::ShuffleConfig::for_type::<u32>()
     };
     knuffle::shuffle_with_config(&mut v, &mut rng, &config);
@@ -134,6 +150,7 @@ fn large_array_path() {
     let config = knuffle::ShuffleConfig {
         direct_len: 0,
         base_len: 1000,
+        target_len: 1000 / 16,
         max_bits: 4,
         block_len: 8,
         stripes: 3,

@@ -50,6 +50,7 @@ fn par_shuffle_equals_shuffle_with_deep_recursion() {
         ShuffleConfig {
             direct_len: 0,
             base_len: 1,
+            target_len: 1 / 16,
             max_bits: 1,
             block_len: 1,
             stripes: 3,
@@ -58,6 +59,7 @@ fn par_shuffle_equals_shuffle_with_deep_recursion() {
         ShuffleConfig {
             direct_len: 10,
             base_len: 7,
+            target_len: 7 / 16,
             max_bits: 3,
             block_len: 2,
             stripes: 5,
@@ -66,6 +68,7 @@ fn par_shuffle_equals_shuffle_with_deep_recursion() {
         ShuffleConfig {
             direct_len: 100,
             base_len: 64,
+            target_len: 64 / 16,
             max_bits: 8,
             block_len: 4,
             stripes: 8,
@@ -75,6 +78,7 @@ fn par_shuffle_equals_shuffle_with_deep_recursion() {
         ShuffleConfig {
             direct_len: 0,
             base_len: 16,
+            target_len: 16 / 16,
             max_bits: 4,
             block_len: 4,
             stripes: 3,
@@ -107,6 +111,7 @@ fn par_shuffle_equals_shuffle_through_a_walk_counted_in_pieces() {
     let config = ShuffleConfig {
         direct_len: 0,
         base_len: 4096,
+        target_len: 4096 / 16,
         max_bits: 8,
         block_len: 64,
         stripes: 8,

@@ -145,6 +145,7 @@ fn positions_are_uniform_at_2_pow_20() {
 const DEEP: ShuffleConfig = ShuffleConfig {
     direct_len: 0,
     base_len: 4096,
+    target_len: 4096 / 16,
     max_bits: 3,
     block_len: 16,
     stripes: 8,

@@ -15,6 +15,7 @@ use knuffle::{Seed, ShuffleConfig, below, shuffle_with_config};
 const BINARY: ShuffleConfig = ShuffleConfig {
     direct_len: 0,
     base_len: 1,
+    target_len: 1 / 16,
     max_bits: 1,
     block_len: 1,
     stripes: 3,
@@ -24,6 +25,7 @@ const BINARY: ShuffleConfig = ShuffleConfig {
 const QUAD_BASE2: ShuffleConfig = ShuffleConfig {
     direct_len: 1,
     base_len: 2,
+    target_len: 2 / 16,
     max_bits: 2,
     block_len: 2,
     stripes: 2,
@@ -33,6 +35,7 @@ const QUAD_BASE2: ShuffleConfig = ShuffleConfig {
 const WIDE: ShuffleConfig = ShuffleConfig {
     direct_len: 2,
     base_len: 1,
+    target_len: 1 / 16,
     max_bits: 8,
     block_len: 1,
     stripes: 1,
@@ -44,6 +47,7 @@ const WIDE: ShuffleConfig = ShuffleConfig {
 const WALKED: ShuffleConfig = ShuffleConfig {
     direct_len: 0,
     base_len: 1,
+    target_len: 1 / 16,
     max_bits: 2,
     block_len: 1,
     stripes: 2,
@@ -156,6 +160,7 @@ fn scatter_path_output_is_a_permutation_for_many_shapes() {
         ShuffleConfig {
             direct_len: 0,
             base_len: 3,
+            target_len: 3 / 16,
             max_bits: 8,
             block_len: 2,
             stripes: 3,
@@ -164,6 +169,7 @@ fn scatter_path_output_is_a_permutation_for_many_shapes() {
         ShuffleConfig {
             direct_len: 0,
             base_len: 5,
+            target_len: 5 / 16,
             max_bits: 3,
             block_len: 4,
             stripes: 4,
@@ -197,6 +203,7 @@ fn a_zero_base_len_is_refused() {
     let config = ShuffleConfig {
         direct_len: 0,
         base_len: 0,
+        target_len: 0,
         max_bits: 2,
         block_len: 2,
         stripes: 2,
@@ -230,6 +237,7 @@ fn a_scatter_inside_a_destructor_during_unwinding_completes() {
             let config = ShuffleConfig {
                 direct_len: 0,
                 base_len: 4,
+                target_len: 4 / 16,
                 max_bits: 2,
                 block_len: 2,
                 stripes: 2,
@@ -255,6 +263,7 @@ fn a_block_longer_than_the_slice_is_harmless() {
     let config = ShuffleConfig {
         direct_len: 0,
         base_len: 1,
+        target_len: 1 / 16,
         max_bits: 1,
         block_len: 1 << 63,
         stripes: 1,
