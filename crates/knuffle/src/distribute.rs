@@ -378,12 +378,8 @@ fn permute_blocks<T>(
         .map(|&end| end.min(slots.complete))
         .collect();
     let mut carry: Vec<MaybeUninit<T>> = Vec::with_capacity(block);
-    let mut spare: Vec<MaybeUninit<T>> = Vec::with_capacity(block);
     // SAFETY: `MaybeUninit` needs no initialization.
-    unsafe {
-        carry.set_len(block);
-        spare.set_len(block);
-    }
+    unsafe { carry.set_len(block) };
     let slot_ptr = |slot: usize| {
         // SAFETY: callers only pass complete slots.
         unsafe { base.add(slot * block) }
@@ -437,13 +433,11 @@ fn permute_blocks<T>(
                 let target = slot_ptr(dest);
                 if dest < read_end[bucket] && slots.is_full(dest) {
                     // An unread block: exchange it for the carried one.
-                    // SAFETY: complete slot; `spare` and `carry` are
-                    // separate buffers of a block each.
+                    // SAFETY: a complete slot of the array and `carry`, a
+                    // separate buffer of a block.
                     unsafe {
-                        ptr::copy_nonoverlapping(target, spare.as_mut_ptr().cast::<T>(), block);
-                        ptr::copy_nonoverlapping(carry.as_ptr().cast::<T>(), target, block);
+                        ptr::swap_nonoverlapping(carry.as_mut_ptr().cast::<T>(), target, block);
                     }
-                    core::mem::swap(&mut carry, &mut spare);
                     bucket = usize::from(tags[dest]);
                 } else {
                     // SAFETY: complete slot, empty or already read.
