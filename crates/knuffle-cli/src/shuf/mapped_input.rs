@@ -16,11 +16,12 @@ use super::quote::quotef;
 /// The whole message, written by the handler with one `write(2)`.
 static MESSAGE: OnceLock<Box<[u8]>> = OnceLock::new();
 
-/// Reports `SIGBUS` as a read error of `name` from now on.
-pub fn report_sigbus_for(program: &str, name: &OsStr) {
+/// Reports `SIGBUS` as a read error of the FILE `name` (`None`: standard
+/// input) from now on.
+pub fn report_sigbus_for(program: &str, name: Option<&OsStr>) {
+    let what = name.map_or_else(|| "standard input".to_string(), quotef);
     let text = format!(
-        "{program}: {}: read error: the file shrank or could not be read while it was being shuffled\n",
-        quotef(name)
+        "{program}: {what}: read error: the file shrank or could not be read while it was being shuffled\n"
     );
     if MESSAGE.set(text.into_bytes().into_boxed_slice()).is_err() {
         return; // installed already

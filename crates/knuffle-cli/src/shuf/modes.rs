@@ -148,8 +148,13 @@ fn files(run: &Run<'_>, names: &[OsString]) -> Result<(), CliError> {
             run.program
         );
     }
-    if let [name] = names {
-        super::mapped_input::report_sigbus_for(run.program, name);
+    // A single input that is a regular file is mapped (standard input too,
+    // when it is redirected from one).
+    match names {
+        [] => super::mapped_input::report_sigbus_for(run.program, None),
+        [name] if name != "-" => super::mapped_input::report_sigbus_for(run.program, Some(name)),
+        [_] => super::mapped_input::report_sigbus_for(run.program, None),
+        _ => {}
     }
     let mut randomness = run.unopened_randomness()?;
     knuffle_records::shuffle_records_planned(

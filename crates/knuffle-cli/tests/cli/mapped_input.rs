@@ -27,6 +27,17 @@ fn a_mapped_file_gives_the_order_of_a_pipe_and_survives_being_its_own_output() {
 
 #[test]
 fn a_file_that_shrinks_while_mapped_is_a_read_error() {
+    shrink_while_mapped(false, "shrinking.txt: read error: the file shrank");
+}
+
+#[test]
+fn standard_input_from_a_file_that_shrinks_is_a_read_error() {
+    shrink_while_mapped(true, "standard input: read error: the file shrank");
+}
+
+/// Starts knuffle on a 60 MB file (as FILE, or as standard input), waits
+/// for its first output byte, truncates the file, and checks the error.
+fn shrink_while_mapped(as_stdin: bool, expected: &str) {
     let _heavy = heavy();
     let dir = TempDir::new().unwrap();
     let file = dir.path().join("shrinking.txt");
@@ -35,8 +46,13 @@ fn a_file_that_shrinks_while_mapped_is_a_read_error() {
     let input = numbered_lines(1_400_000);
     assert!(input.len() > 60_000_000);
     std::fs::write(&file, &input).unwrap();
-    let mut child = knuffle()
-        .arg(&file)
+    let mut command = knuffle();
+    if as_stdin {
+        command.stdin(std::fs::File::open(&file).unwrap());
+    } else {
+        command.arg(&file);
+    }
+    let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -54,9 +70,6 @@ fn a_file_that_shrinks_while_mapped_is_a_read_error() {
     let status = child.wait().unwrap();
     let stderr = String::from_utf8_lossy(&read_all(child.stderr.take().unwrap())).into_owned();
     assert_eq!(status.code(), Some(1), "stderr: {stderr}");
-    assert!(
-        stderr.contains("shrinking.txt: read error: the file shrank"),
-        "{stderr}"
-    );
+    assert!(stderr.contains(expected), "{stderr}");
     assert!(written.len() < input.len(), "the whole output was written");
 }
