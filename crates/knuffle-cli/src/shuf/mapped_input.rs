@@ -4,9 +4,13 @@
 //! (another process truncated it meanwhile) or a page the disk cannot
 //! deliver raises `SIGBUS`. The handler installed here turns that into a
 //! message naming the file and exit status 1, instead of the shell's "Bus
-//! error". Nothing is lost: `-o FILE` is written to a temporary file that
-//! is only renamed over FILE when the run succeeds (a nameless one where
-//! the file system allows, which vanishes with the process).
+//! error". An existing `-o FILE` keeps its content: it is written to a
+//! temporary file that is only renamed over FILE when the run succeeds (a
+//! nameless one, which vanishes with the process; on a file system without
+//! nameless files, a `.knuffle-*` file is left next to FILE). Where FILE is
+//! written in place (a device, a file of another owner or with other hard
+//! links, as `knuffle_records::output` explains), what was written stays,
+//! as after any failed write.
 
 use std::ffi::OsStr;
 use std::sync::OnceLock;
