@@ -15,23 +15,25 @@
 //!    already read, and its bucket is noted as the block's tag. At the end
 //!    each stripe holds full blocks followed by a gap, and its buffers hold
 //!    fewer than `B` elements per bucket.
-//! 2. **Block permutation**, on one thread (so the result does not depend on
-//!    the threads). Bucket `b`'s blocks go to the block slots from
-//!    `ceil(start_b / B)` on; slots of different buckets never overlap.
-//!    Each bucket's slots are read from the back; a block is carried to the
-//!    next free slot of its bucket, and a block still unread there is
-//!    picked up in exchange, until a carried block lands in an empty slot.
+//! 2. **Block permutation** (module `block_moves`). Bucket `b`'s blocks go
+//!    to the block slots from `ceil(start_b / B)` on; slots of different
+//!    buckets never overlap. Which block goes to which slot is worked out
+//!    on one thread from the tags alone (each bucket's slots read from the
+//!    back; a block carried to the next free slot of its bucket, a block
+//!    still unread there picked up in exchange, until a carried block lands
+//!    in an empty slot); the blocks are then moved by independent jobs, on
+//!    any threads, with the same result.
 //! 3. **Cleanup**, bucket by bucket in order: the part of a bucket's last
 //!    block that runs past its region, and the buffered elements of every
 //!    stripe, fill the region's ends.
 //!
 //! Every element is read and written about twice, always a block or a
 //! buffer at a time; there are no dependent random accesses as in a cycle
-//! walk. Extra memory: the buffers (stripes x buckets x `B` elements), one
-//! byte per block for its tag (one 1024th of the array for 8-byte elements
-//! with 1 KiB blocks, one 128th for bytes in blocks of 128; the caller
-//! caps the number of blocks, see `scatter`), and O(buckets x stripes)
-//! counters.
+//! walk. Extra memory: the buffers (stripes x buckets x `B` elements), five
+//! bytes per block for its tag and its destination (5/1024 of the array
+//! for 8-byte elements with 1 KiB blocks, 5/128 for bytes in blocks of
+//! 128; the caller caps the number of blocks, see `scatter`), and
+//! O(buckets x stripes) counters.
 //!
 //! Which bucket an element joins is decided by the labels alone, and where
 //! it lands inside its region by this fixed procedure: the bucket shuffles
@@ -42,6 +44,7 @@ use alloc::vec::Vec;
 use core::mem::MaybeUninit;
 use core::ptr;
 
+use crate::block_moves::{CUT, Moves, SlotMap};
 use crate::labels::{CHUNK_BYTES, LabelStream, region_starts};
 use crate::prefetch::prefetch_at;
 
@@ -198,13 +201,35 @@ impl Drop for AbortOnUnwind {
     }
 }
 
-/// Runs the three steps on `data`; `classify` runs step 1 on every stripe
-/// (on any threads). Returns the region starts (`buckets + 1` entries).
-pub(crate) fn distribute<T>(
-    data: &mut [T],
-    plan: &Plan,
-    classify: impl FnOnce(&mut [Stripe<'_, T>]),
-) -> Vec<usize> {
+/// How a node's parallelizable steps run (on the calling thread, or on a
+/// thread pool); the result is the same either way.
+pub(crate) trait Steps<T> {
+    /// Runs step 1 on every stripe.
+    fn classify(&self, stripes: &mut [Stripe<'_, T>]);
+    /// Runs `job(0) .. job(jobs - 1)`, each once, in any order and on any
+    /// threads, but only on the calling thread if `T` is not `Send`.
+    fn jobs(&self, jobs: usize, job: &(dyn Fn(usize) + Sync));
+    /// The spacing of step 2's cuts (see `block_moves`); tests vary it, the
+    /// result is the same for any.
+    fn cut(&self) -> usize {
+        CUT
+    }
+}
+
+/// The node's elements and overflow block, for the jobs of step 2.
+struct Shared<T> {
+    data: *mut T,
+    overflow: *mut T,
+}
+
+// SAFETY: the pointers are only used by the jobs of `Moves`, each slot by
+// one job at a time (module `block_moves`); `Steps::jobs` only runs them
+// on other threads when `T` is `Send`.
+unsafe impl<T> Sync for Shared<T> {}
+
+/// Runs the three steps on `data`, the parallelizable parts through
+/// `steps`. Returns the region starts (`buckets + 1` entries).
+pub(crate) fn distribute<T>(data: &mut [T], plan: &Plan, steps: &impl Steps<T>) -> Vec<usize> {
     let k = plan.buckets;
     let block = plan.block;
     let n = data.len();
@@ -250,7 +275,7 @@ pub(crate) fn distribute<T>(
             start += len;
         }
     }
-    classify(&mut stripes);
+    steps.classify(&mut stripes);
 
     // Region starts, block slots, and what each stripe leaves behind.
     let sizes: Vec<usize> = (0..k)
@@ -276,7 +301,20 @@ pub(crate) fn distribute<T>(
     };
     let first_slot: Vec<usize> = starts.iter().map(|&s| s.div_ceil(block)).collect();
 
-    permute_blocks(data, &tags, &slots, &first_slot, &mut overflow);
+    let moves = Moves::plan(&tags, &slots, &first_slot, steps.cut());
+    let shared = Shared {
+        data: data.as_mut_ptr(),
+        overflow: overflow.as_mut_ptr().cast::<T>(),
+    };
+    let job = |job: usize| {
+        let shared = &shared;
+        // SAFETY: `data` and `overflow` as planned, each job run once,
+        // nothing else touching the elements until `jobs` returns.
+        unsafe { moves.run_job(job, shared.data, shared.overflow) }
+    };
+    steps.jobs(moves.jobs(), &job);
+    // SAFETY: as above, after every job.
+    unsafe { moves.finish(shared.data, shared.overflow) };
 
     let buffers_ptr = buffers.as_ptr().cast::<T>();
     let data_ptr = data.as_mut_ptr();
@@ -334,121 +372,6 @@ pub(crate) fn distribute<T>(
     starts
 }
 
-/// Hints every cache line of the `bytes` bytes at `start` into the cache.
-#[inline]
-fn prefetch_block<T>(start: *const T, bytes: usize) {
-    for offset in (0..bytes).step_by(64) {
-        prefetch_at(start, 0, offset);
-    }
-}
-
-/// Which block slots hold a full block after classification.
-struct SlotMap {
-    block: usize,
-    slots_per_stripe: usize,
-    stripe_blocks: Vec<usize>,
-    /// Block slots entirely inside the array.
-    complete: usize,
-}
-
-impl SlotMap {
-    #[inline]
-    fn is_full(&self, slot: usize) -> bool {
-        slot < self.complete
-            && slot % self.slots_per_stripe < self.stripe_blocks[slot / self.slots_per_stripe]
-    }
-}
-
-/// Step 2: every full block to a slot of its bucket (`first_slot[b] ..
-/// first_slot[b + 1]`); a block bound for the slot that reaches past the
-/// array goes to `overflow`.
-fn permute_blocks<T>(
-    data: &mut [T],
-    tags: &[u8],
-    slots: &SlotMap,
-    first_slot: &[usize],
-    overflow: &mut [MaybeUninit<T>],
-) {
-    let block = slots.block;
-    let k = first_slot.len() - 1;
-    let base = data.as_mut_ptr();
-    let mut write: Vec<usize> = first_slot[..k].to_vec();
-    let mut read_end: Vec<usize> = first_slot[1..]
-        .iter()
-        .map(|&end| end.min(slots.complete))
-        .collect();
-    let mut carry: Vec<MaybeUninit<T>> = Vec::with_capacity(block);
-    // SAFETY: `MaybeUninit` needs no initialization.
-    unsafe { carry.set_len(block) };
-    let slot_ptr = |slot: usize| {
-        // SAFETY: callers only pass complete slots.
-        unsafe { base.add(slot * block) }
-    };
-    let block_bytes = block * size_of::<T>();
-    for primary in 0..k {
-        while read_end[primary] > write[primary] {
-            read_end[primary] -= 1;
-            let source = read_end[primary];
-            if !slots.is_full(source) {
-                continue;
-            }
-            let mut bucket = usize::from(tags[source]);
-            if bucket == primary && write[primary] == source {
-                write[primary] += 1;
-                continue;
-            }
-            // The next source (read from the back) comes in meanwhile.
-            if source > 0 {
-                prefetch_block(slot_ptr(source - 1), block_bytes);
-            }
-            // SAFETY: a complete slot; `carry` has room for a block.
-            unsafe {
-                ptr::copy_nonoverlapping(slot_ptr(source), carry.as_mut_ptr().cast::<T>(), block)
-            };
-            loop {
-                let dest = write[bucket];
-                write[bucket] += 1;
-                debug_assert!(dest < first_slot[bucket + 1], "bucket overfull");
-                // The chain's next two slots are known from the tags
-                // alone (as hints: a chain may end sooner): they come in
-                // while this one is exchanged, instead of one miss after
-                // the other.
-                let mut ahead = dest;
-                for _ in 0..2 {
-                    if ahead >= slots.complete {
-                        break;
-                    }
-                    ahead = write[usize::from(tags[ahead])];
-                    if ahead < slots.complete {
-                        prefetch_block(slot_ptr(ahead), block_bytes);
-                    }
-                }
-                if dest >= slots.complete {
-                    // SAFETY: two separate buffers of a block each.
-                    unsafe {
-                        ptr::copy_nonoverlapping(carry.as_ptr(), overflow.as_mut_ptr(), block)
-                    };
-                    break;
-                }
-                let target = slot_ptr(dest);
-                if dest < read_end[bucket] && slots.is_full(dest) {
-                    // An unread block: exchange it for the carried one.
-                    // SAFETY: a complete slot of the array and `carry`, a
-                    // separate buffer of a block.
-                    unsafe {
-                        ptr::swap_nonoverlapping(carry.as_mut_ptr().cast::<T>(), target, block);
-                    }
-                    bucket = usize::from(tags[dest]);
-                } else {
-                    // SAFETY: complete slot, empty or already read.
-                    unsafe { ptr::copy_nonoverlapping(carry.as_ptr().cast::<T>(), target, block) };
-                    break;
-                }
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -461,6 +384,21 @@ mod tests {
         let mut bytes = [0u8; CHUNK_BYTES];
         stream.fill_chunk(pos / CHUNK_BYTES, &mut bytes);
         usize::from(bytes[pos % CHUNK_BYTES] & labels.mask())
+    }
+
+    /// Both steps on the calling thread, in order.
+    struct InOrder<'a>(&'a LabelStream);
+
+    impl<T> Steps<T> for InOrder<'_> {
+        fn classify(&self, stripes: &mut [Stripe<'_, T>]) {
+            for stripe in stripes {
+                stripe.classify(self.0);
+            }
+        }
+
+        fn jobs(&self, jobs: usize, job: &(dyn Fn(usize) + Sync)) {
+            (0..jobs).for_each(job);
+        }
     }
 
     #[test]
@@ -479,11 +417,7 @@ mod tests {
                         let labels = LabelStream::new([case; 32], bits);
                         let plan = Plan::new(n, block, stripes, labels.buckets());
                         let mut data: Vec<String> = (0..n).map(|i| i.to_string()).collect();
-                        let starts = distribute(&mut data, &plan, |stripes| {
-                            for stripe in stripes {
-                                stripe.classify(&labels);
-                            }
-                        });
+                        let starts = distribute(&mut data, &plan, &InOrder(&labels));
                         assert_eq!(starts.len(), labels.buckets() + 1);
                         assert_eq!(starts[labels.buckets()], n);
                         let mut seen = vec![false; n];
@@ -501,6 +435,94 @@ mod tests {
                         }
                         assert!(seen.iter().all(|&s| s));
                     }
+                }
+            }
+        }
+    }
+
+    /// Step 1 in order; step 2's jobs in a chosen order or on threads,
+    /// with cuts every `cut` slots.
+    struct Jobs<'a> {
+        labels: &'a LabelStream,
+        cut: usize,
+        order: Order,
+    }
+
+    #[derive(Clone, Copy, Debug)]
+    enum Order {
+        Forward,
+        Backward,
+        /// Three threads taking jobs from a shared counter.
+        Threads,
+    }
+
+    impl<T> Steps<T> for Jobs<'_> {
+        fn classify(&self, stripes: &mut [Stripe<'_, T>]) {
+            InOrder(self.labels).classify(stripes);
+        }
+
+        fn jobs(&self, jobs: usize, job: &(dyn Fn(usize) + Sync)) {
+            match self.order {
+                Order::Forward => (0..jobs).for_each(job),
+                Order::Backward => (0..jobs).rev().for_each(job),
+                Order::Threads => {
+                    let next = core::sync::atomic::AtomicUsize::new(0);
+                    std::thread::scope(|scope| {
+                        for _ in 0..3 {
+                            scope.spawn(|| {
+                                loop {
+                                    let i =
+                                        next.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+                                    if i >= jobs {
+                                        break;
+                                    }
+                                    job(i);
+                                }
+                            });
+                        }
+                    });
+                }
+            }
+        }
+
+        fn cut(&self) -> usize {
+            self.cut
+        }
+    }
+
+    #[test]
+    fn the_block_moves_give_the_same_result_in_any_order_on_any_threads() {
+        // Cuts at every slot (every chain split into one-block pieces, each
+        // handed over between jobs), a few, and the default; jobs forward,
+        // backward, and racing on three threads. Strings, so that a block
+        // moved twice or lost would show.
+        for (case, (n, block, stripes, bits)) in [
+            (4099usize, 4usize, 5usize, 3u32),
+            (20_000, 8, 8, 6),
+            (50_001, 16, 3, 8),
+            (3000, 1, 2, 8),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let labels = LabelStream::new([case as u8 + 7; 32], bits);
+            let plan = Plan::new(n, block, stripes, labels.buckets());
+            let original: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+            let mut expected = original.clone();
+            distribute(&mut expected, &plan, &InOrder(&labels));
+            for cut in [1usize, 2, 3, 64, CUT] {
+                for order in [Order::Forward, Order::Backward, Order::Threads] {
+                    let mut data = original.clone();
+                    let steps = Jobs {
+                        labels: &labels,
+                        cut,
+                        order,
+                    };
+                    distribute(&mut data, &plan, &steps);
+                    assert!(
+                        data == expected,
+                        "n={n} block={block} cut={cut} order={order:?}"
+                    );
                 }
             }
         }

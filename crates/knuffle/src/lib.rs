@@ -119,6 +119,7 @@ extern crate std;
 
 extern crate alloc;
 
+mod block_moves;
 mod bounded;
 pub mod cards;
 mod choose;

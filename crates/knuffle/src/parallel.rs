@@ -1,13 +1,15 @@
 //! `par_shuffle`: the large-array shuffle on rayon's thread pool, giving the
 //! very same permutation as [`shuffle`](crate::shuffle).
 //!
-//! Of a scatter node's steps (see the `scatter`, `distribute` and `walk`
-//! modules), three run in parallel: counting the labels before a walk (in
-//! fixed pieces; the sums do not depend on the split), classifying the
-//! stripes (fixed by the length, not by the threads) and shuffling the
-//! buckets (each with its own derived key). The block permutation and the
-//! walk run on one thread, so the arrangement of each bucket before its
-//! own shuffle is the same whatever the number of threads.
+//! Of a scatter node's steps (see the `scatter`, `distribute`,
+//! `block_moves` and `walk` modules), four run in parallel: counting the
+//! labels before a walk (in fixed pieces; the sums do not depend on the
+//! split), classifying the stripes (fixed by the length, not by the
+//! threads), moving the blocks to the slots worked out for them beforehand
+//! (on one thread, from the tags alone) and shuffling the buckets (each
+//! with its own derived key). The walk runs on one thread. So the
+//! arrangement of each bucket before its own shuffle is the same whatever
+//! the number of threads.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -48,7 +50,8 @@ pub fn par_shuffle_with_config<T: Send, R: Rng + ?Sized>(
     shuffle_on(slice, rng, config, &Parallel);
 }
 
-/// Counting, classification and bucket shuffles on rayon's pool.
+/// Counting, classification, block moves and bucket shuffles on rayon's
+/// pool.
 struct Parallel;
 
 /// Positions per parallel counting task (a multiple of the chunk).
@@ -76,6 +79,10 @@ impl<T: Send> Executor<T> for Parallel {
             .par_iter_mut()
             .with_max_len(1)
             .for_each(|stripe| stripe.classify(labels));
+    }
+
+    fn jobs(&self, jobs: usize, job: &(dyn Fn(usize) + Sync)) {
+        (0..jobs).into_par_iter().for_each(job);
     }
 
     fn buckets(&self, buckets: Vec<&mut [T]>, keys: Vec<[u8; 32]>, config: &ShuffleConfig) {

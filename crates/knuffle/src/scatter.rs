@@ -36,16 +36,17 @@
 //! The elements move to their buckets' regions by block moves (module
 //! `distribute`, after IPS4o): classified into small per-bucket buffers,
 //! written back as blocks, the blocks permuted into their regions, the
-//! leftovers put in the regions' ends. That needs one byte per block for
-//! its bucket (its tag), so a distribution is only used for nodes of at
-//! most `max_blocks` blocks (2^23: at most 8 MiB of tags; 2^30 elements
+//! leftovers put in the regions' ends. That needs five bytes per block (its
+//! bucket, its tag, and where it goes), so a distribution is only used for
+//! nodes of at most `max_blocks` blocks (2^23: at most 40 MiB; 2^30 elements
 //! of up to 8 bytes, 8 GiB of elements whose size is a power of two from
 //! 8 bytes to 1 KiB). A larger node is first split into 64 or more buckets
 //! by a cycle walk that needs O(buckets) memory (module `walk`: slower per
 //! element than the distribution, and on one thread, so it only runs on
 //! nodes that large; figures in BENCHMARKS.md). Extra memory, whatever
 //! the length: per node being distributed, the buffers (8 stripes x up to
-//! 256 buckets x 1 KiB: 2 MiB) and at most 8 MiB of tags, plus O(buckets)
+//! 256 buckets x 1 KiB: 2 MiB) and at most 40 MiB of tags and
+//! destinations (a 200th of the node's 8 GiB at the most), plus O(buckets)
 //! counters per level; `par_shuffle` distributes up to one node per thread
 //! at a time. Where an element lands inside its region depends on the
 //! labels only, never on the data or the threads.
@@ -53,8 +54,9 @@
 //! # Reproducible and parallel
 //! The caller's generator is only asked for a 256-bit key; every bucket's
 //! key is derived from its parent's. The stripes that are classified in
-//! parallel are fixed by the length, the block permutation runs on one
-//! thread, and the bucket shuffles use their own keys, so
+//! parallel are fixed by the length, the block permutation is worked out
+//! on one thread from the tags before its blocks move (on any threads),
+//! and the bucket shuffles use their own keys, so
 //! [`par_shuffle`](crate::par_shuffle) gives the very same permutation as
 //! [`shuffle`](crate::shuffle) with any number of threads.
 
@@ -62,7 +64,7 @@ use alloc::vec::Vec;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 
-use crate::distribute::{Plan, Stripe, capped_block, distribute};
+use crate::distribute::{Plan, Steps, Stripe, capped_block, distribute};
 use crate::durstenfeld::{durstenfeld, durstenfeld_fetching_next};
 use crate::labels::{LabelStream, MAX_LABEL_BITS, region_starts};
 use crate::prefetch::prefetch;
@@ -100,7 +102,8 @@ const MAX_BITS: u32 = MAX_LABEL_BITS;
 /// smaller buckets are distributed faster afterwards.
 const WALK_MIN_BITS: u32 = 6;
 /// At most this many blocks (tags) per block distribution: at most 8 MiB
-/// of tags (nodes of up to 2^30 elements of up to 8 bytes, 8 GiB for
+/// of tags and 32 MiB of destinations (nodes of up to 2^30 elements of up
+/// to 8 bytes, 8 GiB for
 /// larger ones). Larger nodes are first split by the walk, which is much
 /// slower per element (figures in BENCHMARKS.md).
 const MAX_BLOCKS: usize = 1 << 23;
@@ -234,6 +237,8 @@ pub(crate) trait Executor<T> {
     fn count(&self, labels: &LabelStream, len: usize) -> Vec<usize>;
     /// Runs step 1 of the distribution on every stripe.
     fn classify(&self, stripes: &mut [Stripe<'_, T>], labels: &LabelStream);
+    /// Runs the jobs of the distribution's step 2 (see `Steps::jobs`).
+    fn jobs(&self, jobs: usize, job: &(dyn Fn(usize) + Sync));
     /// Shuffles each bucket with its key.
     fn buckets(&self, buckets: Vec<&mut [T]>, keys: Vec<[u8; 32]>, config: &ShuffleConfig);
 }
@@ -252,10 +257,30 @@ impl<T> Executor<T> for Sequential {
         }
     }
 
+    fn jobs(&self, jobs: usize, job: &(dyn Fn(usize) + Sync)) {
+        (0..jobs).for_each(job);
+    }
+
     fn buckets(&self, buckets: Vec<&mut [T]>, keys: Vec<[u8; 32]>, config: &ShuffleConfig) {
         for (bucket, key) in buckets.into_iter().zip(keys) {
             shuffle_node(bucket, key, config, self);
         }
+    }
+}
+
+/// A node's distribution steps, run by its executor.
+struct NodeSteps<'a, E> {
+    exec: &'a E,
+    labels: &'a LabelStream,
+}
+
+impl<T, E: Executor<T>> Steps<T> for NodeSteps<'_, E> {
+    fn classify(&self, stripes: &mut [Stripe<'_, T>]) {
+        self.exec.classify(stripes, self.labels);
+    }
+
+    fn jobs(&self, jobs: usize, job: &(dyn Fn(usize) + Sync)) {
+        self.exec.jobs(jobs, job);
     }
 }
 
@@ -296,7 +321,11 @@ pub(crate) fn shuffle_node<T, E: Executor<T>>(
     } else {
         let labels = LabelStream::new(key, bits_for(len, config));
         let plan = Plan::new(len, config.block_len, config.stripes, labels.buckets());
-        let starts = distribute(slice, &plan, |stripes| exec.classify(stripes, &labels));
+        let steps = NodeSteps {
+            exec,
+            labels: &labels,
+        };
+        let starts = distribute(slice, &plan, &steps);
         (labels, starts)
     };
     let keys = child_keys(key, labels.buckets());
