@@ -65,8 +65,9 @@
 //!    default generator and text seeds; `entropy` counts bits.
 //! 2. **Machinery of the large shuffle**: `prefetch` (cache hints),
 //!    `labels` (the keystream that gives each position its bucket), then
-//!    `durstenfeld` (the in-place loop with batched draws), `distribute`
-//!    (block distribution after IPS4o) and `walk` (American-flag walk for
+//!    `durstenfeld` (the in-place loop with batched draws), `block_moves`
+//!    (the block permutation, planned on one thread and moved on any),
+//!    `distribute` (block distribution after IPS4o) and `walk` (American-flag walk for
 //!    nodes above 2^23 blocks), then `scatter` (the recursion into random
 //!    buckets, Sandelius 1962 / Sanders 1998) and `parallel` (the same on
 //!    rayon's pool).
