@@ -1,29 +1,30 @@
 //! Step 2 of the block distribution (module `distribute`): every full block
-//! to a slot of its bucket, worked out first from the tags alone and then
-//! carried out by independent jobs, so that it runs on any number of
-//! threads and always gives the same result.
+//! to a slot of its bucket, on one thread or on many, always with the same
+//! result.
 //!
-//! **Where each block goes** ([`Moves::plan`]) is decided by one fixed
-//! sequential procedure, the block permutation of IPS4o (M. Axtmann, S.
-//! Witt, D. Ferizovic and P. Sanders, "In-Place Parallel Super Scalar
-//! Samplesort", ESA 2017), run on the tags only: bucket `b`'s blocks go to
-//! the slots from `first_slot[b]` on; each bucket's slots are read from the
-//! back; a block is carried to the next free slot of its bucket, and a
-//! block still unread there is picked up in exchange, until a carried block
-//! lands in an empty slot. That is a few byte reads per block, a small
-//! fraction of moving it, and it gives every full slot its destination
-//! `to[slot]`.
+//! **Where each block goes** is decided by one fixed sequential procedure,
+//! the block permutation of IPS4o (M. Axtmann, S. Witt, D. Ferizovic and
+//! P. Sanders, "In-Place Parallel Super Scalar Samplesort", ESA 2017;
+//! [`ips4o_order`]): bucket `b`'s blocks go to the slots from
+//! `first_slot[b]` on; each bucket's slots are read from the back; a block
+//! is carried to the next free slot of its bucket, and a block still unread
+//! there is picked up in exchange, until a carried block lands in an empty
+//! slot. On one thread the blocks move as the procedure goes
+//! ([`permute_in_order`]: each chain starts at a block read in order, which
+//! the hardware streams in).
 //!
-//! **Moving the blocks** follows the destinations. They form chains that
-//! end in an empty slot (starting at a full slot that is no block's
-//! destination) and cycles. Jobs start at every chain start and at every
-//! `CUT`-th slot (a "cut"); a job carries its first block along its chain,
-//! exchanging it at each slot, until it reaches an empty slot, its own
-//! start, or a cut. A cut that no job has started yet is taken over by the
-//! arriving job (an atomic claim per cut); a started cut's block has been
-//! picked up, so the arriving job puts its carried block there and ends.
-//! Each slot is thus handled by exactly one job, whatever the threads and
-//! their timing; a cycle without a cut is left to a final sweep. The
+//! **On several threads**, the procedure first runs on the tags alone
+//! ([`Moves::plan`]: a few byte reads per block, a small fraction of moving
+//! it), giving every full slot its destination `to[slot]`. The destinations
+//! form chains that end in an empty slot (starting at a full slot that is
+//! no block's destination) and cycles. Jobs start at every chain start and
+//! at every `CUT`-th slot (a "cut"); a job carries its first block along
+//! its chain, exchanging it at each slot, until it reaches an empty slot,
+//! its own start, or a cut. A cut that no job has started yet is taken over
+//! by the arriving job (an atomic claim per cut); a started cut's block has
+//! been picked up, so the arriving job puts its carried block there and
+//! ends. Each slot is thus handled by exactly one job, whatever the threads
+//! and their timing; a cycle without a cut is left to a final sweep. The
 //! result only depends on the destinations, so `par_shuffle` still equals
 //! `shuffle`.
 
@@ -45,6 +46,10 @@ const DONE: u32 = u32::MAX - 1;
 /// that the threads share them evenly.
 pub(crate) const CUT: usize = 512;
 
+/// How many exchanges ahead along its chain a block is hinted into the
+/// cache.
+const LOOKAHEAD: usize = 4;
+
 /// States of a cut.
 const CUT_FREE: u8 = 0;
 /// Its own job is picking up its block.
@@ -61,6 +66,130 @@ pub(crate) struct SlotMap {
     pub(crate) stripe_blocks: Vec<usize>,
     /// Block slots entirely inside the array.
     pub(crate) complete: usize,
+}
+
+impl SlotMap {
+    #[inline]
+    fn is_full(&self, slot: usize) -> bool {
+        slot < self.complete
+            && slot % self.slots_per_stripe < self.stripe_blocks[slot / self.slots_per_stripe]
+    }
+}
+
+/// One event of IPS4o's block permutation, in its order.
+enum Event {
+    /// The block at this slot is in place already.
+    Stays(usize),
+    /// The block at this slot is picked up: a chain starts.
+    PickUp(usize),
+    /// The carried block goes to this slot, whose unread block is picked up
+    /// in exchange.
+    Exchange(usize),
+    /// The carried block goes to this slot (empty, already read, or the
+    /// overflow block past the array: `complete`); the chain ends.
+    Put(usize),
+    /// This slot's block is needed soon (a cache hint; only with `HINTS`).
+    Soon(usize),
+}
+
+/// Runs IPS4o's block permutation (the module documentation) on the tags,
+/// telling `visit` each event in order, and returns where each bucket's
+/// blocks end (`first_slot[b] + blocks of b`). With `HINTS`, also the
+/// slots that the coming events need: the next slot read, and the carried
+/// block's next two destinations (known from the tags).
+fn ips4o_order<const HINTS: bool>(
+    tags: &[u8],
+    slots: &SlotMap,
+    first_slot: &[usize],
+    mut visit: impl FnMut(Event),
+) -> Vec<usize> {
+    let complete = slots.complete;
+    let k = first_slot.len() - 1;
+    let mut write: Vec<usize> = first_slot[..k].to_vec();
+    let mut read_end: Vec<usize> = first_slot[1..]
+        .iter()
+        .map(|&end| end.min(complete))
+        .collect();
+    for primary in 0..k {
+        while read_end[primary] > write[primary] {
+            read_end[primary] -= 1;
+            let source = read_end[primary];
+            if !slots.is_full(source) {
+                continue;
+            }
+            let mut bucket = usize::from(tags[source]);
+            if bucket == primary && write[primary] == source {
+                write[primary] += 1;
+                visit(Event::Stays(source));
+                continue;
+            }
+            if HINTS && source > 0 {
+                visit(Event::Soon(source - 1));
+            }
+            visit(Event::PickUp(source));
+            loop {
+                let dest = write[bucket];
+                write[bucket] += 1;
+                debug_assert!(dest < first_slot[bucket + 1], "bucket overfull");
+                if HINTS {
+                    let mut ahead = dest;
+                    for _ in 0..2 {
+                        if ahead >= complete {
+                            break;
+                        }
+                        ahead = write[usize::from(tags[ahead])];
+                        if ahead < complete {
+                            visit(Event::Soon(ahead));
+                        }
+                    }
+                }
+                if dest < read_end[bucket] && slots.is_full(dest) {
+                    visit(Event::Exchange(dest));
+                    bucket = usize::from(tags[dest]);
+                } else {
+                    visit(Event::Put(dest));
+                    break;
+                }
+            }
+        }
+    }
+    write
+}
+
+/// Step 2 on the calling thread: the blocks move as [`ips4o_order`] goes.
+///
+/// # Safety
+/// `data` points to the `complete * block` elements of the node and
+/// `overflow` to a block, and nothing else accesses them meanwhile.
+pub(crate) unsafe fn permute_in_order<T>(
+    tags: &[u8],
+    slots: &SlotMap,
+    first_slot: &[usize],
+    data: *mut T,
+    overflow: *mut T,
+) {
+    let block = slots.block;
+    let complete = slots.complete;
+    let slot_ptr = |slot: usize| data.wrapping_add(slot * block);
+    let block_bytes = block * size_of::<T>();
+    let mut carry: Vec<MaybeUninit<T>> = Vec::with_capacity(block);
+    let carry_ptr = carry.as_mut_ptr().cast::<T>();
+    ips4o_order::<true>(tags, slots, first_slot, |event| match event {
+        Event::Stays(_) => {}
+        // SAFETY (all four): complete slots of the node, or the overflow
+        // block, and `carry`, a separate buffer of a block.
+        Event::PickUp(slot) => unsafe {
+            ptr::copy_nonoverlapping(slot_ptr(slot), carry_ptr, block)
+        },
+        Event::Exchange(slot) => unsafe {
+            ptr::swap_nonoverlapping(carry_ptr, slot_ptr(slot), block)
+        },
+        Event::Put(slot) if slot >= complete => unsafe {
+            ptr::copy_nonoverlapping(carry_ptr, overflow, block)
+        },
+        Event::Put(slot) => unsafe { ptr::copy_nonoverlapping(carry_ptr, slot_ptr(slot), block) },
+        Event::Soon(slot) => prefetch_block(slot_ptr(slot), block_bytes),
+    });
 }
 
 /// The planned block permutation of one node, and the state of carrying it
@@ -105,41 +234,18 @@ impl Moves {
                 *entry = DONE;
             }
         }
-        let full = |to: &[u32], slot: usize| slot < complete && to[slot] != EMPTY;
-        let mut write: Vec<usize> = first_slot[..k].to_vec();
-        let mut read_end: Vec<usize> = first_slot[1..]
-            .iter()
-            .map(|&end| end.min(complete))
-            .collect();
-        for primary in 0..k {
-            while read_end[primary] > write[primary] {
-                read_end[primary] -= 1;
-                let source = read_end[primary];
-                if !full(&to, source) {
-                    continue;
-                }
-                let mut bucket = usize::from(tags[source]);
-                if bucket == primary && write[primary] == source {
-                    write[primary] += 1;
-                    to[source] = source as u32;
-                    continue;
-                }
-                let mut carried = source;
-                loop {
-                    let dest = write[bucket];
-                    write[bucket] += 1;
-                    debug_assert!(dest < first_slot[bucket + 1], "bucket overfull");
-                    to[carried] = dest as u32;
-                    if dest < read_end[bucket] && full(&to, dest) {
-                        // An unread block: picked up in exchange.
-                        carried = dest;
-                        bucket = usize::from(tags[dest]);
-                    } else {
-                        break;
-                    }
-                }
+        let mut carried = 0;
+        let write = ips4o_order::<false>(tags, slots, first_slot, |event| match event {
+            Event::Stays(slot) => to[slot] = slot as u32,
+            Event::PickUp(slot) => carried = slot,
+            Event::Exchange(slot) => {
+                to[carried] = slot as u32;
+                carried = slot;
             }
-        }
+            Event::Put(slot) => to[carried] = slot as u32,
+            Event::Soon(_) => {}
+        });
+        let full = |to: &[u32], slot: usize| slot < complete && to[slot] != EMPTY;
         debug_assert!(to.iter().all(|&t| t != DONE), "every full block placed");
         // Jobs: every chain start (a full slot past its bucket's blocks: no
         // block's destination) and every cut with a block that moves.
@@ -236,6 +342,24 @@ impl Moves {
         }
         let mut at = self.to[start].load(Ordering::Relaxed) as usize;
         self.to[start].store(DONE, Ordering::Relaxed);
+        // The chain's slots are hinted into the cache `LOOKAHEAD` exchanges
+        // before their turn (the chain is known from `to`; past its end the
+        // hints are merely wasted).
+        let follow = |slot: usize| match self.to.get(slot) {
+            Some(to) => match to.load(Ordering::Relaxed) {
+                to if to < DONE => to as usize,
+                _ => usize::MAX,
+            },
+            None => usize::MAX,
+        };
+        let mut ahead = at;
+        for _ in 0..LOOKAHEAD {
+            if ahead >= complete {
+                break;
+            }
+            prefetch_block(slot_ptr(ahead), block_bytes);
+            ahead = follow(ahead);
+        }
         loop {
             if at >= complete {
                 // SAFETY: the one block bound for the slot past the array.
@@ -266,16 +390,11 @@ impl Moves {
                     return;
                 }
             }
-            // The chain's next two slots come in while this one is
-            // exchanged.
-            let next = next as usize;
-            if next < complete {
-                prefetch_block(slot_ptr(next), block_bytes);
-                let after = self.to[next].load(Ordering::Relaxed) as usize;
-                if after < complete {
-                    prefetch_block(slot_ptr(after), block_bytes);
-                }
+            if ahead < complete {
+                prefetch_block(slot_ptr(ahead), block_bytes);
+                ahead = follow(ahead);
             }
+            let next = next as usize;
             self.to[at].store(DONE, Ordering::Relaxed);
             // SAFETY: a complete slot whose unmoved block only this chain
             // reaches, and `carry`, a separate buffer of a block.

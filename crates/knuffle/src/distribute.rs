@@ -17,12 +17,13 @@
 //!    fewer than `B` elements per bucket.
 //! 2. **Block permutation** (module `block_moves`). Bucket `b`'s blocks go
 //!    to the block slots from `ceil(start_b / B)` on; slots of different
-//!    buckets never overlap. Which block goes to which slot is worked out
-//!    on one thread from the tags alone (each bucket's slots read from the
-//!    back; a block carried to the next free slot of its bucket, a block
-//!    still unread there picked up in exchange, until a carried block lands
-//!    in an empty slot); the blocks are then moved by independent jobs, on
-//!    any threads, with the same result.
+//!    buckets never overlap. Which block goes to which slot is decided by
+//!    one sequential procedure (each bucket's slots read from the back; a
+//!    block carried to the next free slot of its bucket, a block still
+//!    unread there picked up in exchange, until a carried block lands in an
+//!    empty slot). On one thread the blocks move as it goes; on several, it
+//!    first runs on the tags alone and the blocks are then moved by
+//!    independent jobs, with the same result.
 //! 3. **Cleanup**, bucket by bucket in order: the part of a bucket's last
 //!    block that runs past its region, and the buffered elements of every
 //!    stripe, fill the region's ends.
@@ -44,7 +45,7 @@ use alloc::vec::Vec;
 use core::mem::MaybeUninit;
 use core::ptr;
 
-use crate::block_moves::{CUT, Moves, SlotMap};
+use crate::block_moves::{CUT, Moves, SlotMap, permute_in_order};
 use crate::labels::{CHUNK_BYTES, LabelStream, region_starts};
 use crate::prefetch::prefetch_at;
 
@@ -206,6 +207,9 @@ impl Drop for AbortOnUnwind {
 pub(crate) trait Steps<T> {
     /// Runs step 1 on every stripe.
     fn classify(&self, stripes: &mut [Stripe<'_, T>]);
+    /// Whether [`Steps::jobs`] may run jobs on several threads (step 2 is
+    /// then planned first and moved by jobs; else it moves as it goes).
+    fn threads(&self) -> bool;
     /// Runs `job(0) .. job(jobs - 1)`, each once, in any order and on any
     /// threads, but only on the calling thread if `T` is not `Send`.
     fn jobs(&self, jobs: usize, job: &(dyn Fn(usize) + Sync));
@@ -301,20 +305,27 @@ pub(crate) fn distribute<T>(data: &mut [T], plan: &Plan, steps: &impl Steps<T>) 
     };
     let first_slot: Vec<usize> = starts.iter().map(|&s| s.div_ceil(block)).collect();
 
-    let moves = Moves::plan(&tags, &slots, &first_slot, steps.cut());
-    let shared = Shared {
-        data: data.as_mut_ptr(),
-        overflow: overflow.as_mut_ptr().cast::<T>(),
-    };
-    let job = |job: usize| {
-        let shared = &shared;
-        // SAFETY: `data` and `overflow` as planned, each job run once,
-        // nothing else touching the elements until `jobs` returns.
-        unsafe { moves.run_job(job, shared.data, shared.overflow) }
-    };
-    steps.jobs(moves.jobs(), &job);
-    // SAFETY: as above, after every job.
-    unsafe { moves.finish(shared.data, shared.overflow) };
+    let (data_ptr, overflow_ptr) = (data.as_mut_ptr(), overflow.as_mut_ptr().cast::<T>());
+    if steps.threads() {
+        let moves = Moves::plan(&tags, &slots, &first_slot, steps.cut());
+        let shared = Shared {
+            data: data_ptr,
+            overflow: overflow_ptr,
+        };
+        let job = |job: usize| {
+            let shared = &shared;
+            // SAFETY: `data` and `overflow` as planned, each job run once,
+            // nothing else touching the elements until `jobs` returns.
+            unsafe { moves.run_job(job, shared.data, shared.overflow) }
+        };
+        steps.jobs(moves.jobs(), &job);
+        // SAFETY: as above, after every job.
+        unsafe { moves.finish(data_ptr, overflow_ptr) };
+    } else {
+        // SAFETY: the node's complete slots and the overflow block, used by
+        // nothing else meanwhile.
+        unsafe { permute_in_order(&tags, &slots, &first_slot, data_ptr, overflow_ptr) };
+    }
 
     let buffers_ptr = buffers.as_ptr().cast::<T>();
     let data_ptr = data.as_mut_ptr();
@@ -394,6 +405,10 @@ mod tests {
             for stripe in stripes {
                 stripe.classify(self.0);
             }
+        }
+
+        fn threads(&self) -> bool {
+            false
         }
 
         fn jobs(&self, jobs: usize, job: &(dyn Fn(usize) + Sync)) {
@@ -483,6 +498,10 @@ mod tests {
                     });
                 }
             }
+        }
+
+        fn threads(&self) -> bool {
+            true
         }
 
         fn cut(&self) -> usize {

@@ -66,7 +66,8 @@
 //! 2. **Machinery of the large shuffle**: `prefetch` (cache hints),
 //!    `labels` (the keystream that gives each position its bucket), then
 //!    `durstenfeld` (the in-place loop with batched draws), `block_moves`
-//!    (the block permutation, planned on one thread and moved on any),
+//!    (the block permutation, on one thread or planned first and moved on
+//!    many),
 //!    `distribute` (block distribution after IPS4o) and `walk` (American-flag walk for
 //!    nodes above 2^23 blocks), then `scatter` (the recursion into random
 //!    buckets, Sandelius 1962 / Sanders 1998) and `parallel` (the same on

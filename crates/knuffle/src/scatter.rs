@@ -54,9 +54,10 @@
 //! # Reproducible and parallel
 //! The caller's generator is only asked for a 256-bit key; every bucket's
 //! key is derived from its parent's. The stripes that are classified in
-//! parallel are fixed by the length, the block permutation is worked out
-//! on one thread from the tags before its blocks move (on any threads),
-//! and the bucket shuffles use their own keys, so
+//! parallel are fixed by the length, the block permutation follows one
+//! sequential procedure (for `par_shuffle` run on the tags first, then its
+//! moves made on any threads), and the bucket shuffles use their own keys,
+//! so
 //! [`par_shuffle`](crate::par_shuffle) gives the very same permutation as
 //! [`shuffle`](crate::shuffle) with any number of threads.
 
@@ -237,6 +238,8 @@ pub(crate) trait Executor<T> {
     fn count(&self, labels: &LabelStream, len: usize) -> Vec<usize>;
     /// Runs step 1 of the distribution on every stripe.
     fn classify(&self, stripes: &mut [Stripe<'_, T>], labels: &LabelStream);
+    /// Whether it runs jobs on several threads (see `Steps::threads`).
+    fn threads(&self) -> bool;
     /// Runs the jobs of the distribution's step 2 (see `Steps::jobs`).
     fn jobs(&self, jobs: usize, job: &(dyn Fn(usize) + Sync));
     /// Shuffles each bucket with its key.
@@ -255,6 +258,10 @@ impl<T> Executor<T> for Sequential {
         for stripe in stripes {
             stripe.classify(labels);
         }
+    }
+
+    fn threads(&self) -> bool {
+        false
     }
 
     fn jobs(&self, jobs: usize, job: &(dyn Fn(usize) + Sync)) {
@@ -277,6 +284,10 @@ struct NodeSteps<'a, E> {
 impl<T, E: Executor<T>> Steps<T> for NodeSteps<'_, E> {
     fn classify(&self, stripes: &mut [Stripe<'_, T>]) {
         self.exec.classify(stripes, self.labels);
+    }
+
+    fn threads(&self) -> bool {
+        self.exec.threads()
     }
 
     fn jobs(&self, jobs: usize, job: &(dyn Fn(usize) + Sync)) {
