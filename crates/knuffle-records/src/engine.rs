@@ -21,12 +21,22 @@ pub struct Render<'a, T> {
     /// large input in random order waits on memory for every line, and
     /// starting the loads a few lines ahead overlaps those waits.
     pub prefetch: Option<&'a (dyn Fn(T) + Sync)>,
+    /// Checks, after the last item is written and before the output is
+    /// completed (a temporary file renamed over FILE), that the items'
+    /// source is still whole: a mapped file that shrank meanwhile reads as
+    /// zeros up to the end of its last page, without a signal.
+    pub intact: Option<&'a (dyn Fn() -> Result<(), Error> + Sync)>,
 }
 
 /// How many items ahead loads are started.
 const PREFETCH_DISTANCE: usize = 16;
 
 impl<T: Copy> Render<'_, T> {
+    /// Runs [`Render::intact`], if any.
+    fn check_intact(&self) -> Result<(), Error> {
+        self.intact.map_or(Ok(()), |intact| intact())
+    }
+
     /// Renders `items` in order into `buffer`.
     pub fn slice(&self, items: &[T], buffer: &mut Vec<u8>) {
         match self.prefetch {
@@ -80,6 +90,7 @@ pub fn permute_and_write<T: Copy + Send + Sync>(
         }
     };
     write_items(split + h, &render_range, out.writer(), render.item_bytes).map_err(Error::Write)?;
+    render.check_intact()?;
     out.finish()
 }
 
@@ -94,6 +105,7 @@ pub fn write_in_order<T: Copy + Sync>(
         |range: Range<usize>, buffer: &mut Vec<u8>| render.slice(&items[range], buffer);
     write_items(items.len(), &render_range, out.writer(), render.item_bytes)
         .map_err(Error::Write)?;
+    render.check_intact()?;
     out.finish()
 }
 
@@ -161,6 +173,7 @@ pub fn repeat_and_write<T: Copy + Sync>(
             remaining -= batch;
         }
     }
+    render.check_intact()?;
     out.finish()
 }
 

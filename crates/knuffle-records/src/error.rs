@@ -55,6 +55,10 @@ pub enum Error {
     NoRecordsToRepeat,
     /// The operating system's entropy could not be read.
     Entropy(String),
+    /// The single input file, read through a map
+    /// ([`Options::map_input`](crate::Options::map_input)), shrank while
+    /// it was being shuffled: some of what was written may be zeros.
+    InputShrank,
 }
 
 impl fmt::Display for Error {
@@ -88,6 +92,7 @@ impl fmt::Display for Error {
             ),
             Error::NoRecordsToRepeat => f.write_str("no lines to repeat"),
             Error::Entropy(text) => write!(f, "getrandom: {text}"),
+            Error::InputShrank => write!(f, "read error: {}", crate::input::SHRANK),
         }
     }
 }

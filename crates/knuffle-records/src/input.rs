@@ -9,6 +9,7 @@ use std::io::{self, Read};
 use std::mem::ManuallyDrop;
 use std::os::fd::FromRawFd;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use memmap2::MmapOptions;
 
@@ -350,15 +351,18 @@ pub fn read_indexed<O: Offset>(
 
 /// Maps `len` bytes of `file` from `offset` (a multiple of the page size)
 /// straight from the page cache, with the page tables filled at once, and
-/// indexes the line starts of each 1 MiB piece on both cores: no copy, and
+/// indexes the line starts of each 1 MiB piece on all cores: no copy, and
 /// no fresh memory for the kernel to clear (which costs more than the
 /// copy on a machine whose memory was never touched). Returns `Ok(None)`
 /// when the offset is not page-aligned or the map fails (the caller then
 /// reads a private copy).
 ///
-/// Only for callers that handle `SIGBUS` (see [`Options::map_input`]
-/// (crate::Options::map_input)): a file that shrinks while mapped raises
-/// it on the next read of a page past its new end.
+/// Only for callers that handle `SIGBUS` (see
+/// [`Options::map_input`](crate::Options::map_input)): a file that shrinks while mapped raises
+/// it on the next read of a page past its new end, while the rest of its
+/// last page reads as zeros; check [`still_holds`] before the output is
+/// completed. The map's range is published for the handler
+/// ([`in_mapped_input`]) until a [`MappedInput`] guard drops.
 pub fn map_indexed<O: Offset>(
     file: &File,
     offset: u64,
@@ -385,6 +389,7 @@ pub fn map_indexed<O: Offset>(
     }) else {
         return Ok(None);
     };
+    publish_mapped(map.as_ptr() as usize, map.len());
     let pieces: Vec<Vec<O>> = map
         .par_chunks(CHUNK)
         .enumerate()
@@ -398,6 +403,50 @@ pub fn map_indexed<O: Offset>(
     let starts = concatenate(pieces)?;
     Ok(Some((Bytes::Mapped(map), starts)))
 }
+
+/// Where the input that [`map_indexed`] mapped lies in memory (start, end;
+/// `0, 0` for none), for a `SIGBUS` handler to tell a fault in it from any
+/// other: it reads two atomics, which is async-signal-safe.
+static MAPPED: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
+
+fn publish_mapped(start: usize, len: usize) {
+    MAPPED[0].store(start, Ordering::SeqCst);
+    MAPPED[1].store(start + len, Ordering::SeqCst);
+}
+
+/// Whether `address` lies in the input that [`map_indexed`] mapped, while
+/// a [`MappedInput`] guard holds it. Async-signal-safe.
+pub fn in_mapped_input(address: usize) -> bool {
+    let start = MAPPED[0].load(Ordering::SeqCst);
+    let end = MAPPED[1].load(Ordering::SeqCst);
+    (start..end).contains(&address)
+}
+
+/// Forgets the range of the mapped input when dropped: create it before
+/// calling [`map_indexed`] and drop it after the map.
+pub struct MappedInput;
+
+impl Drop for MappedInput {
+    fn drop(&mut self) {
+        publish_mapped(0, 0);
+    }
+}
+
+/// Whether `file` still holds the `len` bytes from `offset` that were
+/// mapped: [`Error::InputShrank`] if it has shrunk below them since.
+/// A shrink that the map's reads crossed into a page past the new end
+/// raised `SIGBUS`; one that they only crossed within the last page read
+/// zeros, which only this check reveals.
+pub fn still_holds(file: &File, offset: u64, len: usize) -> Result<(), Error> {
+    let size = file.metadata().map_err(Error::Read)?.len();
+    if size < offset.saturating_add(len as u64) {
+        return Err(Error::InputShrank);
+    }
+    Ok(())
+}
+
+/// How a mapped input that shrank while it was being shuffled is reported.
+pub const SHRANK: &str = "the file shrank or could not be read while it was being shuffled";
 
 /// The pieces' line starts, in order, in one vector (`Error::OutOfMemory`
 /// when it cannot be allocated).

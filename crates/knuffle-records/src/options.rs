@@ -27,9 +27,16 @@ pub struct Options {
     /// the page cache's own pages instead of a private copy: no copy and
     /// no fresh memory to clear, so faster (figures in BENCHMARKS.md). A
     /// file that shrinks while mapped (or a read error on it) raises
-    /// `SIGBUS`, which kills the process unless it handles the signal: set
-    /// this only in a program that reports `SIGBUS` (the command line
-    /// does). Never used when the output could overwrite the input.
+    /// `SIGBUS` on a read past its new end, which kills the process unless
+    /// it handles the signal: set this only in a program that reports
+    /// `SIGBUS` (the command line does;
+    /// [`in_mapped_input`](crate::input::in_mapped_input) tells such a
+    /// fault from others). A
+    /// shrink within the last page raises nothing (the rest of the page
+    /// reads as zeros): the shuffle then ends with
+    /// [`Error::InputShrank`](crate::Error::InputShrank) before the output
+    /// is completed. Never used when the output could overwrite the input
+    /// (nor with a caller's writer, which could be the input).
     pub map_input: bool,
 }
 

@@ -134,7 +134,8 @@ impl<'a> OutputPlan<'a> {
 impl OutputPlan<'_> {
     /// Whether writing the output could change `file` (an input): `-o`
     /// names the same file, or standard output is it (`1<> FILE`). A
-    /// caller's writer is not a file.
+    /// caller's writer could be anything, that file included: it counts as
+    /// could.
     pub fn could_overwrite(&self, file: &File) -> bool {
         use std::os::fd::AsFd;
         let Ok(input) = file.metadata() else {
@@ -142,7 +143,7 @@ impl OutputPlan<'_> {
         };
         let same = |meta: fs::Metadata| meta.dev() == input.dev() && meta.ino() == input.ino();
         if self.writer.borrow().is_some() {
-            return false;
+            return true;
         }
         match self.path {
             Some(name) => fs::metadata(name).is_ok_and(same),

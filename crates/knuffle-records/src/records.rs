@@ -103,6 +103,7 @@ fn sample_stream(run: &mut Run<'_, '_>, opened: Vec<Opened>) -> Result<(), Error
         write: &write,
         item_bytes: total / lines.len().max(1) + 1,
         prefetch: None,
+        intact: None,
     };
     let progress = run.progress;
     let notice = |h: u64| progress.permuting(h);
@@ -124,30 +125,34 @@ fn shuffle_files_in_memory(run: &mut Run<'_, '_>, opened: Vec<Opened>) -> Result
     if let Some((file, offset, remaining)) = input::single_regular(&opened) {
         let len = usize::try_from(remaining).map_err(|_| Error::OutOfMemory)?;
         if run.options.map_input && !run.output.could_overwrite(file) {
+            let intact = || input::still_holds(file, offset, len);
+            let _published = input::MappedInput;
             if u32::try_from(len).is_ok() {
                 if let Some((bytes, starts)) =
                     input::map_indexed::<u32>(file, offset, len, delimiter, run.progress)?
                 {
-                    return shuffle_lines(run, &bytes, starts);
+                    return shuffle_lines(run, &bytes, starts, Some(&intact));
                 }
             } else if let Some((bytes, starts)) =
                 input::map_indexed::<u64>(file, offset, len, delimiter, run.progress)?
             {
-                return shuffle_lines(run, &bytes, starts);
+                return shuffle_lines(run, &bytes, starts, Some(&intact));
             }
         }
-        // Positioned reads leave the file's cursor alone, so a file shorter
-        // than its reported size (`None`) is simply read again below.
+        // No map (`None`: the offset is not page-aligned or the map could
+        // not be made): a private copy. Positioned reads leave the file's
+        // cursor alone, so a file shorter than its reported size (`None`
+        // again) is simply read to its end below.
         if u32::try_from(len).is_ok() {
             if let Some((bytes, starts)) =
                 input::read_indexed::<u32>(file, offset, len, delimiter, run.progress)?
             {
-                return shuffle_lines(run, &bytes, starts);
+                return shuffle_lines(run, &bytes, starts, None);
             }
         } else if let Some((bytes, starts)) =
             input::read_indexed::<u64>(file, offset, len, delimiter, run.progress)?
         {
-            return shuffle_lines(run, &bytes, starts);
+            return shuffle_lines(run, &bytes, starts, None);
         }
     }
     let bytes = input::load(opened, delimiter, run.progress)?;
@@ -159,10 +164,10 @@ fn shuffle_bytes_in_memory(run: &mut Run<'_, '_>, bytes: Bytes) -> Result<(), Er
     let delimiter = run.options.delimiter;
     if u32::try_from(bytes.len()).is_ok() {
         let starts = line_starts::<u32>(&bytes, delimiter)?;
-        shuffle_lines(run, &bytes, starts)
+        shuffle_lines(run, &bytes, starts, None)
     } else {
         let starts = line_starts::<u64>(&bytes, delimiter)?;
-        shuffle_lines(run, &bytes, starts)
+        shuffle_lines(run, &bytes, starts, None)
     }
 }
 
@@ -170,6 +175,7 @@ fn shuffle_lines<O: Offset>(
     run: &mut Run<'_, '_>,
     bytes: &Bytes,
     mut starts: Vec<O>,
+    intact: Option<&(dyn Fn() -> Result<(), Error> + Sync)>,
 ) -> Result<(), Error> {
     let options = run.options;
     let head_count = options.count.unwrap_or(u64::MAX);
@@ -193,6 +199,7 @@ fn shuffle_lines<O: Offset>(
         write: &write,
         item_bytes: data.len() / starts_len.max(1) + 1,
         prefetch: Some(&prefetch),
+        intact,
     };
     let progress = run.progress;
     let notice = |h: u64| progress.permuting(h);

@@ -210,21 +210,24 @@ pub(crate) struct Moves {
 }
 
 impl Moves {
+    /// Whether `complete` block slots fit the plan's 32-bit destinations
+    /// (up to `u32::MAX - 2`; the default configuration caps a
+    /// distribution at 2^23 blocks, so only a test configuration can go
+    /// beyond, and then the blocks are moved on one thread, as they go).
+    pub(crate) fn fits(complete: usize) -> bool {
+        u32::try_from(complete).is_ok_and(|c| c < DONE)
+    }
+
     /// Works out every full block's destination: bucket `b`'s blocks go to
     /// slots `first_slot[b] ..` (the sequential procedure of the module
     /// documentation, on the tags alone); jobs start at every `cut`-th slot
     /// (and at every chain start).
     ///
-    /// # Panics
-    /// With more than `u32::MAX - 2` block slots (only reachable through a
-    /// test configuration: the default caps a distribution at 2^23 blocks).
+    /// The caller checks the number of slots first ([`Moves::fits`]).
     pub(crate) fn plan(tags: &[u8], slots: &SlotMap, first_slot: &[usize], cut: usize) -> Moves {
         assert!(cut >= 1);
         let complete = slots.complete;
-        assert!(
-            u32::try_from(complete).is_ok_and(|c| c < DONE),
-            "ShuffleConfig: too many blocks for one distribution"
-        );
+        debug_assert!(complete < DONE as usize);
         let k = first_slot.len() - 1;
         // Full slots start as DONE (no destination yet), the others EMPTY.
         let mut to = vec![EMPTY; complete];

@@ -30,10 +30,11 @@
 //!
 //! Every element is read and written about twice, always a block or a
 //! buffer at a time; there are no dependent random accesses as in a cycle
-//! walk. Extra memory: the buffers (stripes x buckets x `B` elements), five
-//! bytes per block for its tag and its destination (5/1024 of the array
-//! for 8-byte elements with 1 KiB blocks, 5/128 for bytes in blocks of
-//! 128; the caller caps the number of blocks, see `scatter`), and
+//! walk. Extra memory: the buffers (stripes x buckets x `B` elements), a
+//! byte per block for its tag (its bucket), four more for its destination
+//! when the blocks are moved by jobs on several threads (5/1024 of the
+//! array for 8-byte elements with 1 KiB blocks, 5/128 for bytes in blocks
+//! of 128; the caller caps the number of blocks, see `scatter`), and
 //! O(buckets x stripes) counters.
 //!
 //! Which bucket an element joins is decided by the labels alone, and where
@@ -188,8 +189,10 @@ impl Plan {
 /// Aborts the process if dropped: it is forgotten when the distribution
 /// completes, so it only drops when a panic unwinds through the steps,
 /// where some elements exist twice (a buffered copy and a stale slot) and
-/// others only in a buffer, so unwinding could drop an element twice. No
-/// step can panic unless the distribution itself has a bug.
+/// others only in a buffer, so unwinding could drop an element twice. The
+/// sizes are checked before it is armed, so no step panics unless the
+/// distribution itself has a bug (an allocation that fails afterwards, the
+/// plan of step 2 or a job's carry block, aborts in any case).
 struct AbortOnUnwind;
 
 impl Drop for AbortOnUnwind {
@@ -238,7 +241,7 @@ pub(crate) fn distribute<T>(data: &mut [T], plan: &Plan, steps: &impl Steps<T>) 
     let block = plan.block;
     let n = data.len();
     debug_assert_eq!(n, plan.len);
-    // Everything that can fail (sizes, allocations) before the first
+    // The sizes are checked, and the buffers allocated, before the first
     // element is copied.
     let buffer_len = plan.buffer_len();
     let mut tags = vec![0u8; n / block];
@@ -306,7 +309,7 @@ pub(crate) fn distribute<T>(data: &mut [T], plan: &Plan, steps: &impl Steps<T>) 
     let first_slot: Vec<usize> = starts.iter().map(|&s| s.div_ceil(block)).collect();
 
     let (data_ptr, overflow_ptr) = (data.as_mut_ptr(), overflow.as_mut_ptr().cast::<T>());
-    if steps.threads() {
+    if steps.threads() && Moves::fits(slots.complete) {
         let moves = Moves::plan(&tags, &slots, &first_slot, steps.cut());
         let shared = Shared {
             data: data_ptr,

@@ -6,8 +6,8 @@
 //! labels before a walk (in fixed pieces; the sums do not depend on the
 //! split), classifying the stripes (fixed by the length, not by the
 //! threads), moving the blocks to the slots worked out for them beforehand
-//! (on one thread, from the tags alone: the same slots as `shuffle`'s moves
-//! as it goes) and shuffling the buckets (each
+//! (the slots are worked out on one thread, from the tags alone: the same
+//! slots as `shuffle`'s moves as it goes) and shuffling the buckets (each
 //! with its own derived key). The walk runs on one thread. So the
 //! arrangement of each bucket before its own shuffle is the same whatever
 //! the number of threads.

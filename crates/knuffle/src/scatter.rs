@@ -36,8 +36,9 @@
 //! The elements move to their buckets' regions by block moves (module
 //! `distribute`, after IPS4o): classified into small per-bucket buffers,
 //! written back as blocks, the blocks permuted into their regions, the
-//! leftovers put in the regions' ends. That needs five bytes per block (its
-//! bucket, its tag, and where it goes), so a distribution is only used for
+//! leftovers put in the regions' ends. That needs a byte per block (its
+//! tag: its bucket) and, when the blocks are moved on several threads, four
+//! more (where it goes), so a distribution is only used for
 //! nodes of at most `max_blocks` blocks (2^23: at most 40 MiB; 2^30 elements
 //! of up to 8 bytes, 8 GiB of elements whose size is a power of two from
 //! 8 bytes to 1 KiB). A larger node is first split into 64 or more buckets
@@ -231,8 +232,8 @@ pub(crate) fn draw_key<R: Rng + ?Sized>(rng: &mut R) -> [u8; 32] {
 }
 
 /// How the parallelizable parts of a node run: counting the labels (before
-/// a walk), classifying the stripes and shuffling the buckets. All give the
-/// same result however they run.
+/// a walk), classifying the stripes, the jobs that move the blocks and
+/// shuffling the buckets. All give the same result however they run.
 pub(crate) trait Executor<T> {
     /// The number of each label among the node's `len` positions.
     fn count(&self, labels: &LabelStream, len: usize) -> Vec<usize>;

@@ -4,51 +4,95 @@
 //! (another process truncated it meanwhile) or a page the disk cannot
 //! deliver raises `SIGBUS`. The handler installed here turns that into a
 //! message naming the file and exit status 1, instead of the shell's "Bus
-//! error". An existing `-o FILE` keeps its content: it is written to a
-//! temporary file that is only renamed over FILE when the run succeeds (a
-//! nameless one, which vanishes with the process; on a file system without
-//! nameless files, a `.knuffle-*` file is left next to FILE). Where FILE is
-//! written in place (a device, a file of another owner or with other hard
-//! links, as `knuffle_records::output` explains), what was written stays,
-//! as after any failed write.
+//! error". A shrink that ends inside a page raises nothing (the rest of
+//! that page reads as zeros): the record library checks the file's size
+//! before it completes the output and reports the same error. A file
+//! rewritten in place while it is shuffled gives its new bytes where they
+//! are read, as plain reads would.
+//!
+//! An existing `-o FILE` keeps its content: it is written to a temporary
+//! file that is only renamed over FILE when the run succeeds (a nameless
+//! one, which vanishes with the process; on a file system without nameless
+//! files, a `.knuffle-*` file is left next to FILE). Where FILE is written
+//! in place (the cases `knuffle_records::output` lists), what was written
+//! stays, as after any failed write.
 
 use std::ffi::OsStr;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use knuffle_records::input::{SHRANK, in_mapped_input};
+
+use super::errors::CliError;
 use super::quote::quotef;
 
 /// The whole message, written by the handler with one `write(2)`.
 static MESSAGE: OnceLock<Box<[u8]>> = OnceLock::new();
+/// Set by the first fault reported, so that two threads faulting at once
+/// print the message once.
+static REPORTED: AtomicBool = AtomicBool::new(false);
 
-/// Reports `SIGBUS` as a read error of the FILE `name` (`None`: standard
-/// input) from now on.
+/// The error for the FILE `name` (`None`: standard input) that shrank.
+pub fn shrank(name: Option<&OsStr>) -> CliError {
+    CliError::plain(format!("{}: read error: {SHRANK}", what(name)))
+}
+
+fn what(name: Option<&OsStr>) -> String {
+    name.map_or_else(|| "standard input".to_string(), quotef)
+}
+
+/// Reports `SIGBUS` in the mapped input as a read error of the FILE `name`
+/// (`None`: standard input) from now on, in the words of [`shrank`]. Any
+/// other `SIGBUS` (one sent by another process, or a fault outside the
+/// input's map) keeps the default action: the process dies of it, as GNU
+/// shuf would.
 pub fn report_sigbus_for(program: &str, name: Option<&OsStr>) {
-    let what = name.map_or_else(|| "standard input".to_string(), quotef);
-    let text = format!(
-        "{program}: {what}: read error: the file shrank or could not be read while it was being shuffled\n"
-    );
+    let text = format!("{program}: {}: read error: {SHRANK}\n", what(name));
     if MESSAGE.set(text.into_bytes().into_boxed_slice()).is_err() {
         return; // installed already
     }
     // SAFETY: a zeroed sigaction with a handler that only calls
-    // async-signal-safe functions (write, _exit) and reads a message set
-    // before it is installed.
+    // async-signal-safe functions (atomic loads, write, _exit, sigaction,
+    // raise) and reads a message set before it is installed.
     unsafe {
         let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_sigbus as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        action.sa_sigaction = on_sigbus
+            as extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void)
+            as libc::sighandler_t;
+        action.sa_flags = libc::SA_SIGINFO;
         libc::sigemptyset(&mut action.sa_mask);
         libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
     }
 }
 
-extern "C" fn on_sigbus(_: libc::c_int) {
-    if let Some(message) = MESSAGE.get() {
-        // SAFETY: write and _exit are async-signal-safe; the message lives
-        // for the whole process.
-        unsafe {
-            libc::write(2, message.as_ptr().cast(), message.len());
+extern "C" fn on_sigbus(signal: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo with SA_SIGINFO; a fault's
+    // si_code is positive (a signal sent by a process has SI_USER or
+    // another code of at most 0), and only then is si_addr the address.
+    let in_input = unsafe {
+        !info.is_null() && (*info).si_code > 0 && in_mapped_input((*info).si_addr() as usize)
+    };
+    if in_input {
+        if !REPORTED.swap(true, Ordering::SeqCst)
+            && let Some(message) = MESSAGE.get()
+        {
+            // SAFETY: write is async-signal-safe; the message lives for
+            // the whole process.
+            unsafe {
+                libc::write(2, message.as_ptr().cast(), message.len());
+            }
         }
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(1) }
     }
-    // SAFETY: as above.
-    unsafe { libc::_exit(1) }
+    // Not ours: the default action, raised again for when the handler
+    // returns (a fault would also repeat at its instruction).
+    // SAFETY: sigaction, sigemptyset and raise are async-signal-safe.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = libc::SIG_DFL;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(signal, &action, std::ptr::null_mut());
+        libc::raise(signal);
+    }
 }

@@ -4,7 +4,7 @@
 //! [`knuffle_records::shuffle_records_planned`]; `-e` and `-i` use its
 //! engine directly.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 
 use knuffle_records::engine::{
     Render, permute_and_write, repeat_and_write, write_in_order, write_shuffled,
@@ -150,11 +150,12 @@ fn files(run: &Run<'_>, names: &[OsString]) -> Result<(), CliError> {
     }
     // A single input that is a regular file is mapped (standard input too,
     // when it is redirected from one).
-    match names {
-        [] => super::mapped_input::report_sigbus_for(run.program, None),
-        [name] if name != "-" => super::mapped_input::report_sigbus_for(run.program, Some(name)),
-        [_] => super::mapped_input::report_sigbus_for(run.program, None),
-        _ => {}
+    let mapped: Option<&OsStr> = match names {
+        [name] if name != "-" => Some(name),
+        _ => None,
+    };
+    if names.len() <= 1 {
+        super::mapped_input::report_sigbus_for(run.program, mapped);
     }
     let mut randomness = run.unopened_randomness()?;
     knuffle_records::shuffle_records_planned(
@@ -163,8 +164,11 @@ fn files(run: &Run<'_>, names: &[OsString]) -> Result<(), CliError> {
         &mut randomness,
         &run.output,
         run.progress,
-    )?;
-    Ok(())
+    )
+    .map_err(|error| match error {
+        knuffle_records::Error::InputShrank => super::mapped_input::shrank(mapped),
+        other => other.into(),
+    })
 }
 
 /// `-e`: each operand is a line (even one containing the delimiter).
@@ -184,6 +188,7 @@ fn echo(run: &Run<'_>, operands: &[OsString]) -> Result<(), CliError> {
         write: &write,
         item_bytes: total / lines.len().max(1),
         prefetch: None,
+        intact: None,
     };
     let header_len = options.header.min(n) as usize;
     let mut indices: Vec<u32> = (0..lines.len() as u32).collect();
@@ -215,6 +220,7 @@ fn range(run: &Run<'_>, lo: u64, hi: u64) -> Result<(), CliError> {
         write: &write,
         item_bytes: 0,
         prefetch: None,
+        intact: None,
     };
     if options.repeat {
         let nth = |j: u64| j;
@@ -248,6 +254,7 @@ fn range(run: &Run<'_>, lo: u64, hi: u64) -> Result<(), CliError> {
         write: &write32,
         item_bytes: 0,
         prefetch: None,
+        intact: None,
     };
     Ok(permute_and_write(
         &[],
