@@ -445,9 +445,6 @@ pub fn still_holds(file: &File, offset: u64, len: usize) -> Result<(), Error> {
     Ok(())
 }
 
-/// How a mapped input that shrank while it was being shuffled is reported.
-pub const SHRANK: &str = "the file shrank or could not be read while it was being shuffled";
-
 /// The pieces' line starts, in order, in one vector (`Error::OutOfMemory`
 /// when it cannot be allocated).
 fn concatenate<O: Offset>(pieces: Vec<Vec<O>>) -> Result<Vec<O>, Error> {

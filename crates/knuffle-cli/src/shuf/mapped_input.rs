@@ -21,7 +21,8 @@ use std::ffi::OsStr;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use knuffle_records::input::{SHRANK, in_mapped_input};
+use knuffle_records::error::SHRANK;
+use knuffle_records::input::in_mapped_input;
 
 use super::errors::CliError;
 use super::quote::quotef;
