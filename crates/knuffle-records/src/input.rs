@@ -358,11 +358,11 @@ pub fn read_indexed<O: Offset>(
 /// reads a private copy).
 ///
 /// Only for callers that handle `SIGBUS` (see
-/// [`Options::map_input`](crate::Options::map_input)): a file that shrinks while mapped raises
-/// it on the next read of a page past its new end, while the rest of its
-/// last page reads as zeros; check [`still_holds`] before the output is
-/// completed. The map's range is published for the handler
-/// ([`in_mapped_input`]) until a [`MappedInput`] guard drops.
+/// [`Options::map_input`](crate::Options::map_input)): a file that shrinks
+/// while mapped raises it on the next read of a page past its new end,
+/// while the rest of its last page reads as zeros; check [`still_holds`]
+/// before the output is completed. The map's range is published for the
+/// handler ([`in_mapped_input`]) until a [`MappedInput`] guard drops.
 pub fn map_indexed<O: Offset>(
     file: &File,
     offset: u64,

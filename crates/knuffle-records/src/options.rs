@@ -31,9 +31,8 @@ pub struct Options {
     /// it handles the signal: set this only in a program that reports
     /// `SIGBUS` (the command line does;
     /// [`in_mapped_input`](crate::input::in_mapped_input) tells such a
-    /// fault from others). A
-    /// shrink within the last page raises nothing (the rest of the page
-    /// reads as zeros): the shuffle then ends with
+    /// fault from others). A shrink within the last page raises nothing
+    /// (the rest of the page reads as zeros): the shuffle then ends with
     /// [`Error::InputShrank`](crate::Error::InputShrank) before the output
     /// is completed. Never used when the output could overwrite the input
     /// (nor with a caller's writer, which could be the input).
