@@ -52,17 +52,26 @@ pub fn report_sigbus_for(program: &str, name: Option<&OsStr>) {
     if MESSAGE.set(text.into_bytes().into_boxed_slice()).is_err() {
         return; // installed already
     }
-    // SAFETY: a zeroed sigaction with a handler that only calls
-    // async-signal-safe functions (atomic loads, write, _exit, sigaction,
-    // raise) and reads a message set before it is installed.
+    let handler = on_sigbus as extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void)
+        as libc::sighandler_t;
+    // The handler only calls async-signal-safe functions (atomic loads,
+    // write, _exit, sigaction, raise) and reads a message set before it is
+    // installed.
+    set_action(libc::SIGBUS, handler, libc::SA_SIGINFO);
+}
+
+/// Sets the action of `signal`: `handler` (a function, or `SIG_DFL`) with
+/// `flags` and nothing blocked meanwhile. Async-signal-safe (sigemptyset
+/// and sigaction only).
+fn set_action(signal: libc::c_int, handler: libc::sighandler_t, flags: libc::c_int) {
+    // SAFETY: a zeroed sigaction is valid; its fields are then set to a
+    // handler of the kind `flags` announce and an empty mask.
     unsafe {
         let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_sigbus
-            as extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void)
-            as libc::sighandler_t;
-        action.sa_flags = libc::SA_SIGINFO;
+        action.sa_sigaction = handler;
+        action.sa_flags = flags;
         libc::sigemptyset(&mut action.sa_mask);
-        libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
+        libc::sigaction(signal, &action, std::ptr::null_mut());
     }
 }
 
@@ -88,12 +97,7 @@ extern "C" fn on_sigbus(signal: libc::c_int, info: *mut libc::siginfo_t, _: *mut
     }
     // Not ours: the default action, raised again for when the handler
     // returns (a fault would also repeat at its instruction).
-    // SAFETY: sigaction, sigemptyset and raise are async-signal-safe.
-    unsafe {
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = libc::SIG_DFL;
-        libc::sigemptyset(&mut action.sa_mask);
-        libc::sigaction(signal, &action, std::ptr::null_mut());
-        libc::raise(signal);
-    }
+    set_action(signal, libc::SIG_DFL, 0);
+    // SAFETY: raise is async-signal-safe.
+    unsafe { libc::raise(signal) };
 }
