@@ -6,10 +6,6 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-/// How a mapped input that shrank while it was being shuffled
-/// ([`Error::InputShrank`]) is worded after "read error: ".
-pub const SHRANK: &str = "the file shrank or could not be read while it was being shuffled";
-
 /// A failure of a record shuffle.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -96,7 +92,9 @@ impl fmt::Display for Error {
             ),
             Error::NoRecordsToRepeat => f.write_str("no lines to repeat"),
             Error::Entropy(text) => write!(f, "getrandom: {text}"),
-            Error::InputShrank => write!(f, "read error: {SHRANK}"),
+            Error::InputShrank => f.write_str(
+                "read error: the file shrank or could not be read while it was being shuffled",
+            ),
         }
     }
 }

@@ -21,7 +21,6 @@ use std::ffi::OsStr;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use knuffle_records::error::SHRANK;
 use knuffle_records::input::in_mapped_input;
 
 use super::errors::CliError;
@@ -35,11 +34,14 @@ static REPORTED: AtomicBool = AtomicBool::new(false);
 
 /// The error for the FILE `name` (`None`: standard input) that shrank.
 pub fn shrank(name: Option<&OsStr>) -> CliError {
-    CliError::plain(format!("{}: read error: {SHRANK}", what(name)))
+    CliError::plain(shrank_text(name))
 }
 
-fn what(name: Option<&OsStr>) -> String {
-    name.map_or_else(|| "standard input".to_string(), quotef)
+/// "FILE: read error: ...", in the record library's words for
+/// [`knuffle_records::Error::InputShrank`].
+fn shrank_text(name: Option<&OsStr>) -> String {
+    let what = name.map_or_else(|| "standard input".to_string(), quotef);
+    format!("{what}: {}", knuffle_records::Error::InputShrank)
 }
 
 /// Reports `SIGBUS` in the mapped input as a read error of the FILE `name`
@@ -48,7 +50,7 @@ fn what(name: Option<&OsStr>) -> String {
 /// input's map) keeps the default action: the process dies of it, as GNU
 /// shuf would.
 pub fn report_sigbus_for(program: &str, name: Option<&OsStr>) {
-    let text = format!("{program}: {}: read error: {SHRANK}\n", what(name));
+    let text = format!("{program}: {}\n", shrank_text(name));
     if MESSAGE.set(text.into_bytes().into_boxed_slice()).is_err() {
         return; // installed already
     }
