@@ -58,7 +58,7 @@
 //! | 3 | [`transcript`] | the JSON record of a draw |
 //! | 2 | [`draw`], [`commit`] | the draw itself; the commitment of commit-reveal |
 //! | 1 | [`key`], [`stream`], [`population`], [`beacon`] | the key from the sources, the SHA-256 stream, the population digest, drand rounds |
-//! | 0 | [`encode`] | length prefixes, big-endian integers, hex |
+//! | 0 | [`encode`], [`limits`] | length prefixes, big-endian integers, hex; the bounds on hostile numbers |
 //! | beside | [`compat`] | other schemes (Rivest 2011, consistent_sampler, Stake), on [`encode`] only |
 
 pub mod beacon;
@@ -69,6 +69,7 @@ pub mod compat;
 pub mod draw;
 pub mod encode;
 pub mod key;
+pub mod limits;
 pub mod population;
 pub mod stream;
 pub mod transcript;
@@ -76,8 +77,9 @@ pub mod verify;
 
 pub use beacon::{Beacon, DRAND_MAINNET};
 pub use commit::{commitment, new_secret};
-pub use draw::{DrawError, draw_indices};
+pub use draw::{DrawError, Draws, draw_indices, draws};
 pub use key::{Mode, Source, beacon_ref, derive_key};
+pub use limits::{LimitError, MAX_RANGE_ITEMS};
 pub use population::{Population, card_deck};
 pub use stream::Sha256Stream;
 pub use transcript::{FORMAT, Transcript, make_transcript};

@@ -4,6 +4,7 @@
 //! population: the same items in another order give another digest.
 
 use crate::encode::Encoder;
+use crate::limits::{LimitError, check_range_items};
 
 /// The domain tag of the population digest.
 pub const POPULATION_TAG: &str = "knuffle-vd/1 population";
@@ -45,7 +46,17 @@ impl Population {
         }
     }
 
-    /// The population digest `P`.
+    /// Checks that the digest is bounded work: a range of at most
+    /// [`crate::limits::MAX_RANGE_ITEMS`] items (a list is already in memory).
+    pub fn check_size(&self) -> Result<(), LimitError> {
+        match self {
+            Population::Items(_) => Ok(()),
+            Population::Range { .. } => check_range_items(self.count()),
+        }
+    }
+
+    /// The population digest `P`. A range hashes every one of its items:
+    /// call [`Population::check_size`] first on a range from untrusted input.
     pub fn digest(&self) -> [u8; 32] {
         let mut enc = Encoder::tagged(POPULATION_TAG);
         enc.u64(self.count());
@@ -56,12 +67,27 @@ impl Population {
                 }
             }
             Population::Range { lo, hi } => {
+                let mut digits = [0u8; 20];
                 for value in *lo..=*hi {
-                    enc.lp(value.to_string().as_bytes());
+                    enc.lp(decimal(value, &mut digits));
                 }
             }
         }
         enc.finish()
+    }
+}
+
+/// The decimal text of `value`, written at the end of `buffer` (no
+/// allocation: a range's digest formats up to 10^9 of them).
+fn decimal(mut value: u64, buffer: &mut [u8; 20]) -> &[u8] {
+    let mut at = buffer.len();
+    loop {
+        at -= 1;
+        buffer[at] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            return &buffer[at..];
+        }
     }
 }
 
@@ -94,6 +120,36 @@ mod tests {
         assert_eq!(range.digest(), items.digest());
         assert_eq!(range.item(11), "12");
         assert!(Population::range(5, 4).is_none());
+    }
+
+    #[test]
+    fn decimal_texts_are_to_string() {
+        let mut buffer = [0u8; 20];
+        for value in [0, 1, 9, 10, 99, 100, 12345, u64::MAX - 1, u64::MAX] {
+            assert_eq!(decimal(value, &mut buffer), value.to_string().as_bytes());
+        }
+    }
+
+    #[test]
+    fn ranges_above_the_limit_are_refused_before_digesting() {
+        use crate::limits::MAX_RANGE_ITEMS;
+        assert_eq!(
+            Population::range(1, MAX_RANGE_ITEMS).unwrap().check_size(),
+            Ok(())
+        );
+        assert_eq!(
+            Population::range(0, MAX_RANGE_ITEMS).unwrap().check_size(),
+            Err(LimitError::RangeTooLarge {
+                count: MAX_RANGE_ITEMS + 1
+            })
+        );
+        assert!(
+            Population::range(0, u64::MAX - 1)
+                .unwrap()
+                .check_size()
+                .is_err()
+        );
+        assert_eq!(Population::Items(vec![]).check_size(), Ok(()));
     }
 
     #[test]

@@ -180,6 +180,7 @@ pub fn make_transcript(
     sources: &[Source],
     k: u64,
 ) -> Result<Transcript, DrawError> {
+    population.check_size()?;
     let digest = population.digest();
     let key = derive_key(mode, &digest, sources);
     let indices = draw_indices(key, mode, population.count(), k)?;
@@ -207,19 +208,37 @@ pub fn make_transcript(
 impl Transcript {
     /// Parses a transcript. An unknown `format` is reported as such (before
     /// any other field is looked at).
+    ///
+    /// The text is parsed twice, never into a tree of JSON values: once for
+    /// the format alone (other fields skipped without allocating), then into
+    /// the transcript, so memory stays close to the transcript's own size.
+    /// Nesting deeper than serde_json's limit (128) is malformed JSON.
     pub fn parse(json: &str) -> Result<Transcript, String> {
-        let value: Value =
-            serde_json::from_str(json).map_err(|e| format!("malformed transcript JSON: {e}"))?;
-        match value.get("format").and_then(Value::as_str) {
-            Some(FORMAT) => {}
-            Some(other) => {
+        /// Just the format field.
+        #[derive(Deserialize)]
+        struct Head {
+            #[serde(default)]
+            format: Option<Value>,
+        }
+        let head: Head = serde_json::from_str(json).map_err(|e| match e.classify() {
+            serde_json::error::Category::Data => {
+                "not a knuffle transcript: not a JSON object with a \"format\" field".to_owned()
+            }
+            _ => format!("malformed transcript JSON: {e}"),
+        })?;
+        match head.format.as_ref().map(Value::as_str) {
+            Some(Some(FORMAT)) => {}
+            Some(Some(other)) => {
                 return Err(format!(
                     "unknown transcript format {other:?} (this knuffle reads {FORMAT:?})"
                 ));
             }
+            Some(None) => {
+                return Err("not a knuffle transcript: \"format\" is not a string".to_owned());
+            }
             None => return Err("not a knuffle transcript: no \"format\" field".to_owned()),
         }
-        serde_json::from_value(value).map_err(|e| format!("malformed {FORMAT} transcript: {e}"))
+        serde_json::from_str(json).map_err(|e| format!("malformed {FORMAT} transcript: {e}"))
     }
 
     /// The transcript as pretty JSON with a final newline.

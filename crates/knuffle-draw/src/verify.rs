@@ -3,7 +3,6 @@
 use std::fmt;
 
 use crate::commit::commitment;
-use crate::draw::draw_indices;
 use crate::encode::{digest_from_hex, sha256, to_hex};
 use crate::key::{Mode, Source, derive_key};
 use crate::population::Population;
@@ -88,8 +87,12 @@ pub fn population_of(
         return Ok(Population::Items(items.clone()));
     }
     if let Some(range) = record.range {
-        return Population::range(range.lo, range.hi)
-            .ok_or_else(|| Trouble(format!("invalid range {}-{}", range.lo, range.hi)));
+        let population = Population::range(range.lo, range.hi)
+            .ok_or_else(|| Trouble(format!("invalid range {}-{}", range.lo, range.hi)))?;
+        population
+            .check_size()
+            .map_err(|e| Trouble(e.to_string()))?;
+        return Ok(population);
     }
     Err(Trouble(
         "the transcript does not embed its population: give the population file".to_owned(),
@@ -139,7 +142,15 @@ fn check_beacon_signature(report: &mut Report, source: &Source) {
 }
 
 /// Re-derives `transcript` from `population` and checks everything.
+///
+/// The work is bounded by the transcript and the population: a range of
+/// more than [`crate::limits::MAX_RANGE_ITEMS`] items is trouble, and the
+/// draw is re-derived only when `k` equals the number of recorded indices
+/// and items (else the `k` check fails and `result` is "not re-derived").
 pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report, Trouble> {
+    population
+        .check_size()
+        .map_err(|e| Trouble(e.to_string()))?;
     let mode = Mode::parse(&transcript.mode)
         .ok_or_else(|| Trouble(format!("unknown mode {:?}", transcript.mode)))?;
     let sources: Vec<Source> = transcript
@@ -286,36 +297,40 @@ pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report
         },
     );
 
-    let derived = if k_fits {
-        draw_indices(key, mode, n, k).map_err(|e| Trouble(e.to_string()))?
-    } else {
-        Vec::new()
-    };
-    let first_index_diff = derived
-        .iter()
-        .zip(&result.indices)
-        .position(|(a, b)| a != b)
-        .or((derived.len() != result.indices.len())
-            .then_some(derived.len().min(result.indices.len())));
-    let items_match = first_index_diff.is_none()
-        && derived
-            .iter()
-            .zip(&result.items)
-            .all(|(&i, item)| population.item(i) == *item);
+    if !k_ok {
+        // Re-deriving k draws that the transcript does not record would let
+        // a small transcript claim unbounded work (k = 2^64 - 1).
+        report.check(
+            "result",
+            false,
+            "not re-derived: the k check failed".to_owned(),
+        );
+        return Ok(report);
+    }
+    // k is the number of recorded indices, bounded by the transcript's
+    // size; the draws are compared as they come (stopping at the first
+    // difference), never collected.
+    let mut derived = crate::draw::draws(key, mode, n, k).map_err(|e| Trouble(e.to_string()))?;
+    let mut first_index_diff = None;
+    let mut item_differs = false;
+    for (at, recorded) in result.indices.iter().enumerate() {
+        let index = derived.next().expect("k draws, k recorded indices");
+        if index != *recorded {
+            first_index_diff = Some((at, index));
+            break;
+        }
+        item_differs = item_differs || population.item(index) != result.items[at];
+    }
     report.check(
         "result",
-        items_match,
+        first_index_diff.is_none() && !item_differs,
         match first_index_diff {
-            None if items_match => "the drawn indices and items re-derive exactly".to_owned(),
+            None if !item_differs => "the drawn indices and items re-derive exactly".to_owned(),
             None => "the indices re-derive, but an item differs from the population's".to_owned(),
-            Some(at) => format!(
-                "draw {} re-derives as index {}, the transcript says {}",
+            Some((at, index)) => format!(
+                "draw {} re-derives as index {index}, the transcript says {}",
                 at + 1,
-                derived.get(at).map_or("none".to_owned(), u64::to_string),
-                result
-                    .indices
-                    .get(at)
-                    .map_or("none".to_owned(), u64::to_string)
+                result.indices[at]
             ),
         },
     );

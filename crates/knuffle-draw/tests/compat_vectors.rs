@@ -82,13 +82,7 @@ fn consistent_sampler_published_vectors() {
         let got: Vec<(String, String, u64)> =
             consistent::sample(&ids, seed, true, case["take"].as_u64().unwrap())
                 .into_iter()
-                .map(|t| {
-                    (
-                        consistent::trim(&t.number, digits),
-                        ids[t.id].clone(),
-                        t.generation,
-                    )
-                })
+                .map(|t| (t.trimmed(digits), ids[t.id].clone(), t.generation))
                 .collect();
         let expected: Vec<(String, String, u64)> = case["expected"]
             .as_array()
