@@ -248,3 +248,57 @@ impl Transcript {
         text
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_nesting_is_malformed_not_a_stack_overflow() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let err = Transcript::parse(&deep).unwrap_err();
+        assert!(err.contains("recursion limit exceeded"), "{err}");
+        let skipped = format!(
+            "{{\"zzz\": {}{}, \"format\": \"knuffle-vd/1\"}}",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let err = Transcript::parse(&skipped).unwrap_err();
+        assert!(
+            err.starts_with("malformed knuffle-vd/1 transcript"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_format_is_read_first() {
+        assert!(
+            Transcript::parse("{\"format\": \"other/2\", \"k\": []}")
+                .unwrap_err()
+                .starts_with("unknown transcript format \"other/2\"")
+        );
+        assert!(
+            Transcript::parse("{\"k\": 1}")
+                .unwrap_err()
+                .contains("no \"format\" field")
+        );
+        assert!(
+            Transcript::parse("[1]")
+                .unwrap_err()
+                .starts_with("not a knuffle transcript")
+        );
+        assert!(
+            Transcript::parse("{")
+                .unwrap_err()
+                .starts_with("malformed transcript JSON")
+        );
+    }
+
+    #[test]
+    fn a_range_too_large_is_refused_before_hashing() {
+        let huge = Population::range(1, 1_000_000_000_000).unwrap();
+        let err = make_transcript(Mode::Replace, &huge, true, &[Source::Text("s".into())], 1)
+            .unwrap_err();
+        assert!(matches!(err, DrawError::Limit(_)), "{err}");
+    }
+}

@@ -336,3 +336,84 @@ pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report
     );
     Ok(report)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::{RangeRecord, make_transcript};
+
+    fn lottery(mode: Mode) -> (Transcript, Population) {
+        let population = Population::range(1, 1_000_000).unwrap();
+        let sources = [Source::Text("hostile".into())];
+        let transcript = make_transcript(mode, &population, true, &sources, 3).unwrap();
+        (transcript, population)
+    }
+
+    #[test]
+    fn a_k_the_result_does_not_hold_fails_without_re_deriving() {
+        for mode in [Mode::Perm, Mode::Replace] {
+            let (mut transcript, population) = lottery(mode);
+            // Re-deriving 2^64 - 1 draws would never end (or allocate 8 PB):
+            // the k check fails first, and nothing is drawn.
+            for k in [u64::MAX, 1_000_000_000_000_000, 400_000_000, 4, 2] {
+                transcript.k = k;
+                let report = verify(&transcript, &population).unwrap();
+                assert_eq!(report.first_failure().unwrap().name, "k", "{report}");
+                let result = report.checks.last().unwrap();
+                assert_eq!(result.name, "result");
+                assert!(!result.passed);
+                assert_eq!(result.detail, "not re-derived: the k check failed");
+            }
+        }
+    }
+
+    #[test]
+    fn a_range_too_large_to_digest_is_trouble() {
+        let (mut transcript, _) = lottery(Mode::Replace);
+        transcript.population.range = Some(RangeRecord {
+            lo: 1,
+            hi: 1_000_000_000_000,
+        });
+        let trouble = population_of(&transcript, None).unwrap_err();
+        assert!(
+            trouble.0.contains("larger than the limit of 1000000000"),
+            "{trouble}"
+        );
+        let huge = Population::Range {
+            lo: 0,
+            hi: crate::limits::MAX_RANGE_ITEMS,
+        };
+        assert!(verify(&transcript, &huge).is_err());
+    }
+
+    #[test]
+    fn a_faithful_transcript_still_verifies() {
+        for mode in [Mode::Perm, Mode::Replace] {
+            let (transcript, population) = lottery(mode);
+            let report = verify(&transcript, &population).unwrap();
+            assert!(report.verified(), "{report}");
+            let mut changed = transcript.clone();
+            changed.result.indices[2] ^= 1;
+            let report = verify(&changed, &population).unwrap();
+            assert_eq!(report.first_failure().unwrap().name, "result");
+            assert!(
+                report
+                    .first_failure()
+                    .unwrap()
+                    .detail
+                    .starts_with("draw 3 ")
+            );
+            let mut changed = transcript.clone();
+            changed.result.items[1].push('x');
+            let report = verify(&changed, &population).unwrap();
+            assert!(
+                report
+                    .first_failure()
+                    .unwrap()
+                    .detail
+                    .contains("an item differs"),
+                "{report}"
+            );
+        }
+    }
+}
