@@ -11,7 +11,7 @@ use clap::{Parser, ValueEnum};
 use knuffle_draw::compat::{consistent, rivest, stake};
 use knuffle_draw::{Mode, Population, Source, make_transcript};
 
-use crate::draw_io::{beacon_chain, parse_range, read_beacon, read_population, write_atomically};
+use crate::draw_io::{beacon_chain, parse_range, read_beacon, read_population};
 use crate::emit::{self, write_stdout};
 use crate::failure::{CliError, USAGE};
 
@@ -221,7 +221,8 @@ fn run_parsed(args: &Args) -> Result<ExitCode, CliError> {
     let transcript = make_transcript(mode, &population, !args.omit_items, &sources, count)
         .map_err(|e| usage(e.to_string()))?;
     if let Some(path) = &args.transcript {
-        write_atomically(path, &transcript.to_json()).map_err(CliError::plain)?;
+        knuffle_records::write_file(std::path::Path::new(path), transcript.to_json().as_bytes())
+            .map_err(|e| CliError::plain(e.to_string()))?;
     }
     let mut out = String::new();
     for item in &transcript.result.items {

@@ -1,9 +1,9 @@
-//! Inputs and outputs shared by `draw`, `verify` and `deal --commit/--reveal`:
-//! population files, beacon files, `LO-HI` ranges, and writing a file
-//! atomically (a failing run never leaves a truncated transcript).
+//! Inputs shared by `draw`, `verify` and `deal --commit/--reveal`:
+//! population files, beacon files, `LO-HI` ranges. (Their transcripts and
+//! secrets are written by [`knuffle_records::write_file`], the one rule
+//! for every file knuffle writes.)
 
-use std::io::{Read, Write};
-use std::path::Path;
+use std::io::Read;
 
 use knuffle_draw::{Beacon, Population};
 
@@ -59,21 +59,4 @@ pub fn beacon_chain(beacon: &Beacon, flag: Option<&str>) -> Result<String, Strin
         (None, Some(flag)) => Ok(flag.to_ascii_lowercase()),
         (None, None) => Ok(knuffle_draw::DRAND_MAINNET.to_owned()),
     }
-}
-
-/// Writes `text` to `path` through a temporary file in the same directory,
-/// renamed into place once complete.
-pub fn write_atomically(path: &str, text: &str) -> Result<(), String> {
-    let target = Path::new(path);
-    let dir = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("{path}: {e}"))?;
-    tmp.write_all(text.as_bytes())
-        .and_then(|()| tmp.flush())
-        .map_err(|e| format!("{path}: {e}"))?;
-    tmp.persist(target)
-        .map_err(|e| format!("{path}: {}", e.error))?;
-    Ok(())
 }

@@ -2,7 +2,7 @@
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -10,11 +10,22 @@ use indicatif::{ProgressBar, ProgressStyle};
 use knuffle_lab::exact::{self, ExactDistribution};
 use knuffle_lab::experiment::{self, DEFAULT_N, DEFAULT_SEED, DEFAULT_TRIALS, LabRun};
 use knuffle_lab::ratio::Ratio;
+use knuffle_lab::report;
 use knuffle_lab::stats::DEFAULT_ALPHA;
 use knuffle_lab::zoo::{ALL, Algorithm};
 
 use crate::emit;
-use crate::failure::CliError;
+use crate::failure::{CliError, os_error_text};
+
+/// The most element moves (trials x items) one run of the sampling lab
+/// makes per algorithm: about a day of shuffling on two cores. A larger
+/// request is refused before anything runs, rather than left to run for
+/// months.
+const MAX_MOVES: u128 = 10_000_000_000_000;
+
+/// The largest `--path-limit`: 2^40 paths of random choices, about a day
+/// of enumeration.
+const MAX_PATH_LIMIT: u64 = 1 << 40;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -40,7 +51,7 @@ pub(crate) struct Args {
           default_value_t = DEFAULT_N, value_parser = clap::value_parser!(usize))]
     n: usize,
 
-    /// Shuffles per algorithm.
+    /// Shuffles per algorithm (trials x items at most 10^13, about a day).
     #[arg(short, long, default_value_t = DEFAULT_TRIALS)]
     trials: u64,
 
@@ -56,12 +67,12 @@ pub(crate) struct Args {
     #[arg(long)]
     exact: bool,
 
-    /// Most paths to enumerate in --exact mode (at least 1).
+    /// Most paths to enumerate in --exact mode (at least 1, at most 2^40).
     #[arg(long, default_value_t = exact::DEFAULT_PATH_LIMIT, value_name = "PATHS",
           value_parser = clap::value_parser!(u64).range(1..))]
     path_limit: u64,
 
-    /// Write an HTML report with SVG and PNG charts into DIR.
+    /// Write an HTML report with SVG and PNG charts into DIR (created if missing; its parent must exist).
     #[arg(long, value_name = "DIR")]
     report: Option<PathBuf>,
 
@@ -74,7 +85,7 @@ pub(crate) struct Args {
 pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
     emit::end_quietly_on_closed_pipe();
     let args: Args = emit::parse("knuffle lab", args)?;
-    lab(&args).map_err(CliError::invalid)?;
+    lab(&args)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -93,9 +104,11 @@ fn selected(args: &Args) -> Result<Vec<Algorithm>, String> {
         .collect()
 }
 
-fn lab(args: &Args) -> Result<(), String> {
+/// Runs the lab: invalid arguments are status 2, a failed write status 1.
+fn lab(args: &Args) -> Result<(), CliError> {
+    let usage = CliError::invalid;
     let mut out = std::io::stdout().lock();
-    let write_err = |e: std::io::Error| format!("cannot write the output: {e}");
+    let write_err = |e: std::io::Error| write_err_str(e);
     if args.list {
         for a in ALL {
             writeln!(
@@ -112,24 +125,39 @@ fn lab(args: &Args) -> Result<(), String> {
         }
         return Ok(());
     }
-    let algorithms = selected(args)?;
+    let algorithms = selected(args).map_err(usage)?;
     if args.n < 2 {
-        return Err(format!("--items (-n) must be at least 2 (got {})", args.n));
+        return Err(usage(format!(
+            "--items (-n) must be at least 2 (got {})",
+            args.n
+        )));
     }
     if !(args.alpha > 0.0 && args.alpha < 1.0) {
-        return Err(format!(
+        return Err(usage(format!(
             "--alpha must be between 0 and 1 (got {})",
             args.alpha
-        ));
+        )));
     }
     if args.exact {
+        if args.path_limit > MAX_PATH_LIMIT {
+            return Err(usage(format!(
+                "--path-limit {} is more than exact mode enumerates (at most 2^40 = \
+                 {MAX_PATH_LIMIT} paths, about a day at 10 million paths a second)",
+                args.path_limit
+            )));
+        }
         if args.report.is_some() {
-            return Err("--report works with sampling, not with --exact".into());
+            return Err(CliError::invalid(
+                "--report works with sampling, not with --exact",
+            ));
         }
         let failures = exact_mode(args, &algorithms, &mut out).map_err(write_err_str)?;
         if failures.len() == algorithms.len() {
             // Nothing was computed: that is an error, not a result.
-            return Err(format!("--exact computed nothing: {}", failures.join("; ")));
+            return Err(usage(format!(
+                "--exact computed nothing: {}",
+                failures.join("; ")
+            )));
         }
         for failure in &failures {
             eprintln!("knuffle lab: not enumerated: {failure}");
@@ -137,16 +165,25 @@ fn lab(args: &Args) -> Result<(), String> {
         return Ok(());
     }
     if args.trials == 0 {
-        return Err("--trials must be at least 1".into());
+        return Err(CliError::invalid("--trials must be at least 1"));
     }
     if args.n > 100_000 {
-        return Err(format!(
+        return Err(usage(format!(
             "-n {} is too large for the lab (at most 100000)",
             args.n
-        ));
+        )));
+    }
+    let moves = u128::from(args.trials) * args.n as u128;
+    if moves > MAX_MOVES {
+        return Err(usage(format!(
+            "--trials {} of {} items is {moves} element moves per algorithm: more than the lab \
+             runs at once (at most {MAX_MOVES}, about a day on two cores); use fewer trials, \
+             or run several seeds and add up the counts",
+            args.trials, args.n
+        )));
     }
     if let Some(dir) = &args.report {
-        knuffle_lab::report::prepare_dir(dir).map_err(|e| e.to_string())?;
+        check_report_dir(dir)?;
     }
     let total = args.trials.saturating_mul(algorithms.len() as u64);
     let bar = if std::io::stderr().is_terminal() {
@@ -179,14 +216,59 @@ fn lab(args: &Args) -> Result<(), String> {
         write!(out, "{}", runs[0].analysis.to_text()).map_err(write_err)?;
     }
     if let Some(dir) = &args.report {
-        let index = knuffle_lab::report::write_report(dir, &runs).map_err(|e| e.to_string())?;
+        let index = write_report(dir, &runs)?;
         writeln!(out, "report: {}", index.display()).map_err(write_err)?;
     }
     Ok(())
 }
 
-fn write_err_str(e: std::io::Error) -> String {
-    format!("cannot write the output: {e}")
+/// A failed write to standard output (status 1).
+fn write_err_str(e: std::io::Error) -> CliError {
+    CliError::plain(format!("cannot write the output: {}", os_error_text(&e)))
+}
+
+/// Checks, before the long computation and without creating anything,
+/// that the report can be written: DIR is a directory whose page could be
+/// written, or DIR does not exist yet and its parent does (the error
+/// names the parent) and takes new entries.
+fn check_report_dir(dir: &Path) -> Result<(), CliError> {
+    let plain = |e: knuffle_records::Error| CliError::plain(e.to_string());
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => {
+            knuffle_records::check_writable(&dir.join(report::INDEX)).map_err(plain)
+        }
+        Ok(_) => Err(CliError::plain(format!(
+            "{}: not a directory",
+            dir.display()
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            knuffle_records::check_writable(dir).map_err(plain)
+        }
+        Err(e) => Err(CliError::plain(format!(
+            "{}: {}",
+            dir.display(),
+            os_error_text(&e)
+        ))),
+    }
+}
+
+/// Builds the report and writes its files into `dir` (made if missing,
+/// the user named it; nothing else is created), each by knuffle's rule
+/// for files it writes ([`knuffle_records::write_file`]), the page last;
+/// returns the page's path.
+fn write_report(dir: &Path, runs: &[LabRun]) -> Result<PathBuf, CliError> {
+    let built = report::build_report(runs)
+        .map_err(|e| CliError::plain(format!("cannot draw the report's charts: {e}")))?;
+    check_report_dir(dir)?;
+    if !dir.is_dir() {
+        std::fs::create_dir(dir)
+            .map_err(|e| CliError::plain(format!("{}: {}", dir.display(), os_error_text(&e))))?;
+    }
+    for file in &built.files {
+        knuffle_records::write_file(&dir.join(&file.name), &file.bytes)
+            .map_err(|e| CliError::plain(e.to_string()))?;
+    }
+    Ok(dir.join(report::INDEX))
 }
 
 fn order_text(n: usize, rank: usize) -> String {

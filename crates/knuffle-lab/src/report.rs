@@ -1,15 +1,17 @@
 //! The lab's report: a self-contained HTML page (no scripts, no network, no
 //! other file needed: the charts are inline SVG) opening with a verdict
 //! table, then, per algorithm, a histogram of the order counts against the
-//! expected line and a position heat map, also written as SVG and PNG files.
+//! expected line and a position heat map, also as SVG and PNG files.
+//!
+//! The report is built in memory ([`build_report`]: file names and their
+//! bytes); writing it is the caller's (`knuffle lab --report DIR` writes
+//! each file by knuffle's one rule for files it writes, the page last).
 //!
 //! PNG text is drawn with DejaVu Sans, shipped in this crate (`fonts/`,
 //! Bitstream Vera licence), so no system font library is needed.
 
 use std::fmt::Write as _;
-use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
 use std::sync::Once;
 
 use plotters::coord::Shift;
@@ -36,36 +38,49 @@ fn register_font() {
     });
 }
 
-/// Creates `dir` (and parents) if needed and checks it is a writable
-/// directory, before any long computation.
-pub fn prepare_dir(dir: &Path) -> io::Result<()> {
-    fs::create_dir_all(dir)
-        .map_err(|e| io::Error::new(e.kind(), format!("cannot create {}: {e}", dir.display())))?;
-    let probe = dir.join(".knuffle-write-test");
-    fs::write(&probe, b"").map_err(|e| {
-        io::Error::new(
-            e.kind(),
-            format!("cannot write into {}: {e}", dir.display()),
-        )
-    })?;
-    fs::remove_file(&probe)
+/// The page's file name.
+pub const INDEX: &str = "index.html";
+
+/// One file of a report: its name (in the report's directory) and bytes.
+pub struct ReportFile {
+    /// The file name, e.g. `naive-swap-histogram.png`.
+    pub name: String,
+    /// The content.
+    pub bytes: Vec<u8>,
+}
+
+/// A report: the chart files, then the page ([`INDEX`]) last, so a
+/// caller writing them in order puts the page in place only when
+/// everything it links to is there.
+pub struct Report {
+    /// The files, the page last.
+    pub files: Vec<ReportFile>,
+}
+
+impl Report {
+    /// The file named `name`.
+    pub fn file(&self, name: &str) -> Option<&[u8]> {
+        self.files
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.bytes.as_slice())
+    }
 }
 
 fn other<E: std::fmt::Display>(e: E) -> io::Error {
     io::Error::other(e.to_string())
 }
 
-/// Writes `index.html` plus `<algorithm>-histogram.{svg,png}` and
-/// `<algorithm>-positions.{svg,png}` into `dir`; returns the page's path.
-/// The page embeds every chart as inline SVG, so it shows everything on its
+/// Builds `<algorithm>-histogram.{svg,png}` and
+/// `<algorithm>-positions.{svg,png}` for each run, then [`INDEX`]. The
+/// page embeds every chart as inline SVG, so it shows everything on its
 /// own (the files are for reuse; the page links them for download). A
 /// verdict table opens the page, biased algorithms first, each row linking
-/// to the algorithm's section. Files are written to temporary names and
-/// renamed, so a failed run never leaves a half-written file under a final
-/// name.
-pub fn write_report(dir: &Path, runs: &[LabRun]) -> io::Result<PathBuf> {
-    prepare_dir(dir)?;
+/// to the algorithm's section. Errors are the charts' drawing or encoding
+/// failures.
+pub fn build_report(runs: &[LabRun]) -> io::Result<Report> {
     register_font();
+    let mut files = Vec::new();
     let mut sections = String::new();
     for run in runs {
         let name = run.algorithm.name();
@@ -77,7 +92,13 @@ pub fn write_report(dir: &Path, runs: &[LabRun]) -> io::Result<PathBuf> {
         {
             let svg = format!("{name}-histogram.svg");
             let png = format!("{name}-histogram.png");
-            let inline = render_both(dir, &svg, &png, HIST_SIZE, &Picture::Histogram(run, counts))?;
+            let inline = render_both(
+                &mut files,
+                &svg,
+                &png,
+                HIST_SIZE,
+                &Picture::Histogram(run, counts),
+            )?;
             let _ = write!(
                 images,
                 r#"<figure>{chart}<figcaption>Count of each order (bars) against the expected count m/n! (red line). Orange bars are more than 4 standard deviations away. Files: <a href="{svg}">SVG</a>, <a href="{png}">PNG</a></figcaption></figure>"#,
@@ -89,7 +110,7 @@ pub fn write_report(dir: &Path, runs: &[LabRun]) -> io::Result<PathBuf> {
         }
         let svg = format!("{name}-positions.svg");
         let png = format!("{name}-positions.png");
-        let inline = render_both(dir, &svg, &png, HEAT_SIZE, &Picture::Heat(run))?;
+        let inline = render_both(&mut files, &svg, &png, HEAT_SIZE, &Picture::Heat(run))?;
         let _ = write!(
             images,
             r#"<figure>{chart}<figcaption>Where items end: row = original position (from), column = final position (to); red = more often than uniform, blue = less, white = as expected. Files: <a href="{svg}">SVG</a>, <a href="{png}">PNG</a></figcaption></figure>"#,
@@ -164,9 +185,11 @@ tr.biased {{ background: #fdecea; }} tr.fair {{ background: #eafaf1; }}
 </body></html>
 "#
     );
-    let index = dir.join("index.html");
-    write_atomically(&index, page.as_bytes())?;
-    Ok(index)
+    files.push(ReportFile {
+        name: INDEX.to_owned(),
+        bytes: page.into_bytes(),
+    });
+    Ok(Report { files })
 }
 
 /// "BIASED" or "no bias found" (with a caveat when too few shuffles ran).
@@ -224,13 +247,6 @@ fn inline_svg(svg: &str, label: &str) -> String {
     )
 }
 
-fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = path.with_extension("tmp-knuffle");
-    fs::write(&tmp, bytes)
-        .map_err(|e| io::Error::new(e.kind(), format!("cannot write {}: {e}", tmp.display())))?;
-    fs::rename(&tmp, path)
-}
-
 fn html(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -254,9 +270,10 @@ fn draw<DB: DrawingBackend>(
     }
 }
 
-/// Draws the same picture as SVG and PNG; returns the SVG text.
+/// Draws the same picture as SVG and PNG, adds both to `files`; returns
+/// the SVG text.
 fn render_both(
-    dir: &Path,
+    files: &mut Vec<ReportFile>,
     svg: &str,
     png: &str,
     size: (u32, u32),
@@ -268,15 +285,33 @@ fn render_both(
         draw(&area, picture).map_err(other)?;
         area.present().map_err(other)?;
     }
-    write_atomically(&dir.join(svg), text.as_bytes())?;
-    let tmp = dir.join(format!("{png}.tmp-knuffle.png"));
+    files.push(ReportFile {
+        name: svg.to_owned(),
+        bytes: text.clone().into_bytes(),
+    });
+    let mut pixels = vec![0u8; size.0 as usize * size.1 as usize * 3];
     {
-        let area = BitMapBackend::new(&tmp, size).into_drawing_area();
+        let area = BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area();
         draw(&area, picture).map_err(other)?;
         area.present().map_err(other)?;
     }
-    fs::rename(&tmp, dir.join(png))?;
+    files.push(ReportFile {
+        name: png.to_owned(),
+        bytes: encode_png(&pixels, size).map_err(other)?,
+    });
     Ok(text)
+}
+
+/// RGB pixels (8 bits per channel, rows top to bottom) as a PNG file.
+fn encode_png(pixels: &[u8], (width, height): (u32, u32)) -> Result<Vec<u8>, png::EncodingError> {
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(pixels)?;
+    writer.finish()?;
+    Ok(bytes)
 }
 
 fn order_label(n: usize, rank: usize) -> String {

@@ -36,7 +36,7 @@
 //! 1. **Foundations**: [`error`], [`buffers`] (buffer sizes), [`read`]
 //!    (`read_some`), [`bytes`], [`scan`] (the delimiter scanner),
 //!    [`memory`] (`parse_size`, the default limit), [`options`],
-//!    [`progress`].
+//!    [`progress`], [`written_file`] (the one rule for files written).
 //! 2. **Randomness**: [`gnu_random`] (GNU's `randint`/`randperm`), then
 //!    [`randomness`] (knuffle's generator or a GNU source).
 //! 3. **Lines in**: [`line_index`], [`input`] (opening, reading into
@@ -59,6 +59,7 @@ pub mod options;
 pub mod progress;
 pub mod read;
 pub mod scan;
+pub mod written_file;
 
 pub mod gnu_random;
 pub mod randomness;
@@ -86,6 +87,11 @@ pub use options::Options;
 pub use output::OutputPlan;
 pub use progress::{NoProgress, Progress};
 pub use randomness::Randomness;
+/// Writing a file by knuffle's one rule: a regular file (or a symlink's
+/// target) replaced atomically, a device or FIFO written in place, a
+/// missing directory named in the error, never created (see
+/// [`written_file`]).
+pub use written_file::{WrittenFile, check_writable, write_file, write_new_file};
 
 /// Where the output goes.
 pub enum Destination<'a> {

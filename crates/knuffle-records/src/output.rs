@@ -12,19 +12,23 @@
 //! FILE is (a device or FIFO, a file with other hard links, a file owned by
 //! someone else, a directory we cannot write to) or could never complete
 //! (`-r` without `-n`), FILE is opened and truncated in place, as GNU does.
+//! The decision and the temporary file are [`written_file`]'s, the one
+//! rule for every file knuffle writes (a symlink's target is replaced, the
+//! link stays).
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
-use std::fs::{self, File, OpenOptions, Permissions};
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::mem::ManuallyDrop;
 use std::os::fd::FromRawFd;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
 use std::sync::{Condvar, Mutex};
 
 use crate::error::Error;
 use crate::progress::Progress;
+use crate::written_file::{self, Replacement};
 
 /// An opened output.
 pub struct Output<'a> {
@@ -37,18 +41,11 @@ enum Sink<'a> {
     Stdout(ManuallyDrop<File>),
     Borrowed(&'a mut dyn Write),
     Direct(File),
-    /// A nameless file in FILE's directory (`O_TMPFILE`), linked in
-    /// under a temporary name and renamed over FILE at the end: a run
-    /// killed by any signal, even SIGKILL, leaves nothing behind.
-    ReplaceUnnamed {
-        temp: File,
-        dir: PathBuf,
-        dest: PathBuf,
-        name: Box<OsStr>,
-    },
+    /// A temporary file in FILE's directory, renamed over FILE at the end
+    /// (nameless until then where the file system allows: a run killed by
+    /// any signal, even SIGKILL, leaves nothing behind).
     Replace {
-        temp: tempfile::NamedTempFile,
-        dest: PathBuf,
+        temp: Replacement,
         name: Box<OsStr>,
     },
 }
@@ -108,10 +105,13 @@ impl<'a> OutputPlan<'a> {
             });
         };
         if !self.endless
-            && let Some(sink) = replacement(name)
+            && let Some(temp) = Replacement::for_path(Path::new(name))
         {
             return Ok(Output {
-                sink,
+                sink: Sink::Replace {
+                    temp,
+                    name: name.into(),
+                },
                 progress: self.progress,
             });
         }
@@ -164,146 +164,11 @@ impl OutputPlan<'_> {
     /// `DIR: Is a directory`, not `no lines to repeat`), while a failing
     /// run still leaves FILE as it was.
     pub fn probe(&self) -> Result<(), Error> {
-        use std::os::unix::fs::OpenOptionsExt;
-        let Some(name) = self.path else {
-            return Ok(());
-        };
-        let opened = OpenOptions::new()
-            .write(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(name);
-        match opened {
-            Ok(_) => Ok(()),
-            // A FIFO without a reader: GNU would wait for one.
-            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => Ok(()),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                // Opening would create FILE: its directory must exist and
-                // take new files.
-                let parent = Path::new(name)
-                    .parent()
-                    .filter(|p| !p.as_os_str().is_empty())
-                    .unwrap_or(Path::new("."));
-                if !parent.is_dir() {
-                    return Err(file_error(name, e));
-                }
-                let c_parent = std::ffi::CString::new(parent.as_os_str().as_encoded_bytes())
-                    .map_err(|_| file_error(name, io::Error::from(io::ErrorKind::InvalidInput)))?;
-                // SAFETY: a valid NUL-terminated path; access has no other preconditions.
-                if unsafe { libc::access(c_parent.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
-                    return Err(file_error(name, io::Error::last_os_error()));
-                }
-                Ok(())
-            }
-            Err(e) => Err(file_error(name, e)),
+        match self.path {
+            Some(name) => written_file::probe(Path::new(name)).map_err(|e| file_error(name, e)),
+            None => Ok(()),
         }
     }
-}
-
-/// A temporary file next to FILE when replacing FILE by rename is safe.
-fn replacement<'s>(name: &OsStr) -> Option<Sink<'s>> {
-    let path = Path::new(name);
-    let (dest, mode) = match fs::metadata(path) {
-        Ok(meta) => {
-            // SAFETY: geteuid has no preconditions.
-            let euid = unsafe { libc::geteuid() };
-            if !meta.is_file() || meta.nlink() != 1 || meta.uid() != euid {
-                return None;
-            }
-            (
-                fs::canonicalize(path).ok()?,
-                meta.permissions().mode() & 0o7777,
-            )
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            if fs::symlink_metadata(path).is_ok() {
-                return None; // a dangling symlink: let open() create its target
-            }
-            // SAFETY: umask is async-signal-safe; it is restored at once.
-            let mask = unsafe {
-                let old = libc::umask(0o022);
-                libc::umask(old);
-                old
-            };
-            (path.to_path_buf(), 0o666 & !(mask as u32))
-        }
-        Err(_) => return None,
-    };
-    let dir = match dest.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    if let Some(temp) = unnamed_file_in(&dir, mode) {
-        return Some(Sink::ReplaceUnnamed {
-            temp,
-            dir,
-            dest,
-            name: name.into(),
-        });
-    }
-    let temp = tempfile::Builder::new()
-        .prefix(".knuffle-")
-        .tempfile_in(&dir)
-        .ok()?;
-    temp.as_file()
-        .set_permissions(Permissions::from_mode(mode))
-        .ok()?;
-    Some(Sink::Replace {
-        temp,
-        dest,
-        name: name.into(),
-    })
-}
-
-/// A nameless file (`O_TMPFILE`) in `dir` with permissions `mode`, when
-/// the file system supports it and `/proc/self/fd` can name it later.
-fn unnamed_file_in(dir: &Path, mode: u32) -> Option<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    if !Path::new("/proc/self/fd").is_dir() {
-        return None;
-    }
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .custom_flags(libc::O_TMPFILE)
-        .mode(0o600)
-        .open(dir)
-        .ok()?;
-    file.set_permissions(Permissions::from_mode(mode)).ok()?;
-    Some(file)
-}
-
-/// Gives the nameless `temp` a temporary name in `dir` (`linkat` through
-/// `/proc/self/fd`), then renames it over `dest`.
-fn link_over(temp: &File, dir: &Path, dest: &Path) -> io::Result<()> {
-    use std::ffi::CString;
-    use std::os::fd::AsRawFd;
-    use std::os::unix::ffi::OsStrExt;
-    let source = CString::new(format!("/proc/self/fd/{}", temp.as_raw_fd()))?;
-    for attempt in 0u32..1000 {
-        let link = dir.join(format!(".knuffle-{}-{attempt}", std::process::id()));
-        let target = CString::new(link.as_os_str().as_bytes())?;
-        // SAFETY: both paths are valid NUL-terminated strings.
-        let linked = unsafe {
-            libc::linkat(
-                libc::AT_FDCWD,
-                source.as_ptr(),
-                libc::AT_FDCWD,
-                target.as_ptr(),
-                libc::AT_SYMLINK_FOLLOW,
-            )
-        };
-        if linked != 0 {
-            let error = io::Error::last_os_error();
-            if error.kind() == io::ErrorKind::AlreadyExists {
-                continue;
-            }
-            return Err(error);
-        }
-        return fs::rename(&link, dest).inspect_err(|_| {
-            let _ = fs::remove_file(&link);
-        });
-    }
-    Err(io::Error::from(io::ErrorKind::AlreadyExists))
 }
 
 impl Output<'_> {
@@ -318,8 +183,7 @@ impl Output<'_> {
             Sink::Stdout(f) => &mut **f,
             Sink::Borrowed(writer) => *writer,
             Sink::Direct(file) => file,
-            Sink::ReplaceUnnamed { temp, .. } => temp,
-            Sink::Replace { temp, .. } => temp.as_file_mut(),
+            Sink::Replace { temp, .. } => temp.file(),
         }
     }
 
@@ -328,22 +192,10 @@ impl Output<'_> {
         match self.sink {
             Sink::Stdout(_) | Sink::Direct(_) => Ok(()),
             Sink::Borrowed(writer) => writer.flush().map_err(Error::Write),
-            Sink::ReplaceUnnamed {
-                temp,
-                dir,
-                dest,
-                name,
-            } => link_over(&temp, &dir, &dest).map_err(|error| Error::File {
+            Sink::Replace { temp, name } => temp.commit().map_err(|error| Error::File {
                 name: name.into(),
                 error,
             }),
-            Sink::Replace { temp, dest, name } => {
-                temp.persist(&dest).map_err(|e| Error::File {
-                    name: name.into(),
-                    error: e.error,
-                })?;
-                Ok(())
-            }
         }
     }
 }

@@ -2,7 +2,9 @@
 //! commit-reveal (format `knuffle-vd/1`).
 //!
 //! `--commit --beacon-round R` draws a fresh 256-bit secret, keeps it in a
-//! new file readable only by its owner (mode 0600, never overwriting), and
+//! new file readable only by its owner (mode 0600, never overwriting a
+//! file; a FIFO or device is written in place:
+//! [`knuffle_records::write_new_file`]), and
 //! prints the commitment `C = H("knuffle-vd/1 commit" || lp("perm") || P ||
 //! lp(secret) || lp("drand:<chain>:<R>"))` to publish before round R exists.
 //! `--reveal SECRET_FILE --client-seed TEXT --beacon FILE --transcript FILE`
@@ -11,8 +13,7 @@
 //! `knuffle verify`.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
 use std::process::ExitCode;
 
 use knuffle_draw::encode::{digest_from_hex, to_hex};
@@ -21,7 +22,7 @@ use serde_json::{Value, json};
 
 use super::args::Args;
 use super::board::{board_rows, write_rows};
-use crate::draw_io::{beacon_chain, read_beacon, write_atomically};
+use crate::draw_io::{beacon_chain, read_beacon};
 use crate::emit::write_stdout;
 use crate::failure::CliError;
 
@@ -87,28 +88,20 @@ fn commit(args: &Args) -> Result<String, CliError> {
         "mode": "perm",
         "population_digest": to_hex(&digest),
     });
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&path)
-        .map_err(|e| {
-            let why = if e.kind() == std::io::ErrorKind::AlreadyExists {
-                "already exists (a secret file is never overwritten; choose --secret-file)"
-                    .to_owned()
-            } else {
-                e.to_string()
-            };
-            CliError::plain(format!("{path}: {why}"))
-        })?;
     let text = serde_json::to_string_pretty(&record).expect("JSON") + "\n";
-    if let Err(e) = file
-        .write_all(text.as_bytes())
-        .and_then(|()| file.sync_all())
-    {
-        let _ = std::fs::remove_file(&path);
-        return Err(CliError::plain(format!("{path}: {e}")));
-    }
+    knuffle_records::write_new_file(Path::new(&path), text.as_bytes(), 0o600).map_err(
+        |e| match e {
+            knuffle_records::Error::File { error, .. }
+                if error.kind() == std::io::ErrorKind::AlreadyExists =>
+            {
+                CliError::plain(format!(
+                    "{path}: already exists (a secret file is never overwritten; choose \
+                     --secret-file)"
+                ))
+            }
+            other => CliError::plain(other.to_string()),
+        },
+    )?;
     let mut out = String::new();
     let _ = writeln!(out, "commitment: {}", to_hex(&c));
     let _ = writeln!(out, "beacon: {beacon}");
@@ -174,7 +167,8 @@ fn reveal(args: &Args) -> Result<String, CliError> {
     let transcript = make_transcript(Mode::Perm, &population, true, &sources, k)
         .map_err(|e| usage(e.to_string()))?;
     let path = v.transcript.as_deref().expect("--transcript");
-    write_atomically(path, &transcript.to_json()).map_err(CliError::plain)?;
+    knuffle_records::write_file(Path::new(path), transcript.to_json().as_bytes())
+        .map_err(|e| CliError::plain(e.to_string()))?;
     Ok(render(args, &transcript.result.items))
 }
 
