@@ -4,14 +4,20 @@
 //! use, re-derived byte for byte with their bias stated exactly.
 
 use std::ffi::OsString;
-use std::fmt::Write as _;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
 use knuffle_draw::compat::{consistent, rivest, stake};
-use knuffle_draw::{Mode, Population, Source, make_transcript};
+use knuffle_draw::limits::{
+    CONSISTENT_BYTES_PER_ID, DEFAULT_MAX_INPUT_BYTES, PERM_BYTES_PER_DRAW, check_memory,
+    check_perm_draws, check_recorded_draws, human_bytes,
+};
+use knuffle_draw::{DrawError, Mode, Population, Source, derive_key, draws, make_transcript};
 
-use crate::draw_io::{beacon_chain, parse_range, read_beacon, read_population};
+use crate::draw_io::{
+    beacon_chain, memory_budget, parse_range, read_beacon_within, read_bounded, read_population,
+};
 use crate::emit::{self, write_stdout};
 use crate::failure::{CliError, USAGE};
 
@@ -139,9 +145,23 @@ pub(crate) struct Args {
     #[arg(long, value_name = "N", default_value_t = 0)]
     nonce: u64,
 
+    /// The largest population, beacon or --expect file read, in bytes
+    /// (suffixes K, M, G as in sort -S); a larger file is refused.
+    #[arg(long, value_name = "SIZE", default_value = "64M",
+          value_parser = parse_max_size)]
+    max_size: u64,
+
     /// The population file (default: standard input), or with -e the items.
     #[arg(value_name = "FILE|ITEM")]
     args: Vec<String>,
+}
+
+/// `--max-size SIZE`: a size as `sort -S` takes it, at least 1 byte.
+pub(crate) fn parse_max_size(text: &str) -> Result<u64, String> {
+    match knuffle_records::parse_size(text)? {
+        0 => Err(format!("--max-size must be at least 1 byte (got {text:?})")),
+        size => Ok(size),
+    }
 }
 
 /// Runs `knuffle draw`.
@@ -166,13 +186,14 @@ fn population(args: &Args) -> Result<Population, CliError> {
     if args.echo {
         return Ok(Population::Items(args.args.clone()));
     }
-    // Text that is not UTF-8 is bad input (2); a failed read is an I/O failure (1).
+    // Text that is not UTF-8, a file over --max-size or too many items for
+    // memory is bad input (2); a failed read is an I/O failure (1).
     let read = |path: &str| {
-        read_population(path).map_err(|e| {
-            if e.contains("not UTF-8") {
-                CliError::invalid(e)
+        read_population(path, args.max_size).map_err(|e| {
+            if e.bad_input {
+                CliError::invalid(e.message)
             } else {
-                CliError::plain(e)
+                CliError::plain(e.message)
             }
         })
     };
@@ -202,7 +223,7 @@ fn run_parsed(args: &Args) -> Result<ExitCode, CliError> {
     let population = population(args)?;
     let mut sources: Vec<Source> = args.seed.iter().cloned().map(Source::Text).collect();
     if let Some(path) = &args.beacon {
-        let beacon = read_beacon(path).map_err(usage)?;
+        let beacon = read_beacon_within(path, args.max_size).map_err(|e| usage(e.message))?;
         let chain = beacon_chain(&beacon, args.beacon_chain.as_deref()).map_err(usage)?;
         sources.push(Source::from_beacon(&chain, &beacon));
     }
@@ -217,30 +238,101 @@ fn run_parsed(args: &Args) -> Result<ExitCode, CliError> {
         Mode::Perm
     };
     let count = args.count.expect("clap requires -n without --expect");
-    warn_about_reach(mode, population.count(), count);
+    // Every bound before any work: the range's digest, then what the draw
+    // keeps in memory.
+    population.check_size().map_err(|e| usage(e.to_string()))?;
+    let n = population.count();
+    if count > 0 && n == 0 {
+        return Err(usage(DrawError::EmptyPopulation.to_string()));
+    }
+    if mode == Mode::Perm && count > n {
+        return Err(usage(DrawError::TooMany { k: count, n }.to_string()));
+    }
+    let budget = memory_budget();
+    if args.transcript.is_some() {
+        check_recorded_draws(count, longest_item(&population), budget)
+            .map_err(|e| usage(e.to_string()))?;
+    } else if mode == Mode::Perm {
+        check_perm_draws(count, budget).map_err(|e| usage(e.to_string()))?;
+    }
+    warn_about_reach(mode, n, count);
+    let Some(transcript_path) = &args.transcript else {
+        // No transcript: the draws go out as they are made (with
+        // replacement in constant memory, like `shuf -r`).
+        let key = derive_key(mode, &population.digest(), &sources);
+        let draws = draws(key, mode, n, count).map_err(|e| usage(e.to_string()))?;
+        return stream_lines(draws.map(|index| population.item(index)));
+    };
     let transcript = make_transcript(mode, &population, !args.omit_items, &sources, count)
         .map_err(|e| usage(e.to_string()))?;
     if let Some(path) = &args.transcript {
         knuffle_records::write_file(std::path::Path::new(path), transcript.to_json().as_bytes())
             .map_err(|e| CliError::plain(e.to_string()))?;
     }
-    let mut out = String::new();
-    for item in &transcript.result.items {
-        out.push_str(item);
-        out.push('\n');
-    }
-    write_stdout(&out)?;
-    Ok(ExitCode::SUCCESS)
+    note_transcript_size(transcript_path);
+    stream_lines(transcript.result.items.into_iter())
 }
 
-/// The published draw of `--expect`: its lines.
-fn expected_lines(args: &Args) -> Result<Option<Vec<String>>, CliError> {
+/// A note when the transcript written is larger than `knuffle verify`
+/// reads by default.
+fn note_transcript_size(path: &str) {
+    let Ok(size) = std::fs::metadata(path).map(|m| m.len()) else {
+        return;
+    };
+    if size > DEFAULT_MAX_INPUT_BYTES {
+        eprintln!(
+            "knuffle draw: note: {path} is {}, more than knuffle verify reads by default ({}): \
+             verify it with --max-size {}M",
+            human_bytes(u128::from(size)),
+            human_bytes(u128::from(DEFAULT_MAX_INPUT_BYTES)),
+            size.div_ceil(1 << 20)
+        );
+    }
+}
+
+/// The published draw of `--expect`: its text (at most `--max-size`),
+/// read as lines.
+fn expected_text(args: &Args) -> Result<Option<String>, CliError> {
     let Some(path) = &args.expect else {
         return Ok(None);
     };
-    let text =
-        std::fs::read_to_string(path).map_err(|e| CliError::invalid(format!("{path}: {e}")))?;
-    Ok(Some(text.lines().map(str::to_owned).collect()))
+    let bytes = read_bounded(path, args.max_size, "--expect file")
+        .map_err(|e| CliError::invalid(e.message))?;
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| CliError::invalid(format!("{path}: not UTF-8 text")))
+}
+
+/// The longest item of `population`, in bytes.
+fn longest_item(population: &Population) -> u64 {
+    match population {
+        Population::Items(items) => items.iter().map(String::len).max().unwrap_or(0) as u64,
+        Population::Range { hi, .. } => hi.to_string().len() as u64,
+    }
+}
+
+/// Writes `lines` to standard output as they come, each ended by a
+/// newline: buffered (flushed after each line on a terminal), in constant
+/// memory. A reader that goes away (`| head`) ends the run at once.
+fn stream_lines<I: Iterator<Item = String>>(lines: I) -> Result<ExitCode, CliError> {
+    emit::end_quietly_on_closed_pipe();
+    let terminal = std::io::stdout().is_terminal();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let written = || -> std::io::Result<()> {
+        for line in lines {
+            out.write_all(line.as_bytes())?;
+            out.write_all(b"\n")?;
+            if terminal {
+                out.flush()?;
+            }
+        }
+        out.flush()
+    };
+    match written() {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError::write(&e)),
+        _ => Ok(ExitCode::SUCCESS),
+    }
 }
 
 /// Entropy honesty: the key has 256 bits, so a draw whose outcomes number
@@ -257,22 +349,28 @@ fn warn_about_reach(mode: Mode, n: u64, k: u64) {
         Mode::Replace => k as f64 * (n as f64).log2(),
     };
     if bits > 256.0 {
+        let bits = if bits < 1e9 {
+            format!("{bits:.1}")
+        } else {
+            format!("{bits:.3e}")
+        };
         eprintln!(
-            "knuffle draw: note: this draw has 2^{bits:.1} possible outcomes, more than the \
+            "knuffle draw: note: this draw has 2^{bits} possible outcomes, more than the \
              2^256 keys: not every outcome is reachable"
         );
     }
 }
 
 fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, CliError> {
-    let expected = expected_lines(args)?;
+    let expected = expected_text(args)?;
     let count = match (args.count, &expected) {
         (Some(count), _) => count,
-        (None, Some(lines)) => lines.len() as u64,
+        (None, Some(text)) => text.lines().count() as u64,
         (None, None) => unreachable!("clap requires -n or --expect"),
     };
-    let mut out = String::new();
-    let report = match scheme {
+    // Each scheme gives its lines one at a time (nothing is collected: any
+    // -n streams, and --expect stops at the first difference).
+    let (lines, report): (Box<dyn Iterator<Item = String>>, _) = match scheme {
         Compat::Rivest2011 => {
             let seed = one_seed(args, "rivest2011")?;
             if seed.len() < 20 || !seed.bytes().all(|b| b.is_ascii_digit()) {
@@ -287,45 +385,71 @@ fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, CliError> {
                 Population::Items(items) if !items.is_empty() => (1, items.len() as u64),
                 Population::Items(_) => return Err(usage("the population is empty")),
             };
-            let picks = rivest::sample(&seed, lo, hi, count, args.replace).map_err(usage)?;
-            for pick in picks {
-                match &population {
-                    Population::Items(items) => out.push_str(&items[(pick - 1) as usize]),
-                    Population::Range { .. } => out.push_str(&pick.to_string()),
-                }
-                out.push('\n');
+            let picks = rivest::picks(&seed, lo, hi, count, args.replace).map_err(usage)?;
+            if !args.replace {
+                // The picks so far are kept to skip repeats.
+                check_memory(
+                    format!("picking {count} distinct values"),
+                    count,
+                    "picks",
+                    PERM_BYTES_PER_DRAW,
+                    memory_budget(),
+                )
+                .map_err(|e| usage(e.to_string()))?;
             }
-            rivest::bias(hi - lo + 1)
+            let lines: Box<dyn Iterator<Item = String>> = match population {
+                Population::Items(items) => {
+                    Box::new(picks.map(move |pick| items[(pick - 1) as usize].clone()))
+                }
+                Population::Range { .. } => Box::new(picks.map(|pick| pick.to_string())),
+            };
+            (lines, rivest::bias(hi - lo + 1))
         }
         Compat::ConsistentSampler => {
             let seed = one_seed(args, "consistent-sampler")?;
             let population = population(args)?;
-            let ids: Vec<String> = (0..population.count())
-                .map(|i| population.item(i))
-                .collect();
-            if !args.replace && count > ids.len() as u64 {
+            let n = population.count();
+            if !args.replace && count > n {
                 return Err(usage(format!(
-                    "cannot draw {count} ids without replacement from {} (use --replace)",
-                    ids.len()
+                    "cannot draw {count} ids without replacement from {n} (use --replace)"
                 )));
             }
-            if ids.is_empty() && count > 0 {
+            if n == 0 && count > 0 {
                 return Err(usage("the population is empty"));
             }
-            for ticket in consistent::sample(&ids, &seed, args.replace, count) {
-                if args.tickets {
-                    let _ = writeln!(
-                        out,
-                        "{} {} {}",
-                        consistent::trim(&ticket.number, args.digits as usize),
-                        ids[ticket.id],
-                        ticket.generation
-                    );
-                } else {
-                    let _ = writeln!(out, "{}", ids[ticket.id]);
-                }
-            }
-            consistent::bias()
+            // Every id has a ticket in memory: checked before any is made.
+            check_memory(
+                format!("keeping the tickets of {n} ids"),
+                n,
+                "ids",
+                CONSISTENT_BYTES_PER_ID + 2 * longest_item(&population),
+                memory_budget(),
+            )
+            .map_err(|e| usage(e.to_string()))?;
+            let ids: Vec<String> = match population {
+                Population::Items(items) => items,
+                range => (0..n).map(|i| range.item(i)).collect(),
+            };
+            let sampler = consistent::Sampler::new(&ids, &seed, args.replace);
+            let (tickets, digits) = (args.tickets, args.digits as usize);
+            let lines = sampler
+                .take(usize::try_from(count).unwrap_or(usize::MAX))
+                .map(move |ticket| {
+                    if tickets {
+                        format!(
+                            "{} {} {}",
+                            ticket.trimmed(digits),
+                            ids[ticket.id],
+                            ticket.generation
+                        )
+                    } else {
+                        ids[ticket.id].clone()
+                    }
+                });
+            (
+                Box::new(lines) as Box<dyn Iterator<Item = String>>,
+                consistent::bias(),
+            )
         }
         Compat::Stake => {
             let seed = one_seed(args, "stake")?;
@@ -338,37 +462,49 @@ fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, CliError> {
                 .client_seed
                 .as_deref()
                 .ok_or_else(|| usage("--compat stake needs --client-seed TEXT"))?;
-            for index in stake::cards(&seed, client, args.nonce, count) {
-                let _ = writeln!(out, "{}", stake::card(index));
-            }
-            stake::bias()
+            let cards = stake::deal(&seed, client, args.nonce, count).map(stake::card);
+            (
+                Box::new(cards) as Box<dyn Iterator<Item = String>>,
+                stake::bias(),
+            )
         }
     };
     for line in &report.lines {
         eprintln!("knuffle draw: bias of {}: {line}", report.scheme);
     }
     let Some(expected) = expected else {
-        write_stdout(&out)?;
-        return Ok(ExitCode::SUCCESS);
+        return stream_lines(lines);
     };
-    let derived: Vec<&str> = out.lines().collect();
-    let first_difference = derived
-        .iter()
-        .zip(&expected)
-        .position(|(a, b)| a != b)
-        .or((derived.len() != expected.len()).then(|| derived.len().min(expected.len())));
+    // Line by line against the published file: the first difference (a
+    // line that differs, or one side ending first) decides.
+    let mut published = expected.lines();
+    let mut derived_count: u64 = 0;
+    let mut first_difference = None;
+    for line in lines {
+        match published.next() {
+            Some(theirs) if theirs == line => derived_count += 1,
+            theirs => {
+                first_difference = Some((derived_count, Some(line), theirs.map(str::to_owned)));
+                break;
+            }
+        }
+    }
+    if first_difference.is_none()
+        && let Some(theirs) = published.next()
+    {
+        first_difference = Some((derived_count, None, Some(theirs.to_owned())));
+    }
     let path = args.expect.as_deref().unwrap_or_default();
-    let verdict = match first_difference {
+    let verdict = match &first_difference {
         None => format!(
-            "verified: {path}: the {} line{} re-derive exactly\n",
-            derived.len(),
-            if derived.len() == 1 { "" } else { "s" }
+            "verified: {path}: the {derived_count} line{} re-derive exactly\n",
+            if derived_count == 1 { "" } else { "s" }
         ),
-        Some(at) => format!(
+        Some((at, ours, theirs)) => format!(
             "does not verify: {path}: line {} re-derives as {:?}, the file has {:?}\n",
             at + 1,
-            derived.get(at).copied().unwrap_or("(nothing)"),
-            expected.get(at).map_or("(nothing)", String::as_str)
+            ours.as_deref().unwrap_or("(nothing)"),
+            theirs.as_deref().unwrap_or("(nothing)")
         ),
     };
     // A verdict that cannot be written is trouble (2), not a verdict.

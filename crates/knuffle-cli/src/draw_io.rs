@@ -5,31 +5,123 @@
 
 use std::io::Read;
 
+use knuffle_draw::limits::{DEFAULT_MAX_INPUT_BYTES, human_bytes};
 use knuffle_draw::{Beacon, Population};
 
-/// Reads a population: one item per line (`\n`-separated, UTF-8; a final
-/// newline is optional); `-` is standard input.
-pub fn read_population(path: &str) -> Result<Population, String> {
+/// Why an input file could not be used.
+#[derive(Debug)]
+pub struct InputError {
+    /// The message, naming the file.
+    pub message: String,
+    /// Whether the input itself is bad (too large, not UTF-8, too many
+    /// items), rather than unreadable.
+    pub bad_input: bool,
+}
+
+impl InputError {
+    fn unreadable(message: String) -> InputError {
+        InputError {
+            message,
+            bad_input: false,
+        }
+    }
+
+    fn bad(message: String) -> InputError {
+        InputError {
+            message,
+            bad_input: true,
+        }
+    }
+}
+
+/// Memory per item of a population held in memory, besides its text: the
+/// `String` and its allocation (and the copy a draw may make).
+const BYTES_PER_POPULATION_ITEM: u64 = 64;
+
+/// The memory this run may use: the smallest of three quarters of the
+/// memory available (or of the cgroup's room: [`knuffle_records::default_limit`])
+/// and half of the address-space limit (`RLIMIT_AS`, `ulimit -v`).
+pub fn memory_budget() -> u64 {
+    let mut budget = knuffle_records::default_limit();
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes into the struct we own.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0
+        && limit.rlim_cur != libc::RLIM_INFINITY
+    {
+        budget = budget.min(limit.rlim_cur / 2);
+    }
+    budget
+}
+
+/// Reads at most `max` bytes of `path` (`-`: standard input): a larger file
+/// is refused after reading `max + 1` bytes, naming it as `what` ("population
+/// file", "transcript", ...).
+pub fn read_bounded(path: &str, max: u64, what: &str) -> Result<Vec<u8>, InputError> {
+    let name = if path == "-" { "standard input" } else { path };
     let mut bytes = Vec::new();
     let read = if path == "-" {
-        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
+        std::io::stdin()
+            .lock()
+            .take(max.saturating_add(1))
+            .read_to_end(&mut bytes)
     } else {
-        std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes).map(|_| ()))
+        std::fs::File::open(path)
+            .and_then(|f| f.take(max.saturating_add(1)).read_to_end(&mut bytes))
     };
+    read.map_err(|e| {
+        InputError::unreadable(format!("{name}: {}", crate::failure::os_error_text(&e)))
+    })?;
+    if bytes.len() as u64 > max {
+        return Err(InputError::bad(format!(
+            "{name}: {what} larger than {} (raise with --max-size)",
+            human_bytes(u128::from(max))
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Reads a population: one item per line (`\n`-separated, UTF-8; a final
+/// newline is optional); `-` is standard input. At most `max` bytes (the
+/// `--max-size` limit), and no more items than the memory budget holds.
+pub fn read_population(path: &str, max: u64) -> Result<Population, InputError> {
     let name = if path == "-" { "standard input" } else { path };
-    read.map_err(|e| format!("{name}: {e}"))?;
+    let bytes = read_bounded(path, max, "population file")?;
     let text = String::from_utf8(bytes).map_err(|e| {
-        format!(
+        InputError::bad(format!(
             "{name}: not UTF-8 text (byte {}): items are text",
             e.utf8_error().valid_up_to()
-        )
+        ))
     })?;
     let body = text.strip_suffix('\n').unwrap_or(&text);
-    let items = if text.is_empty() {
-        Vec::new()
+    let lines = if text.is_empty() {
+        0
     } else {
-        body.split('\n').map(str::to_owned).collect()
+        memchr::memchr_iter(b'\n', body.as_bytes()).count() as u64 + 1
     };
+    let needed = u128::from(lines) * u128::from(BYTES_PER_POPULATION_ITEM) + text.len() as u128;
+    let budget = memory_budget();
+    if needed > u128::from(budget) {
+        return Err(InputError::bad(format!(
+            "{name}: {lines} items need about {} of memory, more than the {} this run allows",
+            human_bytes(needed),
+            human_bytes(u128::from(budget))
+        )));
+    }
+    let mut items = Vec::with_capacity(lines as usize);
+    if !text.is_empty() {
+        for (line, item) in body.split('\n').enumerate() {
+            if u32::try_from(item.len()).is_err() {
+                return Err(InputError::bad(format!(
+                    "{name}: line {} is 4 GiB or longer (an item is at most 4 GiB - 1 bytes)",
+                    line + 1
+                )));
+            }
+            items.push(item.to_owned());
+        }
+    }
     Ok(Population::Items(items))
 }
 
@@ -42,10 +134,18 @@ pub fn parse_range(text: &str) -> Result<Population, String> {
     Population::range(lo, hi).ok_or_else(bad)
 }
 
-/// Reads and checks a drand beacon file (the JSON of `/public/ROUND`).
+/// Reads and checks a drand beacon file (the JSON of `/public/ROUND`), of
+/// at most 64 MiB.
 pub fn read_beacon(path: &str) -> Result<Beacon, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    Beacon::parse(&text).map_err(|e| format!("{path}: {e}"))
+    read_beacon_within(path, DEFAULT_MAX_INPUT_BYTES).map_err(|e| e.message)
+}
+
+/// Reads and checks a drand beacon file of at most `max` bytes.
+pub fn read_beacon_within(path: &str, max: u64) -> Result<Beacon, InputError> {
+    let bytes = read_bounded(path, max, "beacon file")?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| InputError::bad(format!("{path}: not UTF-8 text: not a drand beacon file")))?;
+    Beacon::parse(&text).map_err(|e| InputError::bad(format!("{path}: {e}")))
 }
 
 /// The chain of a beacon: the file's own, which must agree with `--beacon-chain`

@@ -8,9 +8,9 @@ use std::process::ExitCode;
 use clap::Parser;
 use knuffle_draw::{Check, Source, Transcript, population_of, verify};
 
-use crate::draw_io::{read_beacon, read_population};
+use crate::draw_io::{read_beacon_within, read_bounded, read_population};
 use crate::emit::{self, write_stdout};
-use crate::failure::{CliError, os_error_text};
+use crate::failure::CliError;
 
 /// Exit status: the transcript does not verify.
 const NOT_VERIFIED: u8 = 1;
@@ -25,6 +25,11 @@ from FILE), the beacon randomness (SHA-256 of the round's signature), the commit
 opening (the secret and beacon round hash to the published commitment, and the draw used
 that round), the key (every seed source), k, and the result (the indices and items drawn).
 The beacon's BLS signature is not checked: the output says so.
+
+Limits (checked before any work, each trouble, exit 2): a file larger than --max-size
+(default 64M: the transcript, the population FILE, the --beacon file); a range population
+of more than 1000000000 items (its digest hashes every item). When k differs from the
+number of recorded indices or items, the k check fails (exit 1) and nothing is re-derived.
 
 The same checks, written independently in Python with only the standard library:
 docs/verifiable/reference_verifier.py.";
@@ -67,6 +72,12 @@ pub(crate) struct Args {
     /// Print only the verdict line.
     #[arg(short, long)]
     quiet: bool,
+
+    /// The largest transcript, population or beacon file read, in bytes
+    /// (suffixes K, M, G as in sort -S); a larger file is trouble (exit 2).
+    #[arg(long, value_name = "SIZE", default_value = "64M",
+          value_parser = crate::draw::parse_max_size)]
+    max_size: u64,
 }
 
 /// Trouble (exit status 2): a transcript or file that cannot be read.
@@ -84,23 +95,25 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
         return crate::draw::run(args);
     }
     let args: Args = emit::parse("knuffle verify", args)?;
-    let text = match std::fs::read_to_string(&args.transcript) {
-        Ok(text) => text,
-        Err(e) => {
-            return Err(trouble(&format!(
-                "{}: {}",
-                args.transcript,
-                os_error_text(&e)
-            )));
-        }
-    };
+    // Every file is read up to --max-size (reading stops at one byte more),
+    // so the work below is bounded by what was read.
+    let bytes = read_bounded(&args.transcript, args.max_size, "transcript")
+        .map_err(|e| trouble(&e.message))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        trouble(&format!(
+            "{}: malformed transcript JSON: not UTF-8 (byte {})",
+            args.transcript,
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
     let transcript = match Transcript::parse(&text) {
         Ok(t) => t,
         Err(e) => return Err(trouble(&format!("{}: {e}", args.transcript))),
     };
-    let given = match args.population.as_deref().map(read_population).transpose() {
-        Ok(p) => p,
-        Err(e) => return Err(trouble(&e)),
+    drop(text);
+    let given = match args.population.as_deref() {
+        Some(path) => Some(read_population(path, args.max_size).map_err(|e| trouble(&e.message))?),
+        None => None,
     };
     let population = match population_of(&transcript, given) {
         Ok(p) => p,
@@ -111,9 +124,9 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
         Err(e) => return Err(trouble(&format!("{}: {e}", args.transcript))),
     };
     if let Some(path) = &args.beacon {
-        let beacon = match read_beacon(path) {
+        let beacon = match read_beacon_within(path, args.max_size) {
             Ok(b) => b,
-            Err(e) => return Err(trouble(&e)),
+            Err(e) => return Err(trouble(&e.message)),
         };
         let used = transcript
             .sources

@@ -59,7 +59,7 @@ impl fmt::Display for LimitError {
             LimitError::RangeTooLarge { count } => write!(
                 f,
                 "range population of {count} items is larger than the limit of \
-                 {MAX_RANGE_ITEMS}: its digest hashes every item (about a minute per 10^9 items)"
+                 {MAX_RANGE_ITEMS}: its digest hashes every item, and 10^9 of them take about half a minute"
             ),
             LimitError::TooMuchMemory {
                 what,
