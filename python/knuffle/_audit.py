@@ -12,6 +12,10 @@ from knuffle import _knuffle
 #: The family-wise significance level of ``knuffle audit``.
 DEFAULT_ALPHA = 0.001
 
+#: The largest ``n`` audited (2**32: items are 32-bit numbers), as
+#: ``knuffle_lab::audit::MAX_DECK_SIZE``; memory does not grow with ``n``.
+MAX_DECK_SIZE = 2**32
+
 
 @dataclass(frozen=True)
 class AuditTest:
@@ -112,7 +116,8 @@ def audit(
     at position j, binned), and the pair tests the data supports, with
     Holm's correction at family-wise level ``alpha``. ``effect`` adds the
     number of shuffles needed to catch a bias of that effect size (Cohen's
-    w). Raises ``ValueError`` when a row is not a permutation.
+    w). Raises ``ValueError`` when a row is not a permutation, or when
+    ``n`` is larger than ``MAX_DECK_SIZE`` (2**32), before any work.
 
     >>> g = knuffle.Generator("audit")
     >>> fair = knuffle.audit([g.permutation(4) for _ in range(20000)])
@@ -139,5 +144,10 @@ def audit(
         n = int(n)
         if n < 0:
             raise ValueError(f"n must be non-negative, got {n}")
+        if n > MAX_DECK_SIZE:
+            raise ValueError(
+                f"n: the deck size {n} is too large: at most {MAX_DECK_SIZE} items "
+                "(2^32; items are numbered with 32-bit integers)"
+            )
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     return AuditReport(_knuffle.audit_rows(rows, n, int(base), float(alpha), effect))

@@ -3,7 +3,7 @@
 //! correction, verdict and power statements (`knuffle_lab::analysis`).
 
 use knuffle_lab::analysis::{self, Analysis};
-use knuffle_lab::audit::with_effect;
+use knuffle_lab::audit::{SeenItems, check_deck_size, with_effect};
 use knuffle_lab::tally::Tally;
 use numpy::{PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -29,6 +29,8 @@ pub fn audit_rows<'py>(
     let shape = rows.shape().to_vec();
     let (trials, k) = (shape[0], shape[1]);
     let n = n.unwrap_or(k);
+    // Before anything is allocated for n.
+    check_deck_size(n as u64).map_err(|e| invalid(format!("n: {e}")))?;
     if trials == 0 {
         return Err(invalid("no shuffles to audit (perms has no rows)".into()));
     }
@@ -53,7 +55,7 @@ pub fn audit_rows<'py>(
             Tally::new_deal(n, k)
         };
         let mut line = vec![0usize; k];
-        let mut seen = vec![usize::MAX; n];
+        let mut seen = SeenItems::new(n);
         for (index, row) in rows.outer_iter().enumerate() {
             for (slot, &value) in line.iter_mut().zip(row.iter()) {
                 let item = value
@@ -66,12 +68,11 @@ pub fn audit_rows<'py>(
                             base + n as i64 - 1
                         )
                     })?;
-                if seen[item] == index {
+                if !seen.insert(index as u64, item) {
                     return Err(format!(
                         "row {index}: {value} appears more than once: not a permutation"
                     ));
                 }
-                seen[item] = index;
                 *slot = item;
             }
             tally.add_deal(&line);

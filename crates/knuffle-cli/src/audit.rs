@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use knuffle_lab::audit::{AuditOptions, audit_text};
+use knuffle_lab::audit::{AuditOptions, audit_text, check_deck_size};
 use knuffle_lab::stats::DEFAULT_ALPHA;
 
 use crate::emit;
@@ -28,7 +28,8 @@ Examples:
                                          deals of k cards from a 52-card deck
   knuffle audit --base 0 --deck-size 100 deals.csv
 
-Lines are at most 64 MiB; a NUL byte (binary input) is refused at once.
+Lines are at most 64 MiB; a NUL byte (binary input) is refused at once. The deck size is
+at most 4294967296 (2^32: items are 32-bit numbers); memory does not grow with it.
 With fewer than 2 shuffles, or too few for any test, the verdict is \"inconclusive\".
 
 Exit status: 0 no bias found or inconclusive, 1 bias found, 2 trouble.";
@@ -79,6 +80,10 @@ fn audit(args: &Args) -> Result<bool, String> {
         && !(w > 0.0 && w.is_finite())
     {
         return Err(format!("--effect must be a positive number (got {w})"));
+    }
+    // Before any input is read: what the deck size implies.
+    if let Some(n) = args.n {
+        check_deck_size(n as u64).map_err(|e| format!("--deck-size: {e}"))?;
     }
     let options = AuditOptions {
         base: args.base.map(usize::from),

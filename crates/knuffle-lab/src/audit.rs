@@ -15,6 +15,7 @@
 //! assert_eq!(report.analysis.trials, 3);
 //! ```
 
+use std::collections::HashSet;
 use std::fmt;
 use std::io::BufRead;
 
@@ -22,6 +23,73 @@ use crate::analysis::{self, Analysis};
 use crate::cards;
 use crate::stats::DEFAULT_ALPHA;
 use crate::tally::Tally;
+
+/// The largest universe size (`--deck-size`, `n`) audited: items are
+/// numbered with 32-bit integers, so a larger deck could not be named.
+/// Nothing is allocated in proportion to `n`: the tally is binned on a grid
+/// of at most [`crate::tally::MAX_GRID`]^2 cells (orders are counted one by
+/// one only for `n <= 9`), and repeats are found per line (see
+/// [`SeenItems`]).
+pub const MAX_DECK_SIZE: u64 = 1 << 32;
+
+/// Checks a universe size before anything is allocated or read for it.
+pub fn check_deck_size(n: u64) -> Result<(), String> {
+    if n > MAX_DECK_SIZE {
+        return Err(format!(
+            "the deck size {n} is too large: at most {MAX_DECK_SIZE} items (2^32; items are \
+             numbered with 32-bit integers)"
+        ));
+    }
+    Ok(())
+}
+
+/// Universe sizes up to this keep one slot per item to find repeats (8
+/// MiB); larger ones keep the items of the current line only.
+const DENSE_SEEN_MAX: usize = 1 << 20;
+
+/// Which items a shuffle has shown so far: finds an item repeated within
+/// one shuffle. Memory is `8 n` bytes for `n <= 2^20`, else proportional
+/// to the line (so `n` up to [`MAX_DECK_SIZE`] costs nothing up front).
+#[derive(Clone, Debug)]
+pub struct SeenItems {
+    /// Per item, the last shuffle it appeared in (dense form).
+    dense: Vec<u64>,
+    /// The items of the current shuffle (sparse form).
+    sparse: HashSet<usize>,
+    shuffle: u64,
+}
+
+impl SeenItems {
+    /// For items `0..n`.
+    pub fn new(n: usize) -> SeenItems {
+        SeenItems {
+            dense: if n <= DENSE_SEEN_MAX {
+                vec![u64::MAX; n]
+            } else {
+                Vec::new()
+            },
+            sparse: HashSet::new(),
+            shuffle: u64::MAX,
+        }
+    }
+
+    /// Marks `item` (`< n`) as seen in shuffle number `shuffle`; `false`
+    /// when that shuffle has already shown it.
+    pub fn insert(&mut self, shuffle: u64, item: usize) -> bool {
+        if let Some(slot) = self.dense.get_mut(item) {
+            if *slot == shuffle {
+                return false;
+            }
+            *slot = shuffle;
+            return true;
+        }
+        if shuffle != self.shuffle {
+            self.sparse.clear();
+            self.shuffle = shuffle;
+        }
+        self.sparse.insert(item)
+    }
+}
 
 /// How to read the input.
 #[derive(Clone, Debug)]
@@ -209,7 +277,7 @@ struct Auditor<'a> {
     pending: Vec<(u64, Vec<u32>)>,
     tally: Tally,
     trials: u64,
-    seen: Vec<u64>,
+    seen: SeenItems,
     line: Vec<usize>,
 }
 
@@ -283,7 +351,7 @@ impl Auditor<'_> {
                         ),
                     )
                 })? as usize;
-            if self.seen[item] == index {
+            if !self.seen.insert(index, item) {
                 let shown = match kind {
                     ElementKind::Cards => cards::card_name(item),
                     ElementKind::Integers => value.to_string(),
@@ -293,7 +361,6 @@ impl Auditor<'_> {
                     format!("{shown} appears more than once: not a permutation"),
                 ));
             }
-            self.seen[item] = index;
             self.line[slot] = item;
         }
         self.tally.add_deal(&self.line);
@@ -434,6 +501,15 @@ fn start(
         (None, ElementKind::Cards) => cards::DECK,
         (None, ElementKind::Integers) => k,
     };
+    check_deck_size(n as u64).map_err(AuditError::Input)?;
+    if k == 1 && options.n.is_none() && kind == ElementKind::Integers {
+        return Err(AuditError::Input(
+            "each line holds one number, but a shuffle is a line of 2 or more items (one \
+             shuffle per line, items separated by spaces, tabs or commas); for draws of one item \
+             from a larger deck, give its size with --deck-size"
+                .into(),
+        ));
+    }
     if k > n {
         return Err(AuditError::Input(format!(
             "lines have {k} items but the universe size is n = {n}"
@@ -463,7 +539,7 @@ fn start(
             Tally::new_deal(n, k)
         },
         trials: 0,
-        seen: vec![u64::MAX; n],
+        seen: SeenItems::new(n),
         line: vec![0; k],
     })
 }
@@ -515,18 +591,17 @@ pub fn audit_shuffler<F: FnMut(&mut [usize])>(
     let mut tally = Tally::new(n);
     let identity: Vec<usize> = (0..n).collect();
     let mut items = identity.clone();
-    let mut seen = vec![u64::MAX; n];
+    let mut seen = SeenItems::new(n);
     for trial in 0..trials {
         items.copy_from_slice(&identity);
         shuffle(&mut items);
         for &x in &items {
-            if x >= n || seen[x] == trial {
+            if x >= n || !seen.insert(trial, x) {
                 return Err(AuditError::Input(format!(
                     "shuffle number {} returned {items:?}, not a permutation of 0..{n}",
                     trial + 1
                 )));
             }
-            seen[x] = trial;
         }
         tally.add(&items);
     }
@@ -541,6 +616,54 @@ mod tests {
         audit_text(text.as_bytes(), options)
             .unwrap_err()
             .to_string()
+    }
+
+    #[test]
+    fn huge_deck_sizes_are_refused_before_anything_is_allocated() {
+        for n in [usize::MAX, 1_000_000_000_000, (MAX_DECK_SIZE + 1) as usize] {
+            let options = AuditOptions {
+                n: Some(n),
+                ..AuditOptions::default()
+            };
+            let message = err("1 2\n", &options);
+            assert!(
+                message.contains("too large: at most 4294967296 items"),
+                "{message}"
+            );
+        }
+        assert!(check_deck_size(MAX_DECK_SIZE).is_ok());
+    }
+
+    #[test]
+    fn a_deck_of_2_pow_32_costs_nothing_up_front() {
+        // Deals of 3 from a deck of 2^32: repeats are found per line.
+        let options = AuditOptions {
+            n: Some(MAX_DECK_SIZE as usize),
+            base: Some(0),
+            ..AuditOptions::default()
+        };
+        let report = audit_text("0 4294967295 7\n5 6 8\n".as_bytes(), &options).unwrap();
+        assert_eq!(report.analysis.trials, 2);
+        let message = err("1 2 1\n", &options);
+        assert!(message.contains("1 appears more than once"), "{message}");
+    }
+
+    #[test]
+    fn seen_items_find_repeats_dense_and_sparse() {
+        for n in [10, DENSE_SEEN_MAX + 1] {
+            let mut seen = SeenItems::new(n);
+            assert!(seen.insert(0, 3) && seen.insert(0, 4));
+            assert!(!seen.insert(0, 3));
+            assert!(seen.insert(1, 3));
+            assert!(!seen.insert(1, 3));
+        }
+    }
+
+    #[test]
+    fn a_column_of_numbers_is_explained() {
+        let message = err("1\n2\n3\n", &AuditOptions::default());
+        assert!(message.contains("each line holds one number"), "{message}");
+        assert!(message.contains("--deck-size"), "{message}");
     }
 
     #[test]
