@@ -14,6 +14,7 @@
 //! | `closed_pipes` | a reader that goes away ends every subcommand quietly |
 //! | `cli_conventions` | `help`, `-h`, `--version`, typos of subcommands, man page and completions |
 //! | `deal`, `chars`, `trace`, `lab_cli`, `audit_cli`, `draw_verify` | the subcommands, with golden outputs |
+//! | `verifier_differential` | `knuffle verify` and the Python reference verifier: the same exit status on a corpus of hostile transcripts |
 //! | `written_files` | every file knuffle writes (transcripts, secrets, the lab's report, `-o`) by one rule: FIFOs, devices, symlinks, hard links, missing directories |
 //!
 //! Tests that measure a child's peak memory or run near a time limit take
@@ -40,4 +41,5 @@ mod shuf_differential;
 mod shuf_gnu_suite;
 mod shuf_vs_gnu;
 mod trace;
+mod verifier_differential;
 mod written_files;
