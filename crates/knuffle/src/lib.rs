@@ -75,7 +75,8 @@
 //! 3. **Algorithms**: `shuffle` (the Fisher–Yates family: [`shuffle`],
 //!    [`partial_shuffle`], [`shuffled`], [`sattolo`], [`permutation`]),
 //!    `sample` ([`sample_indices`] by Floyd, [`Reservoir`] by Li's
-//!    Algorithm L), `choose` ([`choose`], [`sample`], [`choose_weighted`]).
+//!    Algorithm L), `weighted_sample` ([`WeightedReservoir`] by
+//!    Efraimidis & Spirakis' A-ExpJ), `choose` ([`choose`], [`sample`], [`choose_weighted`]).
 //! 4. **Conveniences**: [`text`] (shuffling by grapheme cluster),
 //!    [`cards`] (cards, decks, shoes, notation, fair deals), `ext` (the
 //!    [`Knuffle`] methods), `rand09` (the rand 0.9 adapter).
@@ -142,6 +143,8 @@ mod shuffle;
 #[cfg(feature = "text")]
 pub mod text;
 mod walk;
+#[cfg(feature = "std")]
+mod weighted_sample;
 
 pub use bounded::{below, for_each_below};
 pub use choose::{Weight, WeightError, WeightedIndex, choose, choose_mut, choose_weighted, sample};
@@ -152,6 +155,8 @@ pub use rng::{DefaultRng, Seed};
 #[cfg(feature = "std")]
 pub use sample::Reservoir;
 pub use sample::{sample_indices, sample_indices_usize};
+#[cfg(feature = "std")]
+pub use weighted_sample::WeightedReservoir;
 pub use shuffle::{partial_shuffle, permutation, sattolo, shuffle, shuffled};
 
 #[cfg(feature = "parallel")]

@@ -281,7 +281,7 @@ impl<T> Reservoir<T> {
 
 /// `ln(u)` for `u` uniform in the open interval (0, 1), from 53 random bits.
 #[cfg(feature = "std")]
-fn log_uniform<R: Rng + ?Sized>(rng: &mut R) -> f64 {
+pub(crate) fn log_uniform<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     let bits = rng.next_u64() >> 11;
     ((bits as f64 + 0.5) * (1.0 / (1u64 << 53) as f64)).ln()
 }
