@@ -11,7 +11,9 @@ use clap::{Arg, ArgAction, Command, CommandFactory, ValueHint};
 pub const GENERATE_KINDS: &[&str] = &["man", "complete-bash", "complete-zsh", "complete-fish"];
 
 /// The subcommands, in the order `--help` lists them.
-pub const SUBCOMMANDS: &[&str] = &["deal", "chars", "trace", "lab", "audit", "draw", "verify"];
+pub const SUBCOMMANDS: &[&str] = &[
+    "deal", "chars", "trace", "lab", "audit", "draw", "verify", "sample",
+];
 
 /// `knuffle`: shuf mode's options and operands, and every subcommand.
 pub fn command() -> Command {
@@ -23,6 +25,7 @@ pub fn command() -> Command {
         crate::audit::Args::command(),
         crate::draw::Args::command(),
         crate::verify::Args::command(),
+        crate::sample::Args::command(),
     ]
     .into_iter()
     .zip(SUBCOMMANDS)

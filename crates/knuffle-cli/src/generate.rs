@@ -58,6 +58,7 @@ fn heading(name: &str) -> &'static str {
         "audit" => "knuffle audit options",
         "draw" => "knuffle draw options",
         "verify" => "knuffle verify options",
+        "sample" => "knuffle sample options",
         other => unreachable!("no man page heading for subcommand {other}"),
     }
 }

@@ -27,6 +27,7 @@ mod emit;
 mod failure;
 mod generate;
 mod lab;
+mod sample;
 mod seed_entropy;
 mod seeding;
 mod shuf;
@@ -99,6 +100,7 @@ fn run_subcommand(name: &str, rest: &[OsString]) -> Option<ExitCode> {
         "audit" => audit::run(rest),
         "draw" => draw::run(rest),
         "verify" => verify::run(rest),
+        "sample" => sample::run(rest),
         _ => return None,
     };
     let command = format!("knuffle {name}");

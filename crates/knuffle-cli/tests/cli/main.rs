@@ -14,6 +14,7 @@
 //! | `closed_pipes` | a reader that goes away ends every subcommand quietly |
 //! | `cli_conventions` | `help`, `-h`, `--version`, typos of subcommands, man page and completions |
 //! | `deal`, `chars`, `trace`, `lab_cli`, `audit_cli`, `draw_verify` | the subcommands, with golden outputs |
+//! | `sample` | `knuffle sample`: each mode's law against exact values (with biased stand-ins that fail), headers, CSV, endless input, errors |
 //! | `verifier_differential` | `knuffle verify` and the Python reference verifier: the same exit status on a corpus of hostile transcripts |
 //! | `written_files` | every file knuffle writes (transcripts, secrets, the lab's report, `-o`) by one rule: FIFOs, devices, symlinks, hard links, missing directories |
 //!
@@ -36,6 +37,7 @@ mod lab_cli;
 mod mapped_input;
 mod records_library;
 mod resources;
+mod sample;
 mod shuf_behaviour;
 mod shuf_differential;
 mod shuf_gnu_suite;

@@ -1,0 +1,209 @@
+//! The command line of `knuffle sample` (clap), and the [`Plan`]: every
+//! decision (mode, framing, delimiter, memory) made once, here.
+
+use std::ffi::OsString;
+
+use clap::Parser;
+
+use super::fields::FieldName;
+use super::probability::Probability;
+use super::records::Framing;
+use crate::failure::CliError;
+use crate::seeding::RunSeed;
+
+const ABOUT: &str = "Sample records: uniformly, by probability, or by weight";
+
+const LONG_ABOUT: &str = "\
+Sample the records of the FILEs (standard input when none, or for -): lines, NUL-ended
+records with -z, or RFC 4180 CSV records with --csv (a quoted field may hold delimiters and
+newlines; every record is written byte for byte as it was read). Several FILEs are read as one
+sequence of records. With --header the first record of each FILE is its header: the first
+FILE's is written first, and fields can be named by it.
+
+Modes and their laws (the same --seed gives the same output):
+  -n K          simple random sample: every set of K records (all of them when there are
+                fewer) is equally likely, written in uniformly random order (input order
+                with --inorder). Streams in O(K) memory: Li's reservoir Algorithm L, whose
+                skip lengths come from 53-bit uniforms in double precision (each record's
+                inclusion probability is K/N to within about 1e-15; a slot to evict is an
+                exact uniform integer).
+  -p P          Bernoulli: each record is kept independently with probability exactly P,
+                in input order; P is a decimal (0.001: 1/1000) or a fraction (1/3). Each
+                record draws an exact integer below the denominator (no floating point, no
+                skip-ahead). O(1) memory: works on endless input.
+  -w FIELD -n K weighted without replacement, the law of successive sampling (as numpy's
+                choice(replace=False, p=) and pandas' sample(weights=)): the first record
+                is drawn with probability weight/total, the next from the rest, and so
+                on; written in the order drawn (--inorder: input order). Streams in O(K)
+                memory: Efraimidis & Spirakis' A-ExpJ (2006), keys u^(1/w) from 53-bit
+                uniforms with ln/exp in double precision, so the inclusion probabilities
+                are exact to within about 1e-15 relative, integer weights included.
+                Weights must be positive finite numbers; any other value (0, negative,
+                NaN, inf, not a number) is an error naming the record, or with
+                --skip-bad-weights the record is dropped (counted on standard error).
+  -w FIELD      without -n: a weighted shuffle of every record (the same law, every
+                record drawn), in memory.
+  (no mode)     a uniform shuffle of every record, in memory.
+Modes that hold records in memory stop with an error (status 1) when they would exceed
+--memory.";
+
+const EXAMPLES: &str = "\
+Examples:
+  knuffle sample -n 1000 big.log                 1000 lines, every 1000-set equally likely
+  knuffle sample -n 10 --inorder data.tsv        10 lines in the order of the file
+  knuffle sample -p 0.01 big.log                 about 1% of the lines, each with chance 1/100
+  knuffle sample -p 1/3 --header data.tsv        a third, the header line kept on top
+  knuffle sample --header -w weight -n 5 t.tsv   5 rows by the 'weight' column, first drawn first
+  knuffle sample --csv --header -w 3 -n 5 t.csv  the same on CSV, field 3 as weight
+  yes | knuffle sample -p 0.001 | head           endless input, constant memory
+
+Exit status: 0 success; 1 a read or write error, a bad weight or missing field in the data,
+a sample larger than --memory; 2 invalid arguments (a bad P, K, field or header name).";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "knuffle sample",
+    bin_name = "knuffle sample",
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    after_help = EXAMPLES,
+    disable_version_flag = true
+)]
+pub(crate) struct Args {
+    /// Sample K records (every K-set equally likely; with -w, successive sampling by weight).
+    #[arg(short = 'n', long, value_name = "K", allow_negative_numbers = true)]
+    count: Option<u64>,
+
+    /// Keep each record independently with probability P (0.001 or 1/3; exact).
+    #[arg(short = 'p', long = "prob", value_name = "P", allow_negative_numbers = true, conflicts_with_all = ["count", "weight_field"])]
+    prob: Option<String>,
+
+    /// Weight each record by FIELD (a number from 1, or a header name with --header).
+    #[arg(short = 'w', long = "weight-field", value_name = "FIELD")]
+    weight_field: Option<String>,
+
+    /// Drop records whose weight is not a positive finite number (counted on standard error).
+    #[arg(long, requires = "weight_field")]
+    skip_bad_weights: bool,
+
+    /// Write the sample of -n in input order instead of random (or drawn) order.
+    #[arg(long, requires = "count")]
+    inorder: bool,
+
+    /// The first record of each FILE is a header: the first FILE's is written first.
+    #[arg(long)]
+    header: bool,
+
+    /// Field delimiter, one byte (default: TAB; with --csv, a comma).
+    #[arg(short = 'd', long, value_name = "CHAR")]
+    delimiter: Option<String>,
+
+    /// Records are RFC 4180 CSV (quoted fields may hold delimiters and newlines).
+    #[arg(long, conflicts_with = "zero_terminated")]
+    csv: bool,
+
+    /// Records end with NUL, not newline.
+    #[arg(short = 'z', long)]
+    zero_terminated: bool,
+
+    /// Seed text (any text); the same seed gives the same output.
+    #[arg(long, value_name = "TEXT")]
+    seed: Option<String>,
+
+    /// Use at most SIZE of memory for records held (512M, 4G, 10%; default 3/4 of the
+    /// available memory).
+    #[arg(long, value_name = "SIZE")]
+    memory: Option<String>,
+
+    /// Input files (standard input when none, or for -).
+    #[arg(value_name = "FILE")]
+    files: Vec<OsString>,
+}
+
+/// The sampling mode.
+#[derive(Debug)]
+pub enum Mode {
+    /// `-n K` (`None`: every record, a shuffle).
+    Uniform { count: Option<u64> },
+    /// `-p P`.
+    Bernoulli(Probability),
+    /// `-w FIELD [-n K]`.
+    Weighted {
+        field: FieldName,
+        count: Option<u64>,
+    },
+}
+
+/// Everything decided from the command line.
+pub struct Plan {
+    pub mode: Mode,
+    pub files: Vec<OsString>,
+    pub framing: Framing,
+    pub csv: bool,
+    pub delimiter: u8,
+    pub header: bool,
+    pub in_order: bool,
+    pub skip_bad_weights: bool,
+    pub memory: u64,
+    pub seed: RunSeed,
+}
+
+impl Args {
+    /// Decides the plan, or says what is wrong (status 2).
+    pub fn plan(&self) -> Result<Plan, CliError> {
+        let mode = if let Some(text) = &self.prob {
+            Mode::Bernoulli(Probability::parse(text)?)
+        } else if let Some(field) = &self.weight_field {
+            Mode::Weighted {
+                field: FieldName::parse("-w", field)?,
+                count: self.count,
+            }
+        } else {
+            Mode::Uniform { count: self.count }
+        };
+        let framing = if self.csv {
+            Framing::Csv
+        } else {
+            Framing::Lines(if self.zero_terminated { 0 } else { b'\n' })
+        };
+        let delimiter = match self.delimiter.as_deref() {
+            None if self.csv => b',',
+            None => b'\t',
+            Some(text) if text.len() == 1 && text != "\"" => text.as_bytes()[0],
+            Some(text) => {
+                return Err(CliError::invalid(format!(
+                    "invalid delimiter: '{text}' (one byte, such as , or ;)"
+                )));
+            }
+        };
+        if delimiter == framing.terminator() {
+            return Err(CliError::invalid(
+                "the delimiter cannot be the record terminator",
+            ));
+        }
+        let memory = match self.memory.as_deref() {
+            None => knuffle_records::default_limit(),
+            Some(text) => match knuffle_records::parse_size(text) {
+                Ok(size) if size >= knuffle_records::MIN_LIMIT => size,
+                Ok(_) => {
+                    return Err(CliError::invalid(format!(
+                        "invalid --memory size: '{text}' (at least 1M)"
+                    )));
+                }
+                Err(message) => return Err(CliError::invalid(message)),
+            },
+        };
+        Ok(Plan {
+            mode,
+            files: self.files.clone(),
+            framing,
+            csv: self.csv,
+            delimiter,
+            header: self.header,
+            in_order: self.inorder,
+            skip_bad_weights: self.skip_bad_weights,
+            memory,
+            seed: RunSeed::choose(self.seed.clone()),
+        })
+    }
+}

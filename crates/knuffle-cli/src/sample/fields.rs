@@ -1,0 +1,189 @@
+//! Fields of a record: `-w FIELD` (and later `-k FIELDS`) name one by its
+//! 1-based number or, with `--header`, by its name in the header. A line's
+//! fields are split at the delimiter byte (TAB by default; a `\r` before
+//! the `\n` is not part of the last field); a `--csv` record's are parsed
+//! by `csv-core` (the parser of the `csv` crate: quoted fields unquoted,
+//! `""` read as `"`).
+
+use crate::failure::CliError;
+
+/// A field as the command line names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldName {
+    /// 1-based.
+    Number(usize),
+    /// A name in the header.
+    Name(String),
+}
+
+impl FieldName {
+    /// `3` is field 3; anything else not all digits is a name; `0` is an
+    /// error (fields count from 1).
+    pub fn parse(option: &str, text: &str) -> Result<FieldName, CliError> {
+        if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+            return match text.parse::<usize>() {
+                Ok(number) if number >= 1 => Ok(FieldName::Number(number)),
+                _ => Err(CliError::invalid(format!(
+                    "invalid field for {option}: '{text}' (fields are numbered from 1)"
+                ))),
+            };
+        }
+        if text.is_empty() {
+            return Err(CliError::invalid(format!("{option} needs a field")));
+        }
+        Ok(FieldName::Name(text.to_string()))
+    }
+
+    /// The 0-based index of this field, looking names up in `header`'s
+    /// fields (`None`: no `--header`).
+    pub fn resolve(&self, option: &str, header: Option<&[Vec<u8>]>) -> Result<usize, CliError> {
+        match self {
+            FieldName::Number(number) => Ok(number - 1),
+            FieldName::Name(name) => {
+                let Some(header) = header else {
+                    return Err(CliError::invalid(format!(
+                        "{option} '{name}' names a field: field names need --header \
+                         (or give the field's number)"
+                    )));
+                };
+                header
+                    .iter()
+                    .position(|field| field == name.as_bytes())
+                    .ok_or_else(|| {
+                        let known: Vec<String> = header
+                            .iter()
+                            .map(|f| String::from_utf8_lossy(f).into_owned())
+                            .collect();
+                        CliError::invalid(format!(
+                            "{option} '{name}': no field of that name in the header ({})",
+                            known.join(", ")
+                        ))
+                    })
+            }
+        }
+    }
+}
+
+/// Splits records into fields, reusing its buffers.
+pub struct Splitter {
+    csv: Option<csv_core::Reader>,
+    delimiter: u8,
+    terminator: u8,
+    unquoted: Vec<u8>,
+    ends: Vec<usize>,
+    /// Field boundaries of the last split: `(start, end)` into the record
+    /// (lines) or into `unquoted` (CSV).
+    spans: Vec<(usize, usize)>,
+}
+
+impl Splitter {
+    /// A splitter for lines ending in `terminator` with fields separated
+    /// by `delimiter`, or for CSV records (`csv`) with that delimiter.
+    pub fn new(csv: bool, delimiter: u8, terminator: u8) -> Splitter {
+        Splitter {
+            csv: csv.then(|| csv_core::ReaderBuilder::new().delimiter(delimiter).build()),
+            delimiter,
+            terminator,
+            unquoted: Vec::new(),
+            ends: Vec::new(),
+            spans: Vec::new(),
+        }
+    }
+
+    /// Splits `record` (terminator included); returns the number of fields.
+    pub fn split(&mut self, record: &[u8]) -> usize {
+        self.spans.clear();
+        let content = record.strip_suffix(&[self.terminator]).unwrap_or(record);
+        match self.csv.as_mut() {
+            None => {
+                let content = if self.terminator == b'\n' {
+                    content.strip_suffix(b"\r").unwrap_or(content)
+                } else {
+                    content
+                };
+                let mut start = 0;
+                for at in memchr::memchr_iter(self.delimiter, content) {
+                    self.spans.push((start, at));
+                    start = at + 1;
+                }
+                self.spans.push((start, content.len()));
+            }
+            Some(reader) => {
+                reader.reset();
+                self.unquoted.resize(content.len() + 1, 0);
+                self.ends.resize(content.len() + 2, 0);
+                // The content, then (for a record without terminator) the
+                // end of input, ends the record.
+                let (result, _, nout, mut nend) =
+                    reader.read_record(content, &mut self.unquoted, &mut self.ends);
+                if !matches!(result, csv_core::ReadRecordResult::Record) {
+                    let (_, _, _, more) =
+                        reader.read_record(&[], &mut self.unquoted[nout..], &mut self.ends[nend..]);
+                    nend += more;
+                }
+                let mut start = 0;
+                for &end in &self.ends[..nend] {
+                    self.spans.push((start, end));
+                    start = end;
+                }
+                if self.spans.is_empty() {
+                    self.spans.push((0, 0)); // an empty line: one empty field
+                }
+            }
+        }
+        self.spans.len()
+    }
+
+    /// Field `index` (0-based) of the record last split, if it has one.
+    pub fn field<'a>(&'a self, record: &'a [u8], index: usize) -> Option<&'a [u8]> {
+        let &(start, end) = self.spans.get(index)?;
+        Some(match self.csv {
+            Some(_) => &self.unquoted[start..end],
+            None => &record[start..end],
+        })
+    }
+
+    /// Every field of `record`, owned (for the header).
+    pub fn all_fields(&mut self, record: &[u8]) -> Vec<Vec<u8>> {
+        let count = self.split(record);
+        (0..count)
+            .map(|i| self.field(record, i).unwrap_or_default().to_vec())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_split_at_the_delimiter_and_csv_unquotes() {
+        let mut tabs = Splitter::new(false, b'\t', b'\n');
+        assert_eq!(
+            tabs.all_fields(b"a\tb c\t\r\n"),
+            [b"a".to_vec(), b"b c".to_vec(), Vec::new()]
+        );
+        let mut csv = Splitter::new(true, b',', b'\n');
+        assert_eq!(
+            csv.all_fields(b"x,\"y,\n\"\"z\"\"\",3\r\n"),
+            [b"x".to_vec(), b"y,\n\"z\"".to_vec(), b"3".to_vec()]
+        );
+        assert_eq!(csv.all_fields(b"1,2"), [b"1".to_vec(), b"2".to_vec()]);
+        assert_eq!(csv.all_fields(b"\n"), [Vec::<u8>::new()]);
+    }
+
+    #[test]
+    fn fields_are_numbers_from_one_or_header_names() {
+        assert_eq!(FieldName::parse("-w", "2").unwrap(), FieldName::Number(2));
+        assert!(FieldName::parse("-w", "0").is_err());
+        let name = FieldName::parse("-w", "weight").unwrap();
+        let header = [b"id".to_vec(), b"weight".to_vec()];
+        assert_eq!(name.resolve("-w", Some(&header)).unwrap(), 1);
+        assert!(name.resolve("-w", None).is_err());
+        assert!(
+            FieldName::Name("size".into())
+                .resolve("-w", Some(&header))
+                .is_err()
+        );
+    }
+}

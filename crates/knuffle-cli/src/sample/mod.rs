@@ -1,0 +1,74 @@
+//! `knuffle sample`: the sampling modes that people who sample data files
+//! use (tsv-sample, qsv sample, pandas `sample`), each with its law stated:
+//!
+//! - [`uniform`]: `-n K`, a simple random sample (every K-subset equally
+//!   likely) in random or input order, by Li's reservoir Algorithm L
+//!   (`knuffle::Reservoir`), O(K) memory; without `-n`, a shuffle of every
+//!   record in memory.
+//! - [`bernoulli`]: `-p P`, each record kept independently with
+//!   probability exactly P ([`probability`]), O(1) memory.
+//! - [`weighted`]: `-w FIELD [-n K]`, successive sampling by weight
+//!   (Efraimidis & Spirakis' A-ExpJ, `knuffle::WeightedReservoir`).
+//!
+//! Layers: [`args`] (the command line, parsed once into a [`args::Plan`]),
+//! [`records`] and [`fields`] (records in, fields of a record),
+//! [`probability`], [`output`] (records out, the memory budget), then one
+//! module per mode.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use crate::emit;
+use crate::failure::CliError;
+
+pub(crate) mod args;
+mod bernoulli;
+mod fields;
+mod output;
+mod probability;
+mod records;
+mod uniform;
+mod weighted;
+
+pub(crate) use args::Args;
+
+/// Runs `knuffle sample` with the arguments after `sample`.
+pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
+    let args: Args = emit::parse("knuffle sample", args)?;
+    let plan = args.plan()?;
+    // A reader that goes away (`| head`) ends the run quietly.
+    emit::end_quietly_on_closed_pipe();
+    let mut reader =
+        records::RecordReader::open(&plan.files, plan.framing, plan.header, plan.memory)?;
+    // Fields are looked up before anything is written.
+    let weights = match &plan.mode {
+        args::Mode::Weighted { field, .. } => {
+            Some(weighted::WeightField::new(field, &plan, reader.header())?)
+        }
+        _ => None,
+    };
+    let mut rng = plan.seed.rng();
+    let mut out = output::Output::stdout(plan.memory);
+    if let Some(header) = reader.header() {
+        out.write(header)?;
+    }
+    match (&plan.mode, weights) {
+        (args::Mode::Uniform { count }, _) => {
+            uniform::run(&mut reader, *count, plan.in_order, &mut rng, &mut out)?
+        }
+        (args::Mode::Bernoulli(probability), _) => {
+            bernoulli::run(&mut reader, *probability, &mut rng, &mut out)?
+        }
+        (args::Mode::Weighted { count, .. }, Some(weights)) => weighted::run(
+            &mut reader,
+            weights,
+            *count,
+            plan.in_order,
+            &mut rng,
+            &mut out,
+        )?,
+        (args::Mode::Weighted { .. }, None) => unreachable!("weights are resolved above"),
+    }
+    out.finish()?;
+    Ok(ExitCode::SUCCESS)
+}

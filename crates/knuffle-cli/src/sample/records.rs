@@ -1,0 +1,216 @@
+//! The records `knuffle sample` reads, one at a time, from its FILEs (or
+//! standard input) in order: lines ending in `\n` (or NUL with `-z`), or
+//! with `--csv` RFC 4180 records, which end at a `\n` outside double quotes
+//! (every `"` toggles "inside quotes", so a quoted field may hold
+//! delimiters and newlines). A record is handed out byte for byte as it
+//! was read, its terminator included; an input's last record without one
+//! gets one (as shuf mode does). With `--header`, each input's first
+//! record is its header: the first input's is kept
+//! ([`RecordReader::header`]), the others' are dropped.
+//!
+//! Memory: one record at a time, at most the limit given (a longer record
+//! is an error naming it), so endless input streams in constant memory.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+
+use crate::failure::{CliError, os_error_text};
+
+/// How records end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Framing {
+    /// Each record ends at this byte (`\n`, or NUL with `-z`).
+    Lines(u8),
+    /// RFC 4180: a record ends at a `\n` outside double quotes.
+    Csv,
+}
+
+impl Framing {
+    /// The byte that ends a record.
+    pub fn terminator(self) -> u8 {
+        match self {
+            Framing::Lines(byte) => byte,
+            Framing::Csv => b'\n',
+        }
+    }
+
+    /// What a record is called in messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Framing::Lines(b'\n') => "line",
+            _ => "record",
+        }
+    }
+}
+
+/// Reads the records of the inputs in turn.
+pub struct RecordReader {
+    pending: VecDeque<OsString>,
+    current: Option<Box<dyn BufRead>>,
+    /// The current input's name in messages.
+    name: String,
+    /// Records read from the current input (its header included).
+    number: u64,
+    framing: Framing,
+    headers: bool,
+    header: Option<Vec<u8>>,
+    max_record: u64,
+}
+
+impl RecordReader {
+    /// A reader of `files` (standard input when empty; `-` is standard
+    /// input), with a header record per input when `headers`. Records
+    /// longer than `max_record` bytes are errors. The first input's header
+    /// is read at once.
+    pub fn open(
+        files: &[OsString],
+        framing: Framing,
+        headers: bool,
+        max_record: u64,
+    ) -> Result<RecordReader, CliError> {
+        let mut pending: VecDeque<OsString> = files.iter().cloned().collect();
+        if pending.is_empty() {
+            pending.push_back(OsString::from("-"));
+        }
+        let mut reader = RecordReader {
+            pending,
+            current: None,
+            name: String::new(),
+            number: 0,
+            framing,
+            headers,
+            header: None,
+            max_record,
+        };
+        if headers && reader.open_next()? {
+            let mut first = Vec::new();
+            if reader.read_one(&mut first)? {
+                reader.header = Some(first);
+            }
+        }
+        Ok(reader)
+    }
+
+    /// The first input's header record (with its terminator), if any.
+    pub fn header(&self) -> Option<&[u8]> {
+        self.header.as_deref()
+    }
+
+    /// Where the record last read is, for messages: `line 7 of data.tsv`.
+    pub fn place(&self) -> String {
+        format!("{} {} of {}", self.framing.noun(), self.number, self.name)
+    }
+
+    /// Reads the next data record into `record` (cleared first, terminator
+    /// included); `false` at the end of the last input.
+    pub fn next_record(&mut self, record: &mut Vec<u8>) -> Result<bool, CliError> {
+        loop {
+            if self.current.is_none() {
+                if !self.open_next()? {
+                    return Ok(false);
+                }
+                if self.headers {
+                    // A later input's header: dropped.
+                    let mut dropped = Vec::new();
+                    self.read_one(&mut dropped)?;
+                }
+            }
+            if self.read_one(record)? {
+                return Ok(true);
+            }
+            self.current = None;
+        }
+    }
+
+    /// Passes over up to `count` data records; returns how many there were.
+    pub fn skip_records(&mut self, count: u64, scratch: &mut Vec<u8>) -> Result<u64, CliError> {
+        let mut skipped = 0;
+        while skipped < count && self.next_record(scratch)? {
+            skipped += 1;
+        }
+        Ok(skipped)
+    }
+
+    /// Opens the next input; `false` when there is none. (The header of
+    /// the first input is read by [`RecordReader::open`].)
+    fn open_next(&mut self) -> Result<bool, CliError> {
+        let Some(file) = self.pending.pop_front() else {
+            return Ok(false);
+        };
+        self.number = 0;
+        let source: Box<dyn Read> = if file == "-" {
+            self.name = "standard input".to_string();
+            Box::new(std::io::stdin())
+        } else {
+            self.name = format!("'{}'", file.to_string_lossy());
+            let opened = File::open(&file).map_err(|err| {
+                CliError::plain(format!(
+                    "cannot open {}: {}",
+                    self.name,
+                    os_error_text(&err)
+                ))
+            })?;
+            Box::new(opened)
+        };
+        self.current = Some(Box::new(BufReader::with_capacity(1 << 16, source)));
+        Ok(true)
+    }
+
+    /// Reads one record of the current input into `record`; `false` at
+    /// its end.
+    fn read_one(&mut self, record: &mut Vec<u8>) -> Result<bool, CliError> {
+        record.clear();
+        let Some(input) = self.current.as_mut() else {
+            return Ok(false);
+        };
+        let terminator = self.framing.terminator();
+        let mut quotes_open = false;
+        loop {
+            let start = record.len();
+            let room = self
+                .max_record
+                .saturating_sub(start as u64)
+                .saturating_add(1);
+            let read = input
+                .by_ref()
+                .take(room)
+                .read_until(terminator, record)
+                .map_err(|err| {
+                    CliError::plain(format!(
+                        "cannot read {}: {}",
+                        self.name,
+                        os_error_text(&err)
+                    ))
+                })?;
+            if record.len() as u64 > self.max_record {
+                self.number += 1;
+                return Err(CliError::plain(format!(
+                    "{} is longer than the memory limit ({} bytes)",
+                    self.place(),
+                    self.max_record
+                )));
+            }
+            if read == 0 && start == 0 {
+                return Ok(false);
+            }
+            let ended = record.last() == Some(&terminator) && read > 0;
+            if self.framing == Framing::Csv {
+                let quotes = record[start..].iter().filter(|&&b| b == b'"').count();
+                quotes_open ^= quotes % 2 == 1;
+                if ended && quotes_open {
+                    continue; // a newline inside a quoted field
+                }
+            }
+            if !ended {
+                if read > 0 && record.last() != Some(&terminator) {
+                    continue; // the take() ended the read early: read on
+                }
+                record.push(terminator);
+            }
+            self.number += 1;
+            return Ok(true);
+        }
+    }
+}
