@@ -11,7 +11,7 @@ use clap::{Parser, ValueEnum};
 use knuffle_draw::compat::{consistent, rivest, stake};
 use knuffle_draw::limits::{
     CONSISTENT_BYTES_PER_ID, DEFAULT_MAX_INPUT_BYTES, PERM_BYTES_PER_DRAW, check_memory,
-    check_perm_draws, check_recorded_draws, human_bytes,
+    check_perm_draws, check_recorded_draws, embedded_items_memory, human_bytes,
 };
 use knuffle_draw::{DrawError, Mode, Population, Source, derive_key, draws, make_transcript};
 
@@ -30,6 +30,13 @@ exactly uniform Fisher-Yates draw (with --replace: K independent uniform picks).
 transcript (--transcript FILE, format knuffle-vd/1) holds everything needed to check it:
 `knuffle verify FILE`, or the Python reference verifier docs/verifiable/reference_verifier.py.
 A larger K extends a smaller draw: the first K items stay the same (audit escalation).
+
+Without --transcript the draws are written as they are made: with --replace any K (up to
+2^64 - 1) streams in constant memory, like shuf -r (`| head` ends it). What a draw must hold
+is checked against the memory available before anything is drawn (the moved positions of a
+draw without replacement, about 64 bytes each; a transcript's draws, about 256 bytes each),
+a range has at most 1000000000 items (its digest hashes every one), and a population file
+at most --max-size bytes (default 64M). See the Limits of docs/verifiable-draws.md.
 
 --compat re-derives a draw made by another scheme, byte for byte, and reports its bias:
   rivest2011          Rivest's sampler (ColoradoRLA): -i LO-HI or items, one --seed
@@ -250,7 +257,14 @@ fn run_parsed(args: &Args) -> Result<ExitCode, CliError> {
     }
     let budget = memory_budget();
     if args.transcript.is_some() {
-        check_recorded_draws(count, longest_item(&population), budget)
+        let embedded = match &population {
+            Population::Items(items) if !args.omit_items => embedded_items_memory(
+                items.len() as u64,
+                items.iter().map(|item| item.len() as u64).sum(),
+            ),
+            _ => 0,
+        };
+        check_recorded_draws(count, longest_item(&population), embedded, budget)
             .map_err(|e| usage(e.to_string()))?;
     } else if mode == Mode::Perm {
         check_perm_draws(count, budget).map_err(|e| usage(e.to_string()))?;

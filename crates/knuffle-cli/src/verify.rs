@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
-use knuffle_draw::{Check, Source, Transcript, population_of, verify};
+use knuffle_draw::{Check, Population, Source, Transcript, population_of, verify};
 
 use crate::draw_io::{read_beacon_within, read_bounded, read_population};
 use crate::emit::{self, write_stdout};
@@ -106,14 +106,16 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
             e.utf8_error().valid_up_to()
         ))
     })?;
-    let transcript = match Transcript::parse(&text) {
+    let mut transcript = match Transcript::parse(&text) {
         Ok(t) => t,
         Err(e) => return Err(trouble(&format!("{}: {e}", args.transcript))),
     };
     drop(text);
     let given = match args.population.as_deref() {
         Some(path) => Some(read_population(path, args.max_size).map_err(|e| trouble(&e.message))?),
-        None => None,
+        // Embedded items are moved out, not copied (verify uses the count
+        // and digest of the record, and the population given to it).
+        None => transcript.population.items.take().map(Population::Items),
     };
     let population = match population_of(&transcript, given) {
         Ok(p) => p,

@@ -157,22 +157,53 @@ pub fn recorded_draws_memory(k: u64, longest_item: u64) -> u128 {
     u128::from(k).saturating_mul(per)
 }
 
+/// Memory per item of a population copied into a transcript
+/// (`population.items`), besides its text: the copy and its JSON line.
+pub const EMBEDDED_BYTES_PER_ITEM: u64 = 96;
+
+/// Memory per byte of the items copied into a transcript: the copy and its
+/// JSON text (with spare capacity).
+pub const EMBEDDED_BYTES_PER_ITEM_BYTE: u64 = 3;
+
+/// The memory of copying `items` items of `bytes` bytes in all into a
+/// transcript.
+pub fn embedded_items_memory(items: u64, bytes: u64) -> u128 {
+    u128::from(items) * u128::from(EMBEDDED_BYTES_PER_ITEM)
+        + u128::from(bytes) * u128::from(EMBEDDED_BYTES_PER_ITEM_BYTE)
+}
+
 /// Checks that `k` draws recorded in a transcript (items of at most
-/// `longest_item` bytes) fit in `budget` bytes.
-pub fn check_recorded_draws(k: u64, longest_item: u64, budget: u64) -> Result<(), LimitError> {
-    let needed = recorded_draws_memory(k, longest_item);
+/// `longest_item` bytes), besides `embedded` bytes for the population's
+/// items copied into it ([`embedded_items_memory`]), fit in `budget` bytes.
+pub fn check_recorded_draws(
+    k: u64,
+    longest_item: u64,
+    embedded: u128,
+    budget: u64,
+) -> Result<(), LimitError> {
+    let needed = recorded_draws_memory(k, longest_item).saturating_add(embedded);
     if needed <= u128::from(budget) {
         return Ok(());
     }
     let per = recorded_draws_memory(1, longest_item);
+    let room = u128::from(budget).saturating_sub(embedded);
     Err(LimitError::TooMuchMemory {
-        what: format!("a transcript of {k} draws"),
+        what: if embedded > 0 {
+            format!("a transcript of {k} draws with the population's items")
+        } else {
+            format!("a transcript of {k} draws")
+        },
         needed,
         budget,
         hint: format!(
-            "at most {} draws fit in a transcript (without --transcript, --replace streams any \
+            "at most {} draws fit in a transcript{} (without --transcript, --replace streams any \
              number of draws)",
-            u128::from(budget) / per
+            room / per,
+            if embedded > 0 {
+                " (--omit-items leaves the items out)"
+            } else {
+                ""
+            }
         ),
     })
 }
@@ -219,9 +250,16 @@ mod tests {
     fn recorded_draws_count_their_items() {
         let budget = 1 << 30;
         let per = RECORDED_BYTES_PER_DRAW + 10 * RECORDED_BYTES_PER_ITEM_BYTE;
-        assert_eq!(check_recorded_draws(budget / per, 10, budget), Ok(()));
-        assert!(check_recorded_draws(budget / per + 1, 10, budget).is_err());
-        let err = check_recorded_draws(u64::MAX, u64::MAX, 1 << 30).unwrap_err();
+        assert_eq!(check_recorded_draws(budget / per, 10, 0, budget), Ok(()));
+        assert!(check_recorded_draws(budget / per + 1, 10, 0, budget).is_err());
+        // The population's items copied in take their share.
+        let embedded = embedded_items_memory(1 << 20, 10 << 20);
+        assert_eq!(embedded, (96 << 20) + (30 << 20));
+        let err = check_recorded_draws(budget / per, 10, embedded, budget).unwrap_err();
+        assert!(err.to_string().contains("--omit-items"), "{err}");
+        let err = check_recorded_draws(1, 0, u128::MAX, budget).unwrap_err();
+        assert!(err.to_string().contains("at most 0 draws"), "{err}");
+        let err = check_recorded_draws(u64::MAX, u64::MAX, 0, 1 << 30).unwrap_err();
         assert!(
             err.to_string()
                 .contains("transcript of 18446744073709551615 draws")
