@@ -43,6 +43,15 @@ Modes and their laws (the same --seed gives the same output):
                 --skip-bad-weights the record is dropped (counted on standard error).
   -w FIELD      without -n: a weighted shuffle of every record (the same law, every
                 record drawn), in memory.
+  -r [-n K]     with replacement: K independent draws (endless without -n), each record
+                with probability exactly 1/N. Holds every record in memory (each draw needs
+                N): the records' bytes and 16 bytes each.
+  -r -w FIELD   with replacement by weight: each draw picks a record with probability
+                weight/total, exactly for integer weights (an exact integer draw below the
+                total, which must stay below 2^64, then a search of the cumulative sums);
+                float weights are scaled by one power of two to integers and rounded down
+                (exact for binary fractions such as 0.5, otherwise off by less than about
+                2N/2^61 each).
   (no mode)     a uniform shuffle of every record, in memory.
 Modes that hold records in memory stop with an error (status 1) when they would exceed
 --memory.";
@@ -55,6 +64,8 @@ Examples:
   knuffle sample -p 1/3 --header data.tsv        a third, the header line kept on top
   knuffle sample --header -w weight -n 5 t.tsv   5 rows by the 'weight' column, first drawn first
   knuffle sample --csv --header -w 3 -n 5 t.csv  the same on CSV, field 3 as weight
+  knuffle sample -r -n 100 dice.txt              100 draws with replacement
+  knuffle sample -r -n 100 -w 2 prizes.tsv       100 draws with replacement, by field 2
   yes | knuffle sample -p 0.001 | head           endless input, constant memory
 
 Exit status: 0 success; 1 a read or write error, a bad weight or missing field in the data,
@@ -81,6 +92,10 @@ pub(crate) struct Args {
     /// Weight each record by FIELD (a number from 1, or a header name with --header).
     #[arg(short = 'w', long = "weight-field", value_name = "FIELD")]
     weight_field: Option<String>,
+
+    /// Sample with replacement (endless without -n).
+    #[arg(short = 'r', long, conflicts_with_all = ["prob", "inorder"])]
+    replace: bool,
 
     /// Drop records whose weight is not a positive finite number (counted on standard error).
     #[arg(long, requires = "weight_field")]
@@ -127,6 +142,11 @@ pub enum Mode {
     Uniform { count: Option<u64> },
     /// `-p P`.
     Bernoulli(Probability),
+    /// `-r [-w FIELD] [-n K]`.
+    Replacement {
+        field: Option<FieldName>,
+        count: Option<u64>,
+    },
     /// `-w FIELD [-n K]`.
     Weighted {
         field: FieldName,
@@ -151,7 +171,15 @@ pub struct Plan {
 impl Args {
     /// Decides the plan, or says what is wrong (status 2).
     pub fn plan(&self) -> Result<Plan, CliError> {
-        let mode = if let Some(text) = &self.prob {
+        let mode = if self.replace {
+            Mode::Replacement {
+                field: match &self.weight_field {
+                    Some(field) => Some(FieldName::parse("-w", field)?),
+                    None => None,
+                },
+                count: self.count,
+            }
+        } else if let Some(text) = &self.prob {
             Mode::Bernoulli(Probability::parse(text)?)
         } else if let Some(field) = &self.weight_field {
             Mode::Weighted {

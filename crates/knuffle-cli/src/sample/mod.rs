@@ -9,6 +9,8 @@
 //!   probability exactly P ([`probability`]), O(1) memory.
 //! - [`weighted`]: `-w FIELD [-n K]`, successive sampling by weight
 //!   (Efraimidis & Spirakis' A-ExpJ, `knuffle::WeightedReservoir`).
+//! - [`replacement`]: `-r [-w FIELD] [-n K]`, independent draws, uniform
+//!   or by weight (exact for integer weights: `knuffle::WeightedIndex`).
 //!
 //! Layers: [`args`] (the command line, parsed once into a [`args::Plan`]),
 //! [`records`] and [`fields`] (records in, fields of a record),
@@ -27,6 +29,7 @@ mod fields;
 mod output;
 mod probability;
 mod records;
+mod replacement;
 mod uniform;
 mod weighted;
 
@@ -42,9 +45,10 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
         records::RecordReader::open(&plan.files, plan.framing, plan.header, plan.memory)?;
     // Fields are looked up before anything is written.
     let weights = match &plan.mode {
-        args::Mode::Weighted { field, .. } => {
-            Some(weighted::WeightField::new(field, &plan, reader.header())?)
-        }
+        args::Mode::Weighted { field, .. }
+        | args::Mode::Replacement {
+            field: Some(field), ..
+        } => Some(weighted::WeightField::new(field, &plan, reader.header())?),
         _ => None,
     };
     let mut rng = plan.seed.rng();
@@ -68,6 +72,9 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
             &mut out,
         )?,
         (args::Mode::Weighted { .. }, None) => unreachable!("weights are resolved above"),
+        (args::Mode::Replacement { count, .. }, weights) => {
+            replacement::run(&mut reader, weights, *count, &mut rng, &mut out)?
+        }
     }
     out.finish()?;
     Ok(ExitCode::SUCCESS)

@@ -42,6 +42,11 @@ impl Output {
         self.out.flush().map_err(|err| CliError::write(&err))
     }
 
+    /// The memory limit on records held.
+    pub fn budget(&self) -> u64 {
+        self.budget
+    }
+
     /// A tracker of held records under this output's memory limit.
     pub fn held(&self) -> Held {
         Held {

@@ -61,7 +61,11 @@ impl WeightField {
 
     /// The weight of `record`: `Ok(None)` for a bad weight that is to be
     /// skipped.
-    fn weight(&mut self, record: &[u8], reader: &RecordReader) -> Result<Option<f64>, CliError> {
+    pub fn weight(
+        &mut self,
+        record: &[u8],
+        reader: &RecordReader,
+    ) -> Result<Option<Weight>, CliError> {
         let fields = self.splitter.split(record);
         let Some(text) = self.splitter.field(record, self.index) else {
             return Err(CliError::plain(format!(
@@ -71,15 +75,10 @@ impl WeightField {
                 self.label
             )));
         };
-        let parsed = std::str::from_utf8(text).ok().and_then(|t| {
-            t.trim_matches(|c: char| c.is_ascii_whitespace())
-                .parse::<f64>()
-                .ok()
-        });
-        match parsed {
-            Some(weight) if weight.is_finite() && weight > 0.0 => Ok(Some(weight)),
-            _ if self.skip_bad => Ok(None),
-            _ => Err(CliError::plain(format!(
+        match Weight::parse(text) {
+            Some(weight) => Ok(Some(weight)),
+            None if self.skip_bad => Ok(None),
+            None => Err(CliError::plain(format!(
                 "{}: {} is '{}', not a weight (a positive finite number); \
                  --skip-bad-weights drops such records",
                 reader.place(),
@@ -87,6 +86,51 @@ impl WeightField {
                 String::from_utf8_lossy(text)
             ))),
         }
+    }
+}
+
+/// A record's weight: a positive integer (digits only, below 2^64: drawn
+/// exactly where the mode allows) or a positive finite float.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Weight {
+    /// Digits only.
+    Integer(u64),
+    /// Any other decimal floating-point text.
+    Float(f64),
+}
+
+impl Weight {
+    /// The weight written in `text` (ASCII blanks around it ignored), if
+    /// it is positive and finite.
+    pub fn parse(text: &[u8]) -> Option<Weight> {
+        let text = std::str::from_utf8(text)
+            .ok()?
+            .trim_matches(|c: char| c.is_ascii_whitespace());
+        let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+        if let Some(integer) = digits.then(|| text.parse::<u64>().ok()).flatten() {
+            return (integer > 0).then_some(Weight::Integer(integer));
+        }
+        let float = text.parse::<f64>().ok()?;
+        (float.is_finite() && float > 0.0).then_some(Weight::Float(float))
+    }
+
+    /// The weight as a float (an integer above 2^53 rounded).
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Weight::Integer(integer) => integer as f64,
+            Weight::Float(float) => float,
+        }
+    }
+}
+
+/// The note for records skipped by `--skip-bad-weights`.
+pub fn note_skipped(skipped: u64) {
+    if skipped > 0 {
+        eprintln!(
+            "knuffle sample: note: {skipped} record{} without a positive finite weight skipped \
+             (--skip-bad-weights)",
+            if skipped == 1 { "" } else { "s" }
+        );
     }
 }
 
@@ -113,19 +157,13 @@ pub fn run(
             skipped += 1;
             continue;
         };
-        if reservoir.offer_with(weight, || record.clone(), rng) {
+        if reservoir.offer_with(weight.as_f64(), || record.clone(), rng) {
             held.add(record.len() as u64, || {
                 reservoir.items().map(|r| record_cost(r)).sum()
             })?;
         }
     }
-    if skipped > 0 {
-        eprintln!(
-            "knuffle sample: note: {skipped} record{} without a positive finite weight skipped \
-             (--skip-bad-weights)",
-            if skipped == 1 { "" } else { "s" }
-        );
-    }
+    note_skipped(skipped);
     if in_order {
         for (_, _, record) in reservoir.into_arrival_order() {
             out.write(&record)?;
@@ -136,4 +174,33 @@ pub fn run(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weights_are_positive_integers_or_finite_floats() {
+        assert_eq!(Weight::parse(b" 42 "), Some(Weight::Integer(42)));
+        assert_eq!(Weight::parse(b"0.5"), Some(Weight::Float(0.5)));
+        assert_eq!(Weight::parse(b"1e3"), Some(Weight::Float(1000.0)));
+        assert_eq!(
+            Weight::parse(b"99999999999999999999"),
+            Some(Weight::Float(1e20))
+        );
+        for bad in [
+            &b"0"[..],
+            b"-1",
+            b"nan",
+            b"inf",
+            b"-inf",
+            b"",
+            b"x",
+            b"0.0",
+            b"\xff",
+        ] {
+            assert_eq!(Weight::parse(bad), None, "{bad:?}");
+        }
+    }
 }

@@ -480,3 +480,114 @@ fn a_reader_that_goes_away_ends_the_run_quietly() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// How often each first field (an index below `n`) appears in `lines`.
+fn counts_of_first_field(lines: &[String], n: usize) -> Vec<usize> {
+    let mut counts = vec![0usize; n];
+    for line in lines {
+        let i: usize = line.split('\t').next().unwrap().parse().unwrap();
+        counts[i] += 1;
+    }
+    counts
+}
+
+#[test]
+fn with_replacement_each_draw_is_uniform_and_rounding_fails() {
+    let draws = 30_000usize;
+    let lines = sample_lines(&["-r", "-n", &draws.to_string()], "replace", &numbered(3));
+    assert_eq!(lines.len(), draws);
+    let freq = |counts: &[usize]| -> Vec<f64> {
+        counts.iter().map(|&c| c as f64 / draws as f64).collect()
+    };
+    let exact = vec![1.0 / 3.0; 3];
+    let z = worst_z(&freq(&counts_of_first_field(&lines, 3)), &exact, draws);
+    assert!(z < Z_BOUND, "z = {z}");
+    // Two draws in a row are independent: pairs are uniform over 9.
+    let mut pairs = vec![0usize; 9];
+    for pair in lines.chunks_exact(2) {
+        let a: usize = pair[0].parse().unwrap();
+        let b: usize = pair[1].parse().unwrap();
+        pairs[3 * a + b] += 1;
+    }
+    let pair_freq: Vec<f64> = pairs
+        .iter()
+        .map(|&c| c as f64 / (draws / 2) as f64)
+        .collect();
+    let z = worst_z(&pair_freq, &[1.0 / 9.0; 9], draws / 2);
+    assert!(z < Z_BOUND, "pairs {pairs:?} (z = {z})");
+
+    // Negative control: `round(u * (n - 1))` (ends drawn half as often).
+    let mut rng = SplitMix(5);
+    let mut rounded = vec![0usize; 3];
+    for _ in 0..draws {
+        rounded[(rng.uniform() * 2.0).round() as usize] += 1;
+    }
+    let z = worst_z(&freq(&rounded), &exact, draws);
+    assert!(z > Z_BOUND, "the stand-in passed: {rounded:?} (z = {z})");
+}
+
+#[test]
+fn with_replacement_by_weight_is_exact_and_truncated_weights_fail() {
+    let draws = 30_000usize;
+    for (weights, seed) in [
+        (&["1", "2", "3", "10"][..], "integer weights"),
+        (&["0.5", "1.5", "2", "4.25"][..], "binary fractions"),
+    ] {
+        let mut text = String::new();
+        for (i, w) in weights.iter().enumerate() {
+            text.push_str(&format!("{i}\t{w}\n"));
+        }
+        let args = ["-r", "-w", "2", "-n", &draws.to_string()];
+        let lines = sample_lines(&args, seed, text.as_bytes());
+        let values: Vec<f64> = weights.iter().map(|w| w.parse().unwrap()).collect();
+        let total: f64 = values.iter().sum();
+        let exact: Vec<f64> = values.iter().map(|w| w / total).collect();
+        let counts = counts_of_first_field(&lines, weights.len());
+        let freq: Vec<f64> = counts.iter().map(|&c| c as f64 / draws as f64).collect();
+        let z = worst_z(&freq, &exact, draws);
+        assert!(z < Z_BOUND, "{seed}: {counts:?} vs {exact:?} (z = {z})");
+        if seed == "binary fractions" {
+            // Negative control: weights read as integers (0, 1, 2, 4).
+            let truncated = [0.0, 1.0, 2.0, 4.0];
+            let mut rng = SplitMix(9);
+            let mut biased = vec![0usize; 4];
+            for _ in 0..draws {
+                let mut u = rng.uniform() * 7.0;
+                let mut i = 0;
+                while u >= truncated[i] {
+                    u -= truncated[i];
+                    i += 1;
+                }
+                biased[i] += 1;
+            }
+            let freq: Vec<f64> = biased.iter().map(|&c| c as f64 / draws as f64).collect();
+            let z = worst_z(&freq, &exact, draws);
+            assert!(z > Z_BOUND, "the stand-in passed: {biased:?} (z = {z})");
+        }
+    }
+}
+
+#[test]
+fn with_replacement_without_n_is_endless_and_limits_are_errors() {
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "printf 'a\\nb\\n' | timeout 60 '{}' sample -r --seed endless | head -n 1000 | wc -l",
+            crate::support::binary().display()
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "1000");
+    let (code, err) = failure(&["-r", "-w", "1", "-n", "1"], b"18446744073709551615\n1\n");
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("add up to more than 2^64 - 1"), "{err}");
+    let big: Vec<u8> = (0..40_000)
+        .map(|i| format!("{i:0100}\n"))
+        .collect::<String>()
+        .into_bytes();
+    let (code, err) = failure(&["-r", "-n", "1", "--memory", "1M"], &big);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("holds every record"), "{err}");
+    let (code, err) = failure(&["-r", "-p", "0.5"], b"a\n");
+    assert_eq!(code, 2, "{err}");
+}
