@@ -1,5 +1,6 @@
 //! Verification: re-derive a transcript from its inputs, check by check.
 
+use std::collections::HashSet;
 use std::fmt;
 
 use crate::commit::commitment;
@@ -189,6 +190,15 @@ pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report
         .filter(|s| matches!(s, Source::Drand { .. }))
         .map(Source::label)
         .collect();
+    // Looked up once per commit source: a set, so that a transcript of many
+    // sources costs time linear in its size.
+    let drand_set: HashSet<&str> = drand_refs.iter().map(String::as_str).collect();
+    let drand_named = match drand_refs.as_slice() {
+        [] => "no beacon".to_owned(),
+        [a] => a.clone(),
+        [a, b] => format!("{a}, {b}"),
+        [a, b, rest @ ..] => format!("{a}, {b} and {} more", rest.len()),
+    };
     for source in &sources {
         match source {
             Source::Drand {
@@ -232,21 +242,14 @@ pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report
                         }
                     ),
                 );
-                let named = drand_refs.contains(beacon);
+                let named = drand_set.contains(beacon.as_str());
                 report.check(
                     "committed beacon",
                     named,
                     if named {
                         format!("the draw uses {beacon}, the round named in the commitment")
                     } else {
-                        format!(
-                            "the commitment names {beacon}, but the draw uses {}",
-                            if drand_refs.is_empty() {
-                                "no beacon".to_owned()
-                            } else {
-                                drand_refs.join(", ")
-                            }
-                        )
+                        format!("the commitment names {beacon}, but the draw uses {drand_named}")
                     },
                 );
             }
@@ -384,6 +387,39 @@ mod tests {
             hi: crate::limits::MAX_RANGE_ITEMS,
         };
         assert!(verify(&transcript, &huge).is_err());
+    }
+
+    #[test]
+    fn many_sources_cost_time_linear_in_the_transcript() {
+        // 20,000 beacon rounds and 20,000 commitments naming a round the
+        // draw does not use: each failed check names a few rounds, not all
+        // of them (that was 20,000 x 1.6 MB of text), and each lookup is
+        // one set probe.
+        let chain = crate::DRAND_MAINNET;
+        let mut sources: Vec<Source> = (0..20_000)
+            .map(|round| Source::drand(chain, round, vec![round as u8; 4]))
+            .collect();
+        sources.extend((0..20_000).map(|i| Source::Commit {
+            secret: format!("s{i}"),
+            commitment: [0; 32],
+            beacon: format!("drand:{chain}:999999"),
+        }));
+        let population = Population::range(1, 10).unwrap();
+        let transcript = make_transcript(Mode::Replace, &population, true, &sources, 2).unwrap();
+        let started = std::time::Instant::now();
+        let report = verify(&transcript, &population).unwrap();
+        assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+        let named = report
+            .checks
+            .iter()
+            .find(|c| c.name == "committed beacon")
+            .unwrap();
+        assert!(!named.passed);
+        assert!(
+            named.detail.ends_with(":1 and 19998 more"),
+            "{}",
+            named.detail
+        );
     }
 
     #[test]
