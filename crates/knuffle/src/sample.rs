@@ -134,7 +134,9 @@ impl<T> Reservoir<T> {
     pub fn new(k: usize) -> Self {
         Reservoir {
             capacity: k,
-            items: Vec::with_capacity(k.min(1 << 20)),
+            // Grows as items come, so that a large `k` (or many reservoirs,
+            // one per group) costs nothing before there are items.
+            items: Vec::with_capacity(k.min(64)),
             seen: 0,
             w: 1.0,
             next_accept: 0,

@@ -6,6 +6,7 @@ use std::ffi::OsString;
 use clap::Parser;
 
 use super::fields::FieldName;
+use super::key::parse_key_fields;
 use super::probability::Probability;
 use super::records::Framing;
 use crate::failure::CliError;
@@ -52,6 +53,15 @@ Modes and their laws (the same --seed gives the same output):
                 float weights are scaled by one power of two to integers and rounded down
                 (exact for binary fractions such as 0.5, otherwise off by less than about
                 2N/2^61 each).
+  -k FIELDS -p P
+                distinct (by key): all records with the same key (the values of FIELDS) are
+                kept or dropped together, each key with probability exactly P; the decision
+                is SHA-256 of the seed and the key, so it is the same in every run, file and
+                machine for the same --seed. O(1) memory, input order.
+  --per-key N -k FIELDS
+                stratified: from every key group a uniform sample of N records (all of a
+                smaller group; every N-set of a group equally likely, groups independent),
+                in input order. Memory: N records per group, and the keys.
   (no mode)     a uniform shuffle of every record, in memory.
 Modes that hold records in memory stop with an error (status 1) when they would exceed
 --memory.";
@@ -66,6 +76,9 @@ Examples:
   knuffle sample --csv --header -w 3 -n 5 t.csv  the same on CSV, field 3 as weight
   knuffle sample -r -n 100 dice.txt              100 draws with replacement
   knuffle sample -r -n 100 -w 2 prizes.tsv       100 draws with replacement, by field 2
+  knuffle sample --seed s -k user -p 0.1 --header a.tsv b.tsv
+                                                 10% of the users, every line of each
+  knuffle sample --per-key 2 -k 1 data.tsv       2 lines for every value of field 1
   yes | knuffle sample -p 0.001 | head           endless input, constant memory
 
 Exit status: 0 success; 1 a read or write error, a bad weight or missing field in the data,
@@ -96,6 +109,16 @@ pub(crate) struct Args {
     /// Sample with replacement (endless without -n).
     #[arg(short = 'r', long, conflicts_with_all = ["prob", "inorder"])]
     replace: bool,
+
+    /// Key fields (numbers from 1 or header names, comma-separated) for -p or --per-key.
+    #[arg(short = 'k', long = "key-fields", value_name = "FIELDS",
+          conflicts_with_all = ["count", "weight_field", "replace", "inorder"])]
+    key_fields: Option<String>,
+
+    /// Stratified: a uniform sample of N records from every key group (with -k).
+    #[arg(long, value_name = "N", requires = "key_fields", allow_negative_numbers = true,
+          conflicts_with_all = ["prob"])]
+    per_key: Option<u64>,
 
     /// Drop records whose weight is not a positive finite number (counted on standard error).
     #[arg(long, requires = "weight_field")]
@@ -147,6 +170,16 @@ pub enum Mode {
         field: Option<FieldName>,
         count: Option<u64>,
     },
+    /// `-k FIELDS -p P`.
+    Distinct {
+        fields: Vec<FieldName>,
+        probability: Probability,
+    },
+    /// `--per-key N -k FIELDS`.
+    Stratified {
+        fields: Vec<FieldName>,
+        per_key: u64,
+    },
     /// `-w FIELD [-n K]`.
     Weighted {
         field: FieldName,
@@ -171,7 +204,21 @@ pub struct Plan {
 impl Args {
     /// Decides the plan, or says what is wrong (status 2).
     pub fn plan(&self) -> Result<Plan, CliError> {
-        let mode = if self.replace {
+        let mode = if let Some(fields) = &self.key_fields {
+            let fields = parse_key_fields(fields)?;
+            match (&self.prob, self.per_key) {
+                (Some(text), _) => Mode::Distinct {
+                    fields,
+                    probability: Probability::parse(text)?,
+                },
+                (None, Some(per_key)) => Mode::Stratified { fields, per_key },
+                (None, None) => {
+                    return Err(CliError::invalid(
+                        "-k needs -p P (distinct sampling) or --per-key N (stratified)",
+                    ));
+                }
+            }
+        } else if self.replace {
             Mode::Replacement {
                 field: match &self.weight_field {
                     Some(field) => Some(FieldName::parse("-w", field)?),

@@ -11,6 +11,10 @@
 //!   (Efraimidis & Spirakis' A-ExpJ, `knuffle::WeightedReservoir`).
 //! - [`replacement`]: `-r [-w FIELD] [-n K]`, independent draws, uniform
 //!   or by weight (exact for integer weights: `knuffle::WeightedIndex`).
+//! - [`distinct`]: `-k FIELDS -p P`, keys in or out by a keyed SHA-256.
+//! - [`stratified`]: `--per-key N -k FIELDS`, a reservoir per key group.
+//!
+//! [`key`] reads a record's key fields.
 //!
 //! Layers: [`args`] (the command line, parsed once into a [`args::Plan`]),
 //! [`records`] and [`fields`] (records in, fields of a record),
@@ -25,11 +29,14 @@ use crate::failure::CliError;
 
 pub(crate) mod args;
 mod bernoulli;
+mod distinct;
 mod fields;
+mod key;
 mod output;
 mod probability;
 mod records;
 mod replacement;
+mod stratified;
 mod uniform;
 mod weighted;
 
@@ -49,6 +56,12 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
         | args::Mode::Replacement {
             field: Some(field), ..
         } => Some(weighted::WeightField::new(field, &plan, reader.header())?),
+        _ => None,
+    };
+    let keys = match &plan.mode {
+        args::Mode::Distinct { fields, .. } | args::Mode::Stratified { fields, .. } => {
+            Some(key::KeyFields::new(fields, &plan, reader.header())?)
+        }
         _ => None,
     };
     let mut rng = plan.seed.rng();
@@ -72,6 +85,20 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
             &mut out,
         )?,
         (args::Mode::Weighted { .. }, None) => unreachable!("weights are resolved above"),
+        (args::Mode::Distinct { probability, .. }, _) => distinct::run(
+            &mut reader,
+            keys.expect("keys are resolved above"),
+            *probability,
+            plan.seed.text(),
+            &mut out,
+        )?,
+        (args::Mode::Stratified { per_key, .. }, _) => stratified::run(
+            &mut reader,
+            keys.expect("keys are resolved above"),
+            *per_key,
+            &mut rng,
+            &mut out,
+        )?,
         (args::Mode::Replacement { count, .. }, weights) => {
             replacement::run(&mut reader, weights, *count, &mut rng, &mut out)?
         }

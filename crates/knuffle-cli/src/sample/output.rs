@@ -75,7 +75,7 @@ impl Held {
             if self.bound > self.budget {
                 return Err(CliError::plain(format!(
                     "the records to hold take more than the memory limit ({} bytes); give a \
-                     smaller -n, or a larger --memory",
+                     smaller sample (-n, --per-key) or a larger --memory",
                     self.budget
                 )));
             }

@@ -591,3 +591,148 @@ fn with_replacement_without_n_is_endless_and_limits_are_errors() {
     let (code, err) = failure(&["-r", "-p", "0.5"], b"a\n");
     assert_eq!(code, 2, "{err}");
 }
+
+/// A log of `users` users, `per_user` lines each, interleaved, with a
+/// header; `tag` marks the file.
+fn user_log(users: usize, per_user: usize, tag: &str) -> String {
+    let mut text = String::from("user\tline\n");
+    for line in 0..per_user {
+        for user in 0..users {
+            text.push_str(&format!("user{user}\t{tag}{line}\n"));
+        }
+    }
+    text
+}
+
+/// The users of a sample's lines (header skipped).
+fn users_of(out: &str) -> std::collections::BTreeMap<String, usize> {
+    let mut users = std::collections::BTreeMap::new();
+    for line in out.lines().skip(1) {
+        *users
+            .entry(line.split('\t').next().unwrap().to_owned())
+            .or_insert(0) += 1;
+    }
+    users
+}
+
+#[test]
+fn distinct_keys_are_in_or_out_together_in_every_run_and_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.tsv");
+    let b = dir.path().join("b.tsv");
+    std::fs::write(&a, user_log(3000, 3, "a")).unwrap();
+    // The second file has other lines and only every other user.
+    let text_b: String = user_log(3000, 2, "b")
+        .lines()
+        .enumerate()
+        .filter(|(i, l)| *i == 0 || l[4..l.find('\t').unwrap()].parse::<u32>().unwrap() % 2 == 0)
+        .map(|(_, l)| format!("{l}\n"))
+        .collect();
+    std::fs::write(&b, text_b).unwrap();
+    let run = |file: &std::path::Path, seed: &str| -> String {
+        let output = TestCommand::knuffle()
+            .args([
+                "sample", "--header", "-k", "user", "-p", "1/4", "--seed", seed,
+            ])
+            .arg(file)
+            .output();
+        let (code, out, err) = code_and_text(&output);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let first = run(&a, "users");
+    assert_eq!(first, run(&a, "users"), "the same run twice");
+    let kept_a = users_of(&first);
+    assert!(kept_a.values().all(|&n| n == 3), "all lines of a kept user");
+    let kept_b = users_of(&run(&b, "users"));
+    assert!(kept_b.values().all(|&n| n == 2));
+    let even_in_a: Vec<&String> = kept_a
+        .keys()
+        .filter(|u| u[4..].parse::<u32>().unwrap() % 2 == 0)
+        .collect();
+    assert_eq!(
+        even_in_a,
+        kept_b.keys().collect::<Vec<_>>(),
+        "same users in both files"
+    );
+    // Binomial(3000, 1/4): mean 750, sd 23.7.
+    let z = |kept: usize| (kept as f64 - 750.0).abs() / (3000.0f64 * 0.25 * 0.75).sqrt();
+    assert!(z(kept_a.len()) < Z_BOUND, "{} users kept", kept_a.len());
+    assert_ne!(kept_a, users_of(&run(&a, "another seed")));
+
+    // Negative controls: a decision per line (not per key) splits users,
+    // and P truncated to 0.2 fails the count.
+    let mut rng = SplitMix(13);
+    let split_users = (0..3000)
+        .filter(|_| {
+            let kept = (0..3).filter(|_| rng.uniform() < 0.25).count();
+            kept != 0 && kept != 3
+        })
+        .count();
+    assert!(split_users > 0, "the per-line stand-in keeps users whole");
+    let truncated = (0..3000).filter(|_| rng.uniform() < 0.2).count();
+    assert!(z(truncated) > Z_BOUND, "the stand-in passed: {truncated}");
+}
+
+#[test]
+fn stratified_counts_are_exact_and_each_group_is_uniform() {
+    // Groups of 1, 3 and 10 records, interleaved.
+    let mut text = String::new();
+    let mut sizes = [1usize, 3, 10];
+    let mut number = 0;
+    while sizes.iter().any(|&s| s > 0) {
+        for (group, left) in sizes.iter_mut().enumerate() {
+            if *left > 0 {
+                text.push_str(&format!("g{group},{number}\n"));
+                number += 1;
+                *left -= 1;
+            }
+        }
+    }
+    let trials = 400usize;
+    let mut included = std::collections::BTreeMap::<String, usize>::new();
+    let mut big_group: Vec<String> = Vec::new();
+    for t in 0..trials {
+        let lines = sample_lines(
+            &["--per-key", "2", "-k", "1", "-d", ","],
+            &format!("strata {t}"),
+            text.as_bytes(),
+        );
+        let groups: Vec<&str> = lines.iter().map(|l| &l[..2]).collect();
+        for (group, expected) in [("g0", 1), ("g1", 2), ("g2", 2)] {
+            assert_eq!(groups.iter().filter(|&&g| g == group).count(), expected);
+        }
+        let numbers: Vec<u32> = lines.iter().map(|l| l[3..].parse().unwrap()).collect();
+        assert!(numbers.windows(2).all(|w| w[0] < w[1]), "input order");
+        for line in lines.iter().filter(|l| l.starts_with("g2")) {
+            *included.entry(line.clone()).or_insert(0) += 1;
+        }
+        if t == 0 {
+            big_group = text
+                .lines()
+                .filter(|l| l.starts_with("g2"))
+                .map(str::to_owned)
+                .collect();
+        }
+    }
+    let freq: Vec<f64> = big_group
+        .iter()
+        .map(|l| *included.get(l).unwrap_or(&0) as f64 / trials as f64)
+        .collect();
+    let exact = vec![0.2; 10];
+    let z = worst_z(&freq, &exact, trials);
+    assert!(z < Z_BOUND, "{freq:?} (z = {z})");
+    // Negative control: the first two records of each group.
+    let first_two: Vec<f64> = (0..10).map(|i| if i < 2 { 1.0 } else { 0.0 }).collect();
+    assert!(worst_z(&first_two, &exact, trials) > Z_BOUND);
+
+    let (code, err) = failure(&["-k", "1"], b"a\n");
+    assert_eq!(code, 2);
+    assert!(err.contains("-k needs -p P"), "{err}");
+    let (code, err) = failure(&["--per-key", "1", "-k", "3"], b"a\tb\n");
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("line 1 of standard input has 2 fields, so no field 3"),
+        "{err}"
+    );
+}

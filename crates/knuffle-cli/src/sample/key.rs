@@ -1,0 +1,65 @@
+//! `-k FIELDS`: the key of a record, its key fields (numbers from 1 or,
+//! with `--header`, names; separated by commas) encoded without
+//! ambiguity: each field's length (8 bytes, little-endian) then its bytes
+//! (for `--csv`, the unquoted value, so `"x"` and `x` are the same key).
+
+use super::args::Plan;
+use super::fields::{FieldName, Splitter};
+use super::records::RecordReader;
+use crate::failure::CliError;
+
+/// Parses `-k FIELDS`: field numbers or names separated by commas.
+pub fn parse_key_fields(text: &str) -> Result<Vec<FieldName>, CliError> {
+    text.split(',')
+        .map(|field| FieldName::parse("-k", field))
+        .collect()
+}
+
+/// The key fields of each record.
+pub struct KeyFields {
+    indices: Vec<usize>,
+    splitter: Splitter,
+}
+
+impl KeyFields {
+    /// The fields `names`, resolved against the header's fields.
+    pub fn new(names: &[FieldName], plan: &Plan, header: Option<&[u8]>) -> Result<Self, CliError> {
+        let mut splitter = Splitter::new(plan.csv, plan.delimiter, plan.framing.terminator());
+        let header_fields = header.map(|h| splitter.all_fields(h));
+        let no_input = plan.header && header_fields.is_none();
+        let indices = names
+            .iter()
+            .map(|name| match name {
+                // No input at all: nothing to sample, nothing to look up.
+                FieldName::Name(_) if no_input => Ok(0),
+                _ => name.resolve("-k", header_fields.as_deref()),
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(KeyFields { indices, splitter })
+    }
+
+    /// Writes the key of `record` into `key` (cleared first); a record
+    /// without one of the fields is an error naming it (status 1).
+    pub fn key_of(
+        &mut self,
+        record: &[u8],
+        reader: &RecordReader,
+        key: &mut Vec<u8>,
+    ) -> Result<(), CliError> {
+        key.clear();
+        let fields = self.splitter.split(record);
+        for &index in &self.indices {
+            let Some(value) = self.splitter.field(record, index) else {
+                return Err(CliError::plain(format!(
+                    "{} has {fields} field{}, so no field {} (a key field)",
+                    reader.place(),
+                    if fields == 1 { "" } else { "s" },
+                    index + 1
+                )));
+            };
+            key.extend_from_slice(&(value.len() as u64).to_le_bytes());
+            key.extend_from_slice(value);
+        }
+        Ok(())
+    }
+}
