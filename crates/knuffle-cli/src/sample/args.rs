@@ -2,6 +2,7 @@
 //! decision (mode, framing, delimiter, memory) made once, here.
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 
 use clap::Parser;
 
@@ -144,6 +145,10 @@ pub(crate) struct Args {
     #[arg(short = 'z', long)]
     zero_terminated: bool,
 
+    /// Write the sample to FILE (replaced only once complete; may be an input).
+    #[arg(short = 'o', long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    output: Option<PathBuf>,
+
     /// Seed text (any text); the same seed gives the same output.
     #[arg(long, value_name = "TEXT")]
     seed: Option<String>,
@@ -191,6 +196,7 @@ pub enum Mode {
 pub struct Plan {
     pub mode: Mode,
     pub files: Vec<OsString>,
+    pub output: Option<PathBuf>,
     pub framing: Framing,
     pub csv: bool,
     pub delimiter: u8,
@@ -271,6 +277,7 @@ impl Args {
         Ok(Plan {
             mode,
             files: self.files.clone(),
+            output: self.output.clone(),
             framing,
             csv: self.csv,
             delimiter,

@@ -65,7 +65,7 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
         _ => None,
     };
     let mut rng = plan.seed.rng();
-    let mut out = output::Output::stdout(plan.memory);
+    let mut out = output::Output::open(plan.output.as_deref(), plan.memory)?;
     if let Some(header) = reader.header() {
         out.write(header)?;
     }

@@ -1,8 +1,14 @@
-//! Records out (standard output, buffered; a closed pipe has already been
-//! made to end the process quietly), and the memory budget of the records
-//! a mode holds.
+//! Records out (standard output, buffered, where a closed pipe has
+//! already been made to end the process quietly; or `-o FILE`, written by
+//! knuffle's one rule for files: `knuffle_records::WrittenFile`, a regular
+//! file replaced atomically only once the sample is complete, so FILE may
+//! be one of the inputs), and the memory budget of the records a mode
+//! holds.
 
 use std::io::{BufWriter, StdoutLock, Write};
+use std::path::Path;
+
+use knuffle_records::WrittenFile;
 
 use crate::failure::CliError;
 
@@ -15,31 +21,60 @@ pub fn record_cost(record: &[u8]) -> u64 {
     record.len() as u64 + RECORD_OVERHEAD
 }
 
-/// Buffered standard output.
+/// Where the sample goes.
+enum Sink {
+    Stdout(BufWriter<StdoutLock<'static>>),
+    File(BufWriter<WrittenFile>),
+}
+
+/// Buffered output.
 pub struct Output {
-    out: BufWriter<StdoutLock<'static>>,
+    sink: Sink,
     budget: u64,
 }
 
 impl Output {
-    /// Standard output; `memory` is the limit on records held.
-    pub fn stdout(memory: u64) -> Output {
-        Output {
-            out: BufWriter::with_capacity(1 << 16, std::io::stdout().lock()),
+    /// Standard output, or `file` (opened now, so that a missing directory
+    /// is reported before any input is read); `memory` is the limit on
+    /// records held.
+    pub fn open(file: Option<&Path>, memory: u64) -> Result<Output, CliError> {
+        let sink = match file {
+            None => Sink::Stdout(BufWriter::with_capacity(1 << 16, std::io::stdout().lock())),
+            Some(path) => {
+                let written = WrittenFile::create(path)
+                    .map_err(|error| CliError::plain(error.to_string()))?;
+                Sink::File(BufWriter::with_capacity(1 << 16, written))
+            }
+        };
+        Ok(Output {
+            sink,
             budget: memory,
-        }
+        })
     }
 
     /// Writes one record (its terminator included).
     pub fn write(&mut self, record: &[u8]) -> Result<(), CliError> {
-        self.out
-            .write_all(record)
-            .map_err(|err| CliError::write(&err))
+        match &mut self.sink {
+            Sink::Stdout(out) => out.write_all(record),
+            Sink::File(out) => out.write_all(record),
+        }
+        .map_err(|err| CliError::write(&err))
     }
 
-    /// Flushes everything written.
-    pub fn finish(mut self) -> Result<(), CliError> {
-        self.out.flush().map_err(|err| CliError::write(&err))
+    /// Flushes everything written; a file is completed (renamed into
+    /// place).
+    pub fn finish(self) -> Result<(), CliError> {
+        match self.sink {
+            Sink::Stdout(mut out) => out.flush().map_err(|err| CliError::write(&err)),
+            Sink::File(out) => {
+                let written = out
+                    .into_inner()
+                    .map_err(|err| CliError::write(err.error()))?;
+                written
+                    .finish()
+                    .map_err(|error| CliError::plain(error.to_string()))
+            }
+        }
     }
 
     /// The memory limit on records held.

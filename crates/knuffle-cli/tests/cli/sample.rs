@@ -736,3 +736,35 @@ fn stratified_counts_are_exact_and_each_group_is_uniform() {
         "{err}"
     );
 }
+
+#[test]
+fn output_file_is_written_whole_and_may_be_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data.txt");
+    std::fs::write(&data, numbered(100)).unwrap();
+    let expected = sample_lines(&["-n", "5"], "file", &numbered(100));
+    let output = TestCommand::knuffle()
+        .args(["sample", "-n", "5", "--seed", "file", "-o"])
+        .arg(&data)
+        .arg(&data)
+        .output();
+    assert!(
+        output.status.success(),
+        "{}",
+        crate::support::stderr(&output)
+    );
+    assert!(output.stdout.is_empty());
+    let written = std::fs::read_to_string(&data).unwrap();
+    assert_eq!(written.lines().collect::<Vec<_>>(), expected);
+    let output = TestCommand::knuffle()
+        .args(["sample", "-n", "1", "-o"])
+        .arg(dir.path().join("missing/out.txt"))
+        .arg(&data)
+        .output();
+    let (code, _, err) = code_and_text(&output);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("missing") && err.contains("does not exist"),
+        "{err}"
+    );
+}
