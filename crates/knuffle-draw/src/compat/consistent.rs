@@ -38,6 +38,10 @@ pub struct Ticket {
     /// The digits after the leading 9s (the first is below 9; empty when
     /// every digit is a 9).
     rest: String,
+    /// The first 16 bytes of `rest`, big-endian, zero-padded: compared
+    /// first, in the ticket itself (the heap's comparisons then rarely
+    /// follow the pointer to `rest`).
+    head: u128,
     /// The index of the id in the population.
     pub id: usize,
     /// How many times this id has been drawn, this draw included.
@@ -49,8 +53,12 @@ pub struct Ticket {
 impl Ticket {
     fn new(digits: &str, id: usize, generation: u64) -> Ticket {
         let rest = digits.trim_start_matches('9');
+        let mut head = [0u8; 16];
+        let len = rest.len().min(16);
+        head[..len].copy_from_slice(&rest.as_bytes()[..len]);
         Ticket {
             nines: (digits.len() - rest.len()) as u64,
+            head: u128::from_be_bytes(head),
             rest: rest.to_owned(),
             id,
             generation,
@@ -139,10 +147,13 @@ impl PartialOrd for Ticket {
 }
 
 impl Ord for Ticket {
-    /// The string order of the numbers, then id, then generation.
+    /// The string order of the numbers, then id, then generation. (A zero
+    /// byte pads a head shorter than 16 digits and sorts below every digit,
+    /// as a shorter string sorts below its extensions.)
     fn cmp(&self, other: &Ticket) -> Ordering {
         self.nines
             .cmp(&other.nines)
+            .then(self.head.cmp(&other.head))
             .then_with(|| self.rest.cmp(&other.rest))
             .then(self.id.cmp(&other.id))
             .then(self.generation.cmp(&other.generation))
@@ -150,14 +161,23 @@ impl Ord for Ticket {
 }
 
 /// The reversed, zero-padded (at least 64) decimal digits of a digest.
+/// (Written lowest digit first straight from the division, with no
+/// intermediate text: the sampler makes one per ticket.)
 fn digits_of(digest: &[u8; 32]) -> String {
-    let digits = bignum::to_decimal(&from_be_bytes(digest));
-    format!("{digits:0>64}").chars().rev().collect()
+    let mut digits = bignum::decimal_digits_lowest_first(&from_be_bytes(digest));
+    if digits.len() < 64 {
+        digits.resize(64, b'0');
+    }
+    String::from_utf8(digits).expect("ASCII digits")
 }
 
-/// `"0." + reversed decimal digits` of SHA-256 of `input`.
+/// `"0." + reversed decimal digits` of SHA-256 of `input`, by the text of
+/// the definition (the first ticket and [`next_ticket`] on full texts).
 fn uniform(input: &str) -> String {
-    format!("0.{}", digits_of(&sha256(input.as_bytes())))
+    let digits = bignum::to_decimal(&from_be_bytes(&sha256(input.as_bytes())));
+    let mut out = String::from("0.");
+    out.extend(format!("{digits:0>64}").chars().rev());
+    out
 }
 
 /// The first ticket number of `id` under `seed`.
@@ -315,6 +335,29 @@ mod tests {
         for t in &deep {
             assert_eq!(t.trimmed(9), trim(&t.number(), 9));
         }
+    }
+
+    #[test]
+    fn digits_are_the_reversed_padded_decimal() {
+        for i in 0..2000u32 {
+            let digest = sha256(&i.to_be_bytes());
+            assert_eq!(format!("0.{}", digits_of(&digest)), uniform_of(&digest));
+        }
+        for digest in [[0u8; 32], [0xff; 32], {
+            let mut small = [0u8; 32];
+            small[31] = 7;
+            small
+        }] {
+            assert_eq!(format!("0.{}", digits_of(&digest)), uniform_of(&digest));
+        }
+    }
+
+    fn uniform_of(digest: &[u8; 32]) -> String {
+        let digits = bignum::to_decimal(&from_be_bytes(digest));
+        format!(
+            "0.{}",
+            format!("{digits:0>64}").chars().rev().collect::<String>()
+        )
     }
 
     #[test]
