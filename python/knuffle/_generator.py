@@ -41,6 +41,42 @@ def _index(value: Any, name: str) -> int:
         raise TypeError(f"{name} must be an integer, not {type(value).__name__}") from None
 
 
+_IN_USE = (
+    "a knuffle.Generator is used by one thread at a time: this one is in use "
+    "by another thread (its stream is unchanged by this call); give each thread "
+    "its own Generator, for example Generator(f'{seed}/{i}') for thread i"
+)
+
+#: PyO3's words when a method of the Rust generator is entered while another
+#: call holds it (the GIL is released during shuffles).
+_BORROWED = ("Already borrowed", "Already mutably borrowed")
+
+
+class _OneThreadAtATime:
+    """The Rust generator, its methods raising :data:`_IN_USE` instead of
+    PyO3's bare "Already borrowed" when another thread is using it."""
+
+    def __init__(self, core: Any) -> None:
+        self._inner = core
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._inner, name)
+        if not callable(attribute):
+            return attribute
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return attribute(*args, **kwargs)
+            except RuntimeError as error:
+                if str(error) in _BORROWED:
+                    raise RuntimeError(_IN_USE) from None
+                raise
+
+        # Kept, so that later calls find it without __getattr__.
+        setattr(self, name, call)
+        return call
+
+
 class Generator:
     """A reproducible, exactly uniform random stream: ChaCha20 keyed with
     SHA-256 of a seed text, exactly as the command line's ``--seed``.
@@ -52,8 +88,11 @@ class Generator:
 
     Large arrays are shuffled on ``threads`` threads (2 by default); the
     result does not depend on the thread count. The GIL is released while a
-    shuffle runs. A generator is not meant to be shared by threads running
-    at the same time (use one per thread); doing so raises ``RuntimeError``.
+    shuffle runs. A generator is one stream, used by one thread at a time:
+    a call while another thread's call on the same generator is running
+    raises ``RuntimeError`` (saying so) and leaves the stream as it was.
+    Give each thread its own generator, for example
+    ``Generator(f"{seed}/{i}")`` for thread ``i``.
 
     >>> g = knuffle.Generator("friday poker")
     >>> g.seed
@@ -68,7 +107,7 @@ class Generator:
         threads = _index(threads, "threads")
         if threads < 1:
             raise ValueError("threads must be at least 1")
-        self._core = _knuffle.Generator(seed, threads)
+        self._core = _OneThreadAtATime(_knuffle.Generator(seed, threads))
 
     @property
     def seed(self) -> str:
@@ -389,7 +428,8 @@ class Generator:
         From a fresh ``Generator(SEED)`` the output is byte for byte that of
         ``knuffle --seed SEED --memory M [--header H] [-z] [-n N] [-r] FILE...
         -o OUT``. Inputs that do not fit ``memory`` (bytes, or a size such as
-        ``"512M"``, ``"4G"``, ``"25%"``; default: 3/4 of the memory available)
+        ``"512M"``, ``"4G"``, ``"25%"``; default: 3/4 of the memory available,
+        within ``ulimit -v`` and the cgroup's limit)
         are shuffled exactly uniformly through temporary files in
         ``temp_dir`` (default ``$TMPDIR`` or ``/tmp``), in bounded memory.
         The memory limit fixes the layout, so a different limit gives a

@@ -11,22 +11,56 @@ use knuffle_records::{
     Destination, Error, Input, MIN_LIMIT, NoProgress, Options, Randomness, parse_size,
     shuffle_records_to,
 };
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyInt};
 
 /// `memory=`: bytes, or a size as `--memory` takes it (`"512M"`, `"25%"`).
-#[derive(FromPyObject)]
 pub enum MemoryLimit {
     Bytes(u64),
     Text(String),
 }
 
+/// The accepted forms of `memory=`, for its errors.
+const MEMORY_FORMS: &str =
+    "a number of bytes (at least 1048576, below 2**64) or a size such as '512M', '4G' or '25%'";
+
 impl MemoryLimit {
+    /// `memory=` as Python gives it: an `int` or a `str` (a `bool` is no
+    /// size). Anything else is a `TypeError`, an `int` out of range a
+    /// `ValueError`, both naming the parameter and the accepted forms.
+    pub fn from_python(value: &Bound<'_, PyAny>) -> PyResult<MemoryLimit> {
+        if value.is_instance_of::<PyBool>() {
+            return Err(PyTypeError::new_err(format!(
+                "memory= takes {MEMORY_FORMS}, not bool"
+            )));
+        }
+        if value.is_instance_of::<PyInt>() {
+            return value.extract::<u64>().map(MemoryLimit::Bytes).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "memory={value} is out of range: memory= takes {MEMORY_FORMS}"
+                ))
+            });
+        }
+        if let Ok(text) = value.extract::<String>() {
+            return Ok(MemoryLimit::Text(text));
+        }
+        let kind = value
+            .get_type()
+            .name()
+            .map_or_else(|_| "this type".to_string(), |n| n.to_string());
+        Err(PyTypeError::new_err(format!(
+            "memory= takes {MEMORY_FORMS}, not {kind}"
+        )))
+    }
+
     fn bytes(&self) -> PyResult<u64> {
         let (bytes, shown) = match self {
             MemoryLimit::Bytes(bytes) => (*bytes, bytes.to_string()),
             MemoryLimit::Text(text) => (
-                parse_size(text).map_err(PyValueError::new_err)?,
+                parse_size(text).map_err(|e| {
+                    PyValueError::new_err(format!("memory=: {e}; memory= takes {MEMORY_FORMS}"))
+                })?,
                 format!("'{text}'"),
             ),
         };

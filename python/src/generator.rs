@@ -305,9 +305,10 @@ impl Generator {
         header: u64,
         count: Option<u64>,
         repeat: bool,
-        memory: Option<MemoryLimit>,
+        memory: Option<Bound<'_, PyAny>>,
         temp_dir: Option<PathBuf>,
     ) -> PyResult<()> {
+        let memory = memory.as_ref().map(MemoryLimit::from_python).transpose()?;
         FileJob::new(
             inputs,
             output,

@@ -1,8 +1,10 @@
-//! What the subcommands share: clap parsing, writing a result to standard
-//! output (a closed pipe ends the run quietly: the one place that check
-//! is made for whole outputs), the `--color` choice and JSON strings.
+//! What the subcommands share: clap parsing, SIGPIPE as the parent left it,
+//! writing a result to standard output (a closed pipe ends the run quietly
+//! unless the parent ignored SIGPIPE: the one place that check is made for
+//! whole outputs), the `--color` choice and JSON strings.
 
 use std::io::{self, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::failure::CliError;
 
@@ -21,11 +23,43 @@ pub fn parse<P: clap::Parser>(name: &str, args: &[std::ffi::OsString]) -> Result
     Ok(parsed)
 }
 
-/// Restores SIGPIPE's default action (Rust ignores it), so that a reader
-/// going away (`knuffle big | head -1`) ends the process at once and
-/// quietly, as it does GNU tools; no write to a closed pipe ever reports an
-/// error or panics.
+/// Whether the parent left SIGPIPE ignored (`trap '' PIPE`, or a program
+/// that ignores it and does not restore it for its children), as recorded
+/// before Rust's runtime started: Rust ignores SIGPIPE before `main`, so
+/// the inherited disposition can only be read earlier (see
+/// [`record_inherited_sigpipe`]).
+static PARENT_IGNORED_SIGPIPE: AtomicBool = AtomicBool::new(false);
+
+/// Records whether SIGPIPE was inherited ignored. Called once, before
+/// `main` and before Rust's runtime sets its own disposition (from the
+/// binary's `.init_array` entry, see `main.rs`).
+pub fn record_inherited_sigpipe() {
+    // SAFETY: sigaction with a null new action only reads the current
+    // disposition into the zeroed struct we own.
+    let ignored = unsafe {
+        let mut current: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(libc::SIGPIPE, std::ptr::null(), &mut current) == 0
+            && current.sa_sigaction == libc::SIG_IGN
+    };
+    PARENT_IGNORED_SIGPIPE.store(ignored, Ordering::Relaxed);
+}
+
+/// Whether the parent left SIGPIPE ignored: a write to a closed pipe then
+/// fails with `EPIPE` and is reported (`write error: Broken pipe`, status
+/// 1), as GNU tools report it.
+pub fn parent_ignored_sigpipe() -> bool {
+    PARENT_IGNORED_SIGPIPE.load(Ordering::Relaxed)
+}
+
+/// Gives SIGPIPE back the disposition the process inherited (Rust ignores
+/// it): by default, a reader going away (`knuffle big | head -1`) ends the
+/// process at once and quietly, as it does GNU tools; when the parent
+/// ignored SIGPIPE, it stays ignored and the failed write is reported, as
+/// GNU tools report it. No write to a closed pipe ever panics.
 pub fn end_quietly_on_closed_pipe() {
+    if parent_ignored_sigpipe() {
+        return;
+    }
     // SAFETY: setting a signal disposition to SIG_DFL has no preconditions.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
@@ -52,12 +86,15 @@ pub fn stdout_is_interactive_or_pipe() -> bool {
 }
 
 /// Writes `text` to standard output and flushes. A closed pipe (`| head`)
-/// ends the run quietly with success; any other write error is a failure
-/// (status 1).
+/// ends the run quietly with success, unless the parent ignored SIGPIPE
+/// (then it is a failure, as for GNU tools); any other write error is a
+/// failure (status 1).
 pub fn write_stdout(text: &str) -> Result<(), CliError> {
     let mut out = io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => Err(CliError::write(&err)),
+        Err(err) if err.kind() != io::ErrorKind::BrokenPipe || parent_ignored_sigpipe() => {
+            Err(CliError::write(&err))
+        }
         _ => Ok(()),
     }
 }

@@ -35,6 +35,25 @@ mod subcommands;
 mod trace;
 mod verify;
 
+/// Records SIGPIPE's inherited disposition before Rust's runtime replaces
+/// it (it ignores SIGPIPE before calling `main`): an entry of the ELF
+/// `.init_array`, which the C library runs before `main`. Shuf mode and the
+/// subcommands then die quietly of SIGPIPE when it was inherited at its
+/// default, and report `write error: Broken pipe` (status 1) when the
+/// parent ignored it, as GNU tools do ([`emit::end_quietly_on_closed_pipe`]).
+/// (The alternative, `#![no_main]` with a C `main`, would also lose what
+/// Rust's runtime sets up: the stack overflow message, flushing standard
+/// output at exit, the status of a panic.)
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static RECORD_INHERITED_SIGPIPE: extern "C" fn() = record_inherited_sigpipe;
+
+#[cfg(target_os = "linux")]
+extern "C" fn record_inherited_sigpipe() {
+    emit::record_inherited_sigpipe();
+}
+
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().collect();
     let program = args

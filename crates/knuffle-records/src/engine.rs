@@ -94,6 +94,151 @@ pub fn permute_and_write<T: Copy + Send + Sync>(
     out.finish()
 }
 
+/// Lines at least this long are written straight from where they are
+/// held, never copied into a block (a line near the memory limit must not
+/// be held twice).
+pub const DIRECT_LINE: usize = 64 << 10;
+
+/// A line as it is held: its bytes, and whether the delimiter must follow
+/// them on output (a last line that lacks one).
+pub type HeldLine<'l> = (&'l [u8], bool);
+
+/// Writes lines from where they are held: short ones gathered into blocks
+/// of [`BLOCK_BYTES`](crate::output::BLOCK_BYTES), long ones written as
+/// they are, so that writing costs at most a block of memory whatever the
+/// lines' length.
+struct DirectWriter<'w> {
+    writer: &'w mut dyn std::io::Write,
+    block: Vec<u8>,
+    delimiter: u8,
+}
+
+impl DirectWriter<'_> {
+    fn line(&mut self, (bytes, add_delimiter): HeldLine<'_>) -> Result<(), Error> {
+        let len = bytes.len() + usize::from(add_delimiter);
+        if len >= DIRECT_LINE || self.block.len() + len > crate::output::BLOCK_BYTES {
+            self.flush()?;
+        }
+        if len >= DIRECT_LINE {
+            self.writer.write_all(bytes).map_err(Error::Write)?;
+            if add_delimiter {
+                self.writer
+                    .write_all(&[self.delimiter])
+                    .map_err(Error::Write)?;
+            }
+        } else {
+            self.block.extend_from_slice(bytes);
+            if add_delimiter {
+                self.block.push(self.delimiter);
+            }
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), Error> {
+        if !self.block.is_empty() {
+            self.writer.write_all(&self.block).map_err(Error::Write)?;
+            self.block.clear();
+        }
+        Ok(())
+    }
+}
+
+/// How held lines are written: where item `T`'s bytes are, the delimiter
+/// added to a last line that lacks one, and the source's check before the
+/// output is completed (see [`Render::intact`]).
+pub struct Held<'a, 'l, T> {
+    /// Item `T`'s bytes where they are held.
+    pub line: &'a dyn Fn(T) -> HeldLine<'l>,
+    /// The delimiter.
+    pub delimiter: u8,
+    /// As [`Render::intact`].
+    pub intact: Option<&'a (dyn Fn() -> Result<(), Error> + Sync)>,
+}
+
+impl<T> Held<'_, '_, T> {
+    fn check_intact(&self) -> Result<(), Error> {
+        self.intact.map_or(Ok(()), |intact| intact())
+    }
+}
+
+/// [`permute_and_write`] for lines written from where they are held (a
+/// `-n` sample, each line in its own buffer, or lines so long that a copy
+/// would not fit the memory limit): the same draws, the same bytes, with
+/// at most a block of memory for the output.
+#[allow(clippy::too_many_arguments)]
+pub fn permute_and_write_held<T: Copy + Send>(
+    header: &[T],
+    items: &mut [T],
+    head_count: u64,
+    randomness: &mut Randomness,
+    held: &Held<'_, '_, T>,
+    output: &OutputPlan<'_>,
+    notice: &dyn Fn(u64),
+) -> Result<(), Error> {
+    let h = usize::try_from(head_count)
+        .unwrap_or(usize::MAX)
+        .min(items.len());
+    notice(h as u64);
+    randomness.shuffle_prefix(items, h)?;
+    let mut out = output.open()?;
+    let mut writer = DirectWriter {
+        writer: out.writer(),
+        block: Vec::new(),
+        delimiter: held.delimiter,
+    };
+    for &item in header.iter().chain(&items[..h]) {
+        writer.line((held.line)(item))?;
+    }
+    writer.flush()?;
+    held.check_intact()?;
+    out.finish()
+}
+
+/// [`repeat_and_write`] for lines written from where they are held: the
+/// same draws, the same bytes (the lines drawn before a random source runs
+/// out are written before the error, as GNU does).
+pub fn repeat_and_write_held<T: Copy>(
+    header: &[T],
+    n: u64,
+    nth: &dyn Fn(u64) -> T,
+    held: &Held<'_, '_, T>,
+    head_count: u64,
+    randomness: &mut Randomness,
+    output: &OutputPlan<'_>,
+) -> Result<(), Error> {
+    if head_count > 0 && n == 0 {
+        output.probe()?;
+        return Err(Error::NoRecordsToRepeat);
+    }
+    let mut out = output.open()?;
+    let mut writer = DirectWriter {
+        writer: out.writer(),
+        block: Vec::new(),
+        delimiter: held.delimiter,
+    };
+    for &item in header {
+        writer.line((held.line)(item))?;
+    }
+    let mut remaining = head_count;
+    while remaining > 0 {
+        let item = match randomness.choose(n) {
+            Ok(j) => nth(j),
+            Err(e) => {
+                writer.flush()?;
+                return Err(e);
+            }
+        };
+        writer.line((held.line)(item))?;
+        if head_count != u64::MAX {
+            remaining -= 1;
+        }
+    }
+    writer.flush()?;
+    held.check_intact()?;
+    out.finish()
+}
+
 /// Writes `items` in their order (a selection that is already random).
 pub fn write_in_order<T: Copy + Sync>(
     items: &[T],

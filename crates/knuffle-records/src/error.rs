@@ -121,12 +121,33 @@ pub fn describe(error: &io::Error) -> String {
     }
 }
 
-/// A size as `--memory` takes it: `8M` when a whole number of MiB, else
-/// bytes.
+/// A size as `--memory` takes it (`8M`, `3G`) when a whole number of MiB
+/// or GiB; else to a tenth of a GiB or MiB (`3.4 GiB`: a default limit
+/// taken from the memory available); small sizes in bytes.
 fn human_size(bytes: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    const GIB: u64 = 1 << 30;
     match bytes {
-        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{}G", b >> 30),
-        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{}M", b >> 20),
+        b if b >= GIB && b % GIB == 0 => format!("{}G", b / GIB),
+        b if b >= GIB => format!("{:.1} GiB", b as f64 / GIB as f64),
+        b if b >= MIB && b % MIB == 0 => format!("{}M", b / MIB),
+        b if b >= MIB => format!("{:.1} MiB", b as f64 / MIB as f64),
         b => format!("{b} bytes"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_memory_takes_them() {
+        assert_eq!(human_size(8 << 20), "8M");
+        assert_eq!(human_size(3 << 30), "3G");
+        assert_eq!(human_size(1_263_247_360), "1.2 GiB");
+        assert_eq!(human_size((5 << 20) + 1000), "5.0 MiB");
+        assert_eq!(human_size(1000), "1000 bytes");
+        let refused = Error::RecordTooLong { limit: 64 << 20 }.to_string();
+        assert!(refused.contains("memory limit of 64M"), "{refused}");
     }
 }

@@ -18,6 +18,7 @@ pub use crate::bytes::Bytes;
 use crate::error::Error;
 use crate::line_index::{Offset, push_starts};
 use crate::progress::Progress;
+use crate::stream::grow_within;
 
 /// An input of a record shuffle, as the caller names it.
 pub enum Input {
@@ -72,11 +73,12 @@ impl Input {
                     .file()
                     .and_then(|file| file.metadata().ok())
                     .is_some_and(|meta| meta.is_file());
-                if regular {
-                    drop(opened);
-                    Ok(Opened::Later(path))
-                } else {
-                    Ok(opened)
+                match opened {
+                    _ if regular => Ok(Opened::Later(path)),
+                    // A directory, a FIFO, a device: its read errors name it
+                    // (one of several inputs).
+                    Opened::File(file) => Ok(Opened::Named(file, path)),
+                    other => Ok(other),
                 }
             }
             other => other.open(),
@@ -129,6 +131,10 @@ pub enum Opened {
     Stdin(ManuallyDrop<File>),
     /// A file opened by name.
     File(File),
+    /// A file opened by name, one of several inputs: its read errors name
+    /// it (`read error: NAME: Is a directory`). A single input's do not, as
+    /// GNU shuf's do not.
+    Named(File, PathBuf),
     /// A caller's reader.
     Reader(Box<dyn Read + Send>),
     /// A file checked to open, opened again on its first read and closed
@@ -160,7 +166,7 @@ impl Opened {
     pub fn file(&self) -> Option<&File> {
         match self {
             Opened::Stdin(f) => Some(f),
-            Opened::File(f) => Some(f),
+            Opened::File(f) | Opened::Named(f, _) => Some(f),
             Opened::Reader(_) | Opened::Later(_) => None,
         }
     }
@@ -187,19 +193,27 @@ impl Read for Opened {
         match self {
             Opened::Stdin(f) => (&**f).read(buf),
             Opened::File(f) => f.read(buf),
+            Opened::Named(f, path) => f.read(buf).map_err(|e| naming(path, &e)),
             Opened::Reader(r) => r.read(buf),
             Opened::Later(path) => {
-                let file = File::open(&*path).map_err(|e| {
-                    io::Error::new(
-                        e.kind(),
-                        format!("{}: {}", path.display(), crate::error::describe(&e)),
-                    )
-                })?;
-                *self = Opened::File(file);
+                let file = File::open(&*path).map_err(|e| naming(path, &e))?;
+                *self = Opened::Named(file, std::mem::take(path));
                 self.read(buf)
             }
         }
     }
+}
+
+/// `error`, its text preceded by the name of the file it happened to.
+/// Interrupted reads keep their kind and text, so that they are retried.
+fn naming(path: &Path, error: &io::Error) -> io::Error {
+    if error.kind() == io::ErrorKind::Interrupted {
+        return io::Error::from(io::ErrorKind::Interrupted);
+    }
+    io::Error::new(
+        error.kind(),
+        format!("{}: {}", path.display(), crate::error::describe(error)),
+    )
 }
 
 impl Opened {
@@ -270,8 +284,17 @@ pub fn single_regular(opened: &[Opened]) -> Option<(&File, u64, u64)> {
 
 /// Reads every input into one buffer; every input but the last gets a
 /// delimiter appended when it lacks one (the last one's missing delimiter
-/// is added on output).
-pub fn load(opened: Vec<Opened>, delimiter: u8, progress: &dyn Progress) -> Result<Bytes, Error> {
+/// is added on output). The buffer grows geometrically but, once past
+/// `limit` bytes, only by what the input brings (an input near the memory
+/// the process may have must not double past it); an allocation that fails
+/// is [`Error::OutOfMemory`], never an abort.
+pub fn load(
+    opened: Vec<Opened>,
+    delimiter: u8,
+    limit: u64,
+    progress: &dyn Progress,
+) -> Result<Bytes, Error> {
+    let most = usize::try_from(limit).unwrap_or(usize::MAX);
     let mut buffer: Vec<u8> = Vec::new();
     let count = opened.len();
     for (i, mut input) in opened.into_iter().enumerate() {
@@ -282,8 +305,9 @@ pub fn load(opened: Vec<Opened>, delimiter: u8, progress: &dyn Progress) -> Resu
                 .map_err(|_| Error::OutOfMemory)?;
         }
         let before = buffer.len();
-        read_all(&mut input, &mut buffer, progress)?;
+        read_all(&mut input, &mut buffer, most, progress)?;
         if i + 1 < count && buffer.len() > before && buffer.last() != Some(&delimiter) {
+            grow_within(&mut buffer, 1, most)?;
             buffer.push(delimiter);
         }
     }
@@ -460,14 +484,17 @@ fn concatenate<O: Offset>(pieces: Vec<Vec<O>>) -> Result<Vec<O>, Error> {
 }
 
 /// `read_to_end` with GNU's `read error: strerror`; an allocation failure
-/// is reported as "memory exhausted" instead of aborting.
+/// is reported as "memory exhausted" instead of aborting, and the buffer
+/// grows as [`load`] says (`most`: the limit of geometric growth).
 /// Reads in pieces of [`CHUNK`] bytes, each reported to `progress`.
 fn read_all(
     input: &mut Opened,
     buffer: &mut Vec<u8>,
+    most: usize,
     progress: &dyn Progress,
 ) -> Result<(), Error> {
     loop {
+        grow_within(buffer, CHUNK, most)?;
         match input.by_ref().take(CHUNK as u64).read_to_end(buffer) {
             Ok(0) => return Ok(()),
             Ok(read) => progress.read(read as u64),

@@ -7,7 +7,10 @@
 //! - otherwise in memory: read everything, index the lines, permute the
 //!   index, write.
 
-use crate::engine::{Render, permute_and_write, prefetch_bytes, write_shuffled};
+use crate::engine::{
+    DIRECT_LINE, Held, HeldLine, Render, permute_and_write_held, prefetch_bytes,
+    repeat_and_write_held, write_shuffled,
+};
 use crate::error::Error;
 use crate::gnu_random::source_needed;
 use crate::input::{self, Bytes, Opened};
@@ -41,6 +44,13 @@ pub fn shuffle_opened(
 ) -> Result<(), Error> {
     let head_count = options.count.unwrap_or(u64::MAX);
     progress.start(input::total_regular_size(&opened));
+    // The default limit is taken once, before anything is read: it counts
+    // the address space mapped now, which the input will take from.
+    let resolved = Options {
+        memory: Some(options.memory.unwrap_or_else(default_limit)),
+        ..options.clone()
+    };
+    let options = &resolved;
     let mut run = Run {
         options,
         randomness,
@@ -97,22 +107,20 @@ fn sample_stream(run: &mut Run<'_, '_>, opened: Vec<Opened>) -> Result<(), Error
     )?);
     let mut indices: Vec<u32> = (0..lines.len() as u32).collect();
     let (header, body) = indices.split_at_mut(header_len);
-    let write = |i: u32, buffer: &mut Vec<u8>| buffer.extend_from_slice(&lines[i as usize]);
-    let total: usize = lines.iter().map(Vec::len).sum();
-    let render = Render {
-        write: &write,
-        item_bytes: total / lines.len().max(1) + 1,
-        prefetch: None,
+    let line = |i: u32| -> HeldLine<'_> { (&lines[i as usize], false) };
+    let held = Held {
+        line: &line,
+        delimiter: options.delimiter,
         intact: None,
     };
     let progress = run.progress;
     let notice = |h: u64| progress.permuting(h);
-    permute_and_write(
+    permute_and_write_held(
         header,
         body,
         u64::MAX,
         run.randomness,
-        &render,
+        &held,
         run.output,
         &notice,
     )
@@ -155,7 +163,8 @@ fn shuffle_files_in_memory(run: &mut Run<'_, '_>, opened: Vec<Opened>) -> Result
             return shuffle_lines(run, &bytes, starts, None);
         }
     }
-    let bytes = input::load(opened, delimiter, run.progress)?;
+    let limit = run.options.memory.unwrap_or_else(default_limit);
+    let bytes = input::load(opened, delimiter, limit, run.progress)?;
     shuffle_bytes_in_memory(run, bytes)
 }
 
@@ -171,6 +180,18 @@ fn shuffle_bytes_in_memory(run: &mut Run<'_, '_>, bytes: Bytes) -> Result<(), Er
     }
 }
 
+/// The longest line's length (starts in order, before any shuffle; a
+/// last line without a delimiter counts one for it).
+fn longest_line<O: Offset>(len: usize, starts: &[O]) -> usize {
+    let ends = starts.iter().skip(1).map(|s| s.get()).chain([len + 1]);
+    starts
+        .iter()
+        .zip(ends)
+        .map(|(start, end)| end - start.get())
+        .max()
+        .unwrap_or(0)
+}
+
 fn shuffle_lines<O: Offset>(
     run: &mut Run<'_, '_>,
     bytes: &Bytes,
@@ -181,6 +202,19 @@ fn shuffle_lines<O: Offset>(
     let head_count = options.count.unwrap_or(u64::MAX);
     let data: &[u8] = bytes;
     let delimiter = options.delimiter;
+    let limit = options.memory.unwrap_or_else(default_limit);
+    // The output renders lines into blocks, a few per core in flight, within
+    // the eighth of the limit kept for output buffers. Lines so long that
+    // those blocks may not fit it are written from where they are held
+    // instead (never copied: with `-r` and `--random-source`, which hold the
+    // whole input whatever the limit as GNU does, a line may be near all
+    // the memory the process can have).
+    let blocks_in_flight = 3 * rayon::current_num_threads() as u64 + 1;
+    let too_long = |len: usize| len as u64 * blocks_in_flight > limit / 8;
+    let held_in_place = too_long(data.len()) && {
+        let longest = longest_line(data.len(), &starts);
+        longest >= DIRECT_LINE && too_long(longest)
+    };
     let starts_len = starts.len();
     let n_all = starts_len as u64;
     let header_len = options.header.min(n_all) as usize;
@@ -203,6 +237,42 @@ fn shuffle_lines<O: Offset>(
     };
     let progress = run.progress;
     let notice = |h: u64| progress.permuting(h);
+    if held_in_place {
+        let line = |start: O| -> HeldLine<'_> {
+            let rest = &data[start.get()..];
+            match memchr::memchr(delimiter, rest) {
+                Some(end) => (&rest[..=end], false),
+                None => (rest, true),
+            }
+        };
+        let held = Held {
+            line: &line,
+            delimiter,
+            intact,
+        };
+        if options.repeat {
+            let body: &[O] = body;
+            let nth = |j: u64| body[j as usize];
+            return repeat_and_write_held(
+                header,
+                body.len() as u64,
+                &nth,
+                &held,
+                head_count,
+                run.randomness,
+                run.output,
+            );
+        }
+        return permute_and_write_held(
+            header,
+            body,
+            head_count,
+            run.randomness,
+            &held,
+            run.output,
+            &notice,
+        );
+    }
     write_shuffled(
         header,
         body,

@@ -3,8 +3,10 @@
 //!
 //! The rule: the in-memory path needs the input's bytes plus its line
 //! index (4 bytes a line under 4 GiB, 8 above) plus output buffers (an
-//! eighth of the limit is kept for them). When that fits `--memory` (or the
-//! default, three quarters of the available memory), nothing changes;
+//! eighth of the limit is kept for them; a longer line is written from where
+//! it is, see [`crate::records`]). When that fits `--memory` (or the default,
+//! [`default_limit`]: the smallest of three quarters of the available memory,
+//! `RLIMIT_AS` and the cgroup's limit), nothing changes;
 //! otherwise the external shuffle runs. Regular files are measured before
 //! reading (their lines are counted only when the answer depends on it);
 //! pipes are read into memory up to the limit and spill to external mode
@@ -184,6 +186,8 @@ fn read_within(
         // its turn comes).
         *input = Opened::Reader(Box::new(io::empty()));
         if index + 1 < count && bytes.len() > before && bytes.last() != Some(&delimiter) {
+            // One byte more, not a doubling past the capacity.
+            bytes.try_reserve_exact(1).map_err(|_| Error::OutOfMemory)?;
             bytes.push(delimiter);
             lines += 1;
         }

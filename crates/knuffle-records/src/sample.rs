@@ -25,19 +25,21 @@ pub fn line_cost(line: &[u8]) -> u64 {
 }
 
 /// The bytes the lines kept by `-n` over a stream may take under the
-/// memory `limit`: half of what the stream's buffer leaves, the other half
-/// being for rendering them out. Beyond the limit, the process needs a
-/// small constant of its own (documented in the README).
+/// memory `limit`: all that the stream's buffer leaves (they are written
+/// out from where they are held, never copied whole). Beyond the limit, the
+/// process needs a small constant of its own (documented in the README).
 pub fn sample_budget(limit: u64) -> u64 {
-    limit.saturating_sub(stream_buffer(limit) as u64) / 2
+    limit.saturating_sub(stream_buffer(limit) as u64)
 }
 
-/// Whether a reservoir of `k` lines can fit [`sample_budget`] at all
-/// (every line costs at least its delimiter and [`LINE_OVERHEAD`]); when
-/// not, the count is served another way (the in-memory index of a file
-/// that fits, or the external shuffle).
+/// Whether a reservoir of `k` lines is the way `-n k` is served under the
+/// memory `limit`: when `k` lines of the smallest cost (a delimiter and
+/// [`LINE_OVERHEAD`]) fill at most half of [`sample_budget`]. When not,
+/// the count is served another way (the in-memory index of a file that
+/// fits, or the external shuffle). The rule decides which way, and so the
+/// order written for a seed: it stays as it is.
 pub fn reservoir_fits(k: u64, limit: u64) -> bool {
-    k.saturating_mul(LINE_OVERHEAD + 1) <= sample_budget(limit)
+    k.saturating_mul(LINE_OVERHEAD + 1) <= sample_budget(limit) / 2
 }
 
 /// Reads the next line into `line` while the lines `kept` (an upper

@@ -109,6 +109,9 @@ impl<'p> LineStream<'p> {
         let mut partial = !line.is_empty();
         let room = usize::try_from(room).unwrap_or(usize::MAX);
         let base = line.len();
+        // The line's buffer never grows past its room (and the delimiter
+        // added to a last line that lacks one).
+        let most = base.saturating_add(room).saturating_add(1);
         loop {
             let window = &self.buffer[self.start..self.end];
             let found = memchr::memchr(self.delimiter, window);
@@ -117,11 +120,13 @@ impl<'p> LineStream<'p> {
                 return Err(Error::RecordTooLong { limit: self.limit });
             }
             if let Some(p) = found {
+                grow_within(line, p + 1, most)?;
                 line.extend_from_slice(&window[..=p]);
                 self.start += p + 1;
                 return Ok(true);
             }
             if !window.is_empty() {
+                grow_within(line, window.len(), most)?;
                 line.extend_from_slice(window);
                 partial = true;
             }
@@ -130,6 +135,7 @@ impl<'p> LineStream<'p> {
                 continue;
             }
             if partial {
+                grow_within(line, 1, most)?;
                 line.push(self.delimiter);
                 self.next_input()?;
                 return Ok(true);
@@ -181,6 +187,26 @@ impl<'p> LineStream<'p> {
     }
 }
 
+/// Makes room in `buffer` for `extra` more bytes: geometric growth (so
+/// that a long line costs linear time), but never past `most` bytes of
+/// capacity (a line near the memory limit must not double past it), and
+/// [`Error::OutOfMemory`] rather than an abort when the allocation fails.
+pub fn grow_within(buffer: &mut Vec<u8>, extra: usize, most: usize) -> Result<(), Error> {
+    let needed = buffer.len().saturating_add(extra);
+    if needed <= buffer.capacity() {
+        return Ok(());
+    }
+    let target = buffer
+        .capacity()
+        .saturating_mul(2)
+        .max(needed)
+        .min(most)
+        .max(needed);
+    buffer
+        .try_reserve_exact(target - buffer.len())
+        .map_err(|_| Error::OutOfMemory)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,6 +247,24 @@ mod tests {
             matches!(refused, Error::RecordTooLong { limit: 7 }),
             "{refused}"
         );
+    }
+
+    #[test]
+    fn a_line_grows_geometrically_but_never_past_its_room() {
+        let mut line = Vec::new();
+        grow_within(&mut line, 10, 1000).unwrap();
+        assert!(line.capacity() >= 10);
+        line.resize(600, b'a');
+        grow_within(&mut line, 300, 1000).unwrap();
+        assert!(line.capacity() >= 900 && line.capacity() <= 1000 + 16);
+        line.resize(900, b'a');
+        grow_within(&mut line, 200, 1000).unwrap(); // past `most`: what it needs
+        assert!(line.capacity() >= 1100);
+        let mut huge: Vec<u8> = Vec::new();
+        assert!(matches!(
+            grow_within(&mut huge, usize::MAX / 2, usize::MAX),
+            Err(Error::OutOfMemory)
+        ));
     }
 
     #[test]

@@ -53,8 +53,9 @@ fn knuffle_help(program: &str) -> String {
          \x20                           output (ChaCha20 keyed with SHA-256 of TEXT)\n\
          \x20     --header=N            keep the first N input lines in place at the top\n\
          \x20     --memory=SIZE         use at most SIZE of memory (512M, 4G, 10%; default\n\
-         \x20                           3/4 of the available memory); a larger input is\n\
-         \x20                           shuffled through temporary files\n\
+         \x20                           3/4 of the available memory, within ulimit -v and\n\
+         \x20                           the cgroup's limit); a larger input is shuffled\n\
+         \x20                           through temporary files\n\
          \x20 -T, --temporary-directory=DIR\n\
          \x20                           put temporary files in DIR, not $TMPDIR or /tmp\n\
          \x20 -h, --help                display this help and exit\n\

@@ -56,7 +56,9 @@ pub fn run(
     args: &[OsString],
     generate: &dyn Fn(&std::ffi::OsStr) -> Result<Vec<u8>, String>,
 ) -> Result<(), CliError> {
-    // GNU shuf dies of SIGPIPE when its reader goes away (`shuf big | head -1`).
+    // GNU shuf dies of SIGPIPE when its reader goes away (`shuf big | head
+    // -1`), and says `write error: Broken pipe` (status 1) when its parent
+    // ignored SIGPIPE.
     crate::emit::end_quietly_on_closed_pipe();
     let program = args
         .first()

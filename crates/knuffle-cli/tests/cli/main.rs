@@ -9,6 +9,7 @@
 //! | `shuf_behaviour` | shuf mode beyond GNU's tests: any bytes, huge lines, `-o` safety, several FILEs |
 //! | `external_permutation`, `external_memory`, `external_faults` | inputs larger than `--memory`: permutation, peak memory, faults and signals |
 //! | `resources` | hostile inputs under time limits, with peak memory asserted |
+//! | `memory_limits` | hostile surroundings: a 2 GiB line under `ulimit -v`, a directory as input, SIGPIPE ignored by the parent |
 //! | `mapped_input` | a single FILE read from the page cache: same order, `-o` onto itself, shrinking under the map |
 //! | `records_library` | `knuffle_records` writes exactly what the binary writes |
 //! | `closed_pipes` | a reader that goes away ends every subcommand quietly |
@@ -35,6 +36,7 @@ mod external_memory;
 mod external_permutation;
 mod lab_cli;
 mod mapped_input;
+mod memory_limits;
 mod records_library;
 mod resources;
 mod sample;
