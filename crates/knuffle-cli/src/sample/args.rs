@@ -64,6 +64,10 @@ Modes and their laws (the same --seed gives the same output):
                 smaller group; every N-set of a group equally likely, groups independent),
                 in input order. Memory: N records per group, and the keys.
   (no mode)     a uniform shuffle of every record, in memory.
+--print-random writes each record's random value before it (and a delimiter; the header
+gets 'random_value'): for -p the record's draw j/b (kept when j/b < P), for -k -p its key's
+draw, for -w the key u^(1/w) (the shortest decimal that reads back as the same double;
+below 1e-300 a 7-digit mantissa and an exponent, from its logarithm).
 Modes that hold records in memory stop with an error (status 1) when they would exceed
 --memory.";
 
@@ -145,6 +149,11 @@ pub(crate) struct Args {
     #[arg(short = 'z', long)]
     zero_terminated: bool,
 
+    /// Prefix each record with its random value and a delimiter (-p: the draw j/b; -k -p:
+    /// the key's draw; -w without -r: the key u^(1/w)); the header gets random_value.
+    #[arg(long, conflicts_with_all = ["replace", "per_key"])]
+    print_random: bool,
+
     /// Write the sample to FILE (replaced only once complete; may be an input).
     #[arg(short = 'o', long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     output: Option<PathBuf>,
@@ -205,6 +214,8 @@ pub struct Plan {
     pub skip_bad_weights: bool,
     pub memory: u64,
     pub seed: RunSeed,
+    /// `--print-random`: the field delimiter that follows the value.
+    pub print_random: Option<u8>,
 }
 
 impl Args {
@@ -262,6 +273,18 @@ impl Args {
                 "the delimiter cannot be the record terminator",
             ));
         }
+        let print_random = match (&mode, self.print_random) {
+            (_, false) => None,
+            (Mode::Bernoulli(_) | Mode::Distinct { .. } | Mode::Weighted { .. }, true) => {
+                Some(delimiter)
+            }
+            (_, true) => {
+                return Err(CliError::invalid(
+                    "--print-random needs a mode that gives each record a random value: -p, \
+                     -k with -p, or -w without -r (-n, -r and --per-key draw none per record)",
+                ));
+            }
+        };
         let memory = match self.memory.as_deref() {
             None => knuffle_records::default_limit(),
             Some(text) => match knuffle_records::parse_size(text) {
@@ -286,6 +309,7 @@ impl Args {
             skip_bad_weights: self.skip_bad_weights,
             memory,
             seed: RunSeed::choose(self.seed.clone()),
+            print_random,
         })
     }
 }

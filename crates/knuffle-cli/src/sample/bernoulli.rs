@@ -1,7 +1,8 @@
 //! `-p P`: Bernoulli sampling. Each record is kept independently with
 //! probability exactly P ([`Probability::draw`]: `below(b) < a`), and
 //! written at once, in input order: one record in memory at a time, so
-//! endless input streams.
+//! endless input streams. With `--print-random` each kept record is
+//! prefixed by its draw `j/b` (kept when `j < a`).
 
 use knuffle::DefaultRng;
 
@@ -10,17 +11,29 @@ use super::probability::Probability;
 use super::records::RecordReader;
 use crate::failure::CliError;
 
-/// Keeps each record of `reader` with probability `probability`.
+/// Keeps each record of `reader` with probability `probability`; with
+/// `print_random` (the field delimiter), prefixes the draw.
 pub fn run(
     reader: &mut RecordReader,
     probability: Probability,
+    print_random: Option<u8>,
     rng: &mut DefaultRng,
     out: &mut Output,
 ) -> Result<(), CliError> {
     let mut record = Vec::new();
     while reader.next_record(&mut record)? {
-        if probability.draw(rng) {
-            out.write(&record)?;
+        match print_random {
+            None => {
+                if probability.draw(rng) {
+                    out.write(&record)?;
+                }
+            }
+            Some(delimiter) => {
+                let (kept, j) = probability.draw_value(rng);
+                if kept {
+                    out.write_valued(&probability.describe(j), delimiter, &record)?;
+                }
+            }
         }
     }
     Ok(())

@@ -9,7 +9,9 @@
 //! keys a ChaCha20 generator, and the key is in when `below(b) < a` on
 //! that generator for P = a/b: probability exactly P when SHA-256 is taken
 //! as a random function. Records are written in input order; memory is
-//! one record (no table of keys is kept).
+//! one record (no table of keys is kept). With `--print-random` each kept
+//! record is prefixed by its key's draw `j/b` (kept when `j < a`; with
+//! `--print-random` the draw is made even when P is 0 or 1).
 
 use knuffle::Seed;
 use sha2::{Digest, Sha256};
@@ -23,23 +25,24 @@ use crate::failure::CliError;
 /// Domain separation of the key hash.
 const DOMAIN: &[u8] = b"knuffle sample -k/1\0";
 
-/// Whether `key` (encoded) is in the sample of seed key `seed` at
-/// `probability`.
-pub fn key_is_in(seed: &[u8; 32], key: &[u8], probability: Probability) -> bool {
+/// The generator of `key` (encoded) under seed key `seed`.
+fn key_rng(seed: &[u8; 32], key: &[u8]) -> knuffle::DefaultRng {
     let mut hash = Sha256::new();
     hash.update(DOMAIN);
     hash.update(seed);
     hash.update(key);
     let digest: [u8; 32] = hash.finalize().into();
-    probability.draw(&mut Seed::from_key(digest).rng())
+    Seed::from_key(digest).rng()
 }
 
-/// Keeps the records of `reader` whose key is in.
+/// Keeps the records of `reader` whose key is in; with `print_random`
+/// (the field delimiter), prefixes the key's draw.
 pub fn run(
     reader: &mut RecordReader,
     mut keys: KeyFields,
     probability: Probability,
     seed_text: &str,
+    print_random: Option<u8>,
     out: &mut Output,
 ) -> Result<(), CliError> {
     let seed = *Seed::from_text(seed_text).key();
@@ -47,8 +50,19 @@ pub fn run(
     let mut key = Vec::new();
     while reader.next_record(&mut record)? {
         keys.key_of(&record, reader, &mut key)?;
-        if key_is_in(&seed, &key, probability) {
-            out.write(&record)?;
+        let mut rng = key_rng(&seed, &key);
+        match print_random {
+            None => {
+                if probability.draw(&mut rng) {
+                    out.write(&record)?;
+                }
+            }
+            Some(delimiter) => {
+                let (kept, j) = probability.draw_value(&mut rng);
+                if kept {
+                    out.write_valued(&probability.describe(j), delimiter, &record)?;
+                }
+            }
         }
     }
     Ok(())

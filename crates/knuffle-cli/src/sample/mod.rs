@@ -67,20 +67,28 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
     let mut rng = plan.seed.rng();
     let mut out = output::Output::open(plan.output.as_deref(), plan.memory)?;
     if let Some(header) = reader.header() {
-        out.write(header)?;
+        match plan.print_random {
+            Some(delimiter) => out.write_valued("random_value", delimiter, header)?,
+            None => out.write(header)?,
+        }
     }
     match (&plan.mode, weights) {
         (args::Mode::Uniform { count }, _) => {
             uniform::run(&mut reader, *count, plan.in_order, &mut rng, &mut out)?
         }
-        (args::Mode::Bernoulli(probability), _) => {
-            bernoulli::run(&mut reader, *probability, &mut rng, &mut out)?
-        }
+        (args::Mode::Bernoulli(probability), _) => bernoulli::run(
+            &mut reader,
+            *probability,
+            plan.print_random,
+            &mut rng,
+            &mut out,
+        )?,
         (args::Mode::Weighted { count, .. }, Some(weights)) => weighted::run(
             &mut reader,
             weights,
             *count,
             plan.in_order,
+            plan.print_random,
             &mut rng,
             &mut out,
         )?,
@@ -90,6 +98,7 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
             keys.expect("keys are resolved above"),
             *probability,
             plan.seed.text(),
+            plan.print_random,
             &mut out,
         )?,
         (args::Mode::Stratified { per_key, .. }, _) => stratified::run(

@@ -61,6 +61,19 @@ impl Output {
         .map_err(|err| CliError::write(&err))
     }
 
+    /// Writes `value`, the field `delimiter`, then `record`
+    /// (`--print-random`).
+    pub fn write_valued(
+        &mut self,
+        value: &str,
+        delimiter: u8,
+        record: &[u8],
+    ) -> Result<(), CliError> {
+        self.write(value.as_bytes())?;
+        self.write(&[delimiter])?;
+        self.write(record)
+    }
+
     /// Flushes everything written; a file is completed (renamed into
     /// place).
     pub fn finish(self) -> Result<(), CliError> {

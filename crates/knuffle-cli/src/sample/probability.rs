@@ -95,6 +95,18 @@ impl Probability {
         knuffle::below(self.denominator, rng) < self.numerator
     }
 
+    /// For `--print-random`: the draw itself, `j` uniform in `0..b` (drawn
+    /// even when P is 0 or 1), and whether the record is in (`j < a`).
+    pub fn draw_value<R: Rng + ?Sized>(self, rng: &mut R) -> (bool, u64) {
+        let j = knuffle::below(self.denominator, rng);
+        (j < self.numerator, j)
+    }
+
+    /// A draw `j` as `--print-random` writes it: `j/b`.
+    pub fn describe(self, j: u64) -> String {
+        format!("{j}/{}", self.denominator)
+    }
+
     /// `(a, b)`.
     #[cfg(test)]
     pub fn parts(self) -> (u64, u64) {

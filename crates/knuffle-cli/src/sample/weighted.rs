@@ -7,7 +7,8 @@
 //! exact to within about 1e-15 relative, for integer weights too (see the
 //! library's documentation). Written in selection order (largest key
 //! first: the first record written is the first drawn, as tsv-sample
-//! writes it), or with `--inorder` in input order. Without `-n` every
+//! writes it), or with `--inorder` in input order. With `--print-random`
+//! each record is prefixed by its key `u^(1/w)` ([`describe_key`]). Without `-n` every
 //! record is held: a weighted shuffle.
 //!
 //! A weight is the field's text (ASCII blanks around it ignored) read as a
@@ -141,6 +142,7 @@ pub fn run(
     mut weights: WeightField,
     count: Option<u64>,
     in_order: bool,
+    print_random: Option<u8>,
     rng: &mut DefaultRng,
     out: &mut Output,
 ) -> Result<(), CliError> {
@@ -164,21 +166,52 @@ pub fn run(
         }
     }
     note_skipped(skipped);
-    if in_order {
-        for (_, _, record) in reservoir.into_arrival_order() {
-            out.write(&record)?;
-        }
+    let kept: Vec<(f64, Vec<u8>)> = if in_order {
+        reservoir
+            .into_arrival_order()
+            .into_iter()
+            .map(|(_, log_key, record)| (log_key, record))
+            .collect()
     } else {
-        for (_, record) in reservoir.into_selection_order() {
-            out.write(&record)?;
+        reservoir.into_selection_order()
+    };
+    for (log_key, record) in &kept {
+        match print_random {
+            None => out.write(record)?,
+            Some(delimiter) => out.write_valued(&describe_key(*log_key), delimiter, record)?,
         }
     }
     Ok(())
 }
 
+/// A key `u^(1/w)` from its logarithm, as `--print-random` writes it: the
+/// shortest decimal that reads back as the same double, or below 1e-300
+/// (where the double would lose digits or underflow to 0) a mantissa of 7
+/// significant digits and an exponent, computed from the logarithm.
+pub fn describe_key(log_key: f64) -> String {
+    let key = log_key.exp();
+    if key >= 1e-300 {
+        return format!("{key}");
+    }
+    let log10 = log_key / std::f64::consts::LN_10;
+    let exponent = log10.floor();
+    let mantissa = 10f64.powf(log10 - exponent);
+    format!("{mantissa:.6}e{exponent}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_are_decimals_or_mantissa_and_exponent() {
+        assert_eq!(describe_key(0.5f64.ln()), "0.5");
+        assert_eq!(
+            describe_key(-1000.0 * std::f64::consts::LN_10),
+            "1.000000e-1000"
+        );
+        assert_eq!(describe_key(0.0), "1");
+    }
 
     #[test]
     fn weights_are_positive_integers_or_finite_floats() {

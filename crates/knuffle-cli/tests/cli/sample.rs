@@ -768,3 +768,62 @@ fn output_file_is_written_whole_and_may_be_an_input() {
         "{err}"
     );
 }
+
+#[test]
+fn print_random_prefixes_each_records_value() {
+    let input = weighted_input();
+    let drawn = sample_lines(&["--header", "-w", "2", "--print-random"], "keys", &input);
+    assert_eq!(drawn[0], "random_value\titem\tweight");
+    let keys: Vec<f64> = drawn[1..]
+        .iter()
+        .map(|l| l.split('\t').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(keys.len(), WEIGHTS.len());
+    assert!(keys.iter().all(|&k| k > 0.0 && k < 1.0), "{keys:?}");
+    assert!(
+        keys.windows(2).all(|w| w[0] > w[1]),
+        "selection order: {keys:?}"
+    );
+    // The same seed in input order: the same keys, each with its record.
+    let in_order = sample_lines(
+        &[
+            "--header",
+            "-w",
+            "2",
+            "-n",
+            "6",
+            "--inorder",
+            "--print-random",
+        ],
+        "keys",
+        &input,
+    );
+    let mut sorted_drawn = drawn[1..].to_vec();
+    sorted_drawn.sort_by_key(|l| l.split('\t').nth(1).unwrap().to_owned());
+    assert_eq!(sorted_drawn, in_order[1..]);
+
+    let lines = sample_lines(&["-p", "0.3", "--print-random"], "draws", &numbered(2000));
+    for line in &lines {
+        let (value, _) = line.split_once('\t').unwrap();
+        let (j, b) = value.split_once('/').unwrap();
+        assert_eq!(b, "10");
+        assert!(j.parse::<u64>().unwrap() < 3, "{line}");
+    }
+    let keyed = sample_lines(
+        &["-k", "1", "-p", "1/2", "--print-random"],
+        "draws",
+        b"a\nb\na\nc\nd\n",
+    );
+    for line in &keyed {
+        assert!(line.starts_with("0/2\t"), "{line}");
+    }
+    for args in [
+        &["-n", "2"][..],
+        &["-r", "-n", "2"][..],
+        &["--per-key", "1", "-k", "1"][..],
+    ] {
+        let (code, err) = failure(&[args, &["--print-random"]].concat(), b"a\n");
+        assert_eq!(code, 2, "{args:?}");
+        assert!(!err.is_empty());
+    }
+}
