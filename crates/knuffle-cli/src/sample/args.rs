@@ -137,7 +137,7 @@ pub(crate) struct Args {
     #[arg(long)]
     header: bool,
 
-    /// Field delimiter, one byte (default: TAB; with --csv, a comma).
+    /// Field delimiter, one byte or \t (default: TAB; with --csv, a comma).
     #[arg(short = 'd', long, value_name = "CHAR")]
     delimiter: Option<String>,
 
@@ -261,6 +261,7 @@ impl Args {
         let delimiter = match self.delimiter.as_deref() {
             None if self.csv => b',',
             None => b'\t',
+            Some("\\t") => b'\t',
             Some(text) if text.len() == 1 && text != "\"" => text.as_bytes()[0],
             Some(text) => {
                 return Err(CliError::invalid(format!(

@@ -214,3 +214,69 @@ impl RecordReader {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn records_of(
+        files: &[&[u8]],
+        framing: Framing,
+        headers: bool,
+    ) -> (Option<Vec<u8>>, Vec<Vec<u8>>) {
+        let dir = tempfile::tempdir().unwrap();
+        let names: Vec<OsString> = files
+            .iter()
+            .enumerate()
+            .map(|(i, bytes)| {
+                let path = dir.path().join(i.to_string());
+                std::fs::write(&path, bytes).unwrap();
+                path.into_os_string()
+            })
+            .collect();
+        let mut reader = RecordReader::open(&names, framing, headers, 1 << 20).unwrap();
+        let header = reader.header().map(<[u8]>::to_vec);
+        let mut records = Vec::new();
+        let mut record = Vec::new();
+        while reader.next_record(&mut record).unwrap() {
+            records.push(record.clone());
+        }
+        (header, records)
+    }
+
+    #[test]
+    fn csv_records_end_at_newlines_outside_quotes() {
+        let (header, records) = records_of(
+            &[
+                b"h1,h2\r\n\"a\nb\",\"c\"\"\"\r\nx,y",
+                b"h1,h2\n\"open\nquote",
+            ],
+            Framing::Csv,
+            true,
+        );
+        assert_eq!(header.as_deref(), Some(&b"h1,h2\r\n"[..]));
+        assert_eq!(
+            records,
+            [
+                b"\"a\nb\",\"c\"\"\"\r\n".to_vec(),
+                b"x,y\n".to_vec(),
+                b"\"open\nquote\n".to_vec()
+            ]
+        );
+    }
+
+    #[test]
+    fn lines_get_a_terminator_and_long_ones_are_errors() {
+        let (_, records) = records_of(&[b"a\0b", b"c"], Framing::Lines(0), false);
+        assert_eq!(records, [b"a\0".to_vec(), b"b\0".to_vec(), b"c\0".to_vec()]);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("long");
+        std::fs::write(&path, b"short\nmuch too long\n").unwrap();
+        let mut reader =
+            RecordReader::open(&[path.into_os_string()], Framing::Lines(b'\n'), false, 8).unwrap();
+        let mut record = Vec::new();
+        assert!(reader.next_record(&mut record).unwrap());
+        let error = reader.next_record(&mut record).unwrap_err();
+        assert!(error.message.contains("line 2 of"), "{}", error.message);
+    }
+}
