@@ -827,3 +827,22 @@ fn print_random_prefixes_each_records_value() {
         assert!(!err.is_empty());
     }
 }
+
+/// The output of every mode for one seed, pinned (CHANGELOG's value
+/// stability policy: a change here is a change of output for a seed).
+#[test]
+fn outputs_for_a_seed_are_pinned() {
+    let input = b"id\tw\na\t1\nb\t2\nc\t3\nd\t4\ne\t5\nf\t6\n";
+    for (args, expected) in [
+        (&["-n", "3"][..], "b c f"),
+        (&["-p", "1/2"][..], "a c e f"),
+        (&["-w", "w", "-n", "3"][..], "f e d"),
+        (&["-r", "-n", "4"][..], "a e b d"),
+        (&["-r", "-w", "w", "-n", "4"][..], "c e d e"),
+        (&["-k", "id", "-p", "1/2"][..], "a b f"),
+    ] {
+        let lines = sample_lines(&[&["--header"][..], args].concat(), "golden", input);
+        let ids: Vec<&str> = lines[1..].iter().map(|l| &l[..1]).collect();
+        assert_eq!(ids.join(" "), expected, "{args:?}");
+    }
+}
