@@ -21,8 +21,10 @@
 //! Precision note: the keys come from 53-bit uniforms and `f64` `ln`,
 //! `exp_m1` and `ln_1p`, as the paper specifies them over the reals; the
 //! inclusion probabilities are those of successive sampling to within
-//! double-precision rounding (relative error around 1e-15 per key), and
-//! two keys tie with probability around 2^-53 (ties keep the earlier
+//! double-precision rounding (relative error around 1e-15 per key; a
+//! jump's weight is also counted down in `f64`, whose rounding grows with
+//! the number of items a jump passes over: at most about 1e-10 relative
+//! for 10^6 of them), and two keys tie with probability around 2^-53 (ties keep the earlier
 //! item first). Integer weights are not drawn more exactly than float ones.
 //! This is the same kind of approximation as [`crate::Reservoir`]'s skip
 //! lengths; where exact integer probabilities are needed for one draw, use

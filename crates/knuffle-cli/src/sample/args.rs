@@ -39,7 +39,7 @@ Modes and their laws (the same --seed gives the same output):
                 on; written in the order drawn (--inorder: input order). Streams in O(K)
                 memory: Efraimidis & Spirakis' A-ExpJ (2006), keys u^(1/w) from 53-bit
                 uniforms with ln/exp in double precision, so the inclusion probabilities
-                are exact to within about 1e-15 relative, integer weights included.
+                are exact up to double-precision rounding (integer weights included).
                 Weights must be positive finite numbers; any other value (0, negative,
                 NaN, inf, not a number) is an error naming the record, or with
                 --skip-bad-weights the record is dropped (counted on standard error).

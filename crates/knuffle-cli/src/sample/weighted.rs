@@ -4,8 +4,8 @@
 //! A-ExpJ (`knuffle::WeightedReservoir`, "Weighted random sampling with a
 //! reservoir", IPL 97(5), 2006) in O(K) memory. The keys `u^(1/w)` come
 //! from 53-bit uniforms with `ln`/`exp` in double precision, so the law is
-//! exact to within about 1e-15 relative, for integer weights too (see the
-//! library's documentation). Written in selection order (largest key
+//! exact up to double-precision rounding, for integer weights too (see the
+//! library's documentation for the size of that rounding). Written in selection order (largest key
 //! first: the first record written is the first drawn, as tsv-sample
 //! writes it), or with `--inorder` in input order. With `--print-random`
 //! each record is prefixed by its key `u^(1/w)` ([`describe_key`]). Without `-n` every
