@@ -24,8 +24,9 @@
 //! double-precision rounding (relative error around 1e-15 per key; a
 //! jump's weight is also counted down in `f64`, whose rounding grows with
 //! the number of items a jump passes over: at most about 1e-10 relative
-//! for 10^6 of them), and two keys tie with probability around 2^-53 (ties keep the earlier
-//! item first). Integer weights are not drawn more exactly than float ones.
+//! for 10^6 of them), and two keys tie with probability around 2^-53
+//! (ties keep the earlier item first). Integer weights are not drawn more
+//! exactly than float ones.
 //! This is the same kind of approximation as [`crate::Reservoir`]'s skip
 //! lengths; where exact integer probabilities are needed for one draw, use
 //! [`crate::WeightedIndex`].
