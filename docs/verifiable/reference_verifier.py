@@ -130,10 +130,12 @@ def human_bytes(size):
 
 
 def memory_budget():
-    """The memory a verification may use, as knuffle computes it: three
-    quarters of the memory available (or of the room under the cgroup's
+    """The memory a verification may use, after knuffle's budget: three
+    quarters of the memory available (or of the room under the cgroup v2
     memory.max, when smaller; 1 GiB when neither can be read; at least
-    1 MiB), and at most half of the address-space limit (ulimit -v)."""
+    1 MiB), and at most half of the address-space limit (ulimit -v).
+    (knuffle also reads cgroup v1 limits and its own mapped address space;
+    the two agree unless a population file comes near the budget.)"""
     room = [r for r in (meminfo("MemAvailable:"), cgroup_room()) if r is not None]
     budget = max(min(room) // 4 * 3 if room else 1 << 30, 1 << 20)
     try:
