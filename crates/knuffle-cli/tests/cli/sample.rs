@@ -846,3 +846,30 @@ fn outputs_for_a_seed_are_pinned() {
         assert_eq!(ids.join(" "), expected, "{args:?}");
     }
 }
+
+/// `-k FIELDS -p P` decides as docs/sample.md specifies: re-derived here
+/// from SHA-256, knuffle's ChaCha20 generator and `below`.
+#[test]
+fn distinct_decisions_follow_the_documented_specification() {
+    use sha2::{Digest, Sha256};
+    let seed_text = "spec";
+    let seed_key: [u8; 32] = Sha256::digest(seed_text.as_bytes()).into();
+    let keys: Vec<String> = (0..200).map(|i| format!("user{i}")).collect();
+    let input: String = keys.iter().map(|k| format!("{k}\tx\n")).collect();
+    let kept = sample_lines(&["-k", "1", "-p", "3/7"], seed_text, input.as_bytes());
+    let expected: Vec<String> = keys
+        .iter()
+        .filter(|key| {
+            let mut hash = Sha256::new();
+            hash.update(b"knuffle sample -k/1\0");
+            hash.update(seed_key);
+            hash.update((key.len() as u64).to_le_bytes());
+            hash.update(key.as_bytes());
+            let h: [u8; 32] = hash.finalize().into();
+            knuffle::below(7, &mut knuffle::Seed::from_key(h).rng()) < 3
+        })
+        .map(|key| format!("{key}\tx"))
+        .collect();
+    assert_eq!(kept, expected);
+    assert!(!expected.is_empty() && expected.len() < keys.len());
+}
