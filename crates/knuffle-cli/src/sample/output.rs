@@ -5,8 +5,10 @@
 //! be one of the inputs), and the memory budget of the records a mode
 //! holds.
 
+use std::cell::Cell;
 use std::io::{BufWriter, StdoutLock, Write};
 use std::path::Path;
+use std::rc::Rc;
 
 use knuffle_records::WrittenFile;
 
@@ -95,39 +97,70 @@ impl Output {
         self.budget
     }
 
-    /// A tracker of held records under this output's memory limit.
-    pub fn held(&self) -> Held {
-        Held {
-            bound: 0,
+    /// A meter of the records held under this output's memory limit.
+    pub fn meter(&self) -> Meter {
+        Meter {
+            held: Rc::new(Cell::new(0)),
             budget: self.budget,
         }
     }
 }
 
-/// An upper bound of the bytes of records held (records evicted are not
-/// subtracted one by one: when the bound passes the budget, the caller's
-/// exact count replaces it, and only an exact count over the budget is an
-/// error).
-pub struct Held {
-    bound: u64,
+/// The memory that held records take, counted exactly: a [`Held`] record
+/// adds its cost when it is made and takes it back when it is dropped
+/// (evicted from a reservoir, or written), so the count is always what is
+/// held, at O(1) per record.
+pub struct Meter {
+    held: Rc<Cell<u64>>,
     budget: u64,
 }
 
-impl Held {
-    /// Counts a newly held `record`; `exact` gives the exact cost of all
-    /// records held (the new one included) when the bound is over budget.
-    pub fn add(&mut self, record_bytes: u64, exact: impl FnOnce() -> u64) -> Result<(), CliError> {
-        self.bound += record_bytes + RECORD_OVERHEAD;
-        if self.bound > self.budget {
-            self.bound = exact();
-            if self.bound > self.budget {
-                return Err(CliError::plain(format!(
-                    "the records to hold take more than the memory limit ({} bytes); give a \
-                     smaller sample (-n, --per-key) or a larger --memory",
-                    self.budget
-                )));
-            }
+impl Meter {
+    /// Holds `record`, the `index`-th of the input (0-based).
+    pub fn hold(&self, index: u64, record: Vec<u8>) -> Held {
+        self.held.set(self.held.get() + record_cost(&record));
+        Held {
+            index,
+            record,
+            meter: Rc::clone(&self.held),
+        }
+    }
+
+    /// Counts `bytes` held for good (a group's key and reservoir).
+    pub fn add(&self, bytes: u64) {
+        self.held.set(self.held.get() + bytes);
+    }
+
+    /// An error when what is held exceeds the limit.
+    pub fn check(&self) -> Result<(), CliError> {
+        if self.held.get() > self.budget {
+            return Err(CliError::plain(format!(
+                "the records to hold take more than the memory limit ({} bytes); give a \
+                 smaller sample (-n, --per-key) or a larger --memory",
+                self.budget
+            )));
         }
         Ok(())
+    }
+}
+
+/// A record held in memory, counted by its [`Meter`] while it lives.
+pub struct Held {
+    /// Its position in the input (0-based), for `--inorder`.
+    pub index: u64,
+    record: Vec<u8>,
+    meter: Rc<Cell<u64>>,
+}
+
+impl Held {
+    /// The record's bytes.
+    pub fn record(&self) -> &[u8] {
+        &self.record
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.meter.set(self.meter.get() - record_cost(&self.record));
     }
 }

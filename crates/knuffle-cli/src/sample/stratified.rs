@@ -11,12 +11,13 @@ use std::collections::HashMap;
 use knuffle::{DefaultRng, Reservoir};
 
 use super::key::KeyFields;
-use super::output::{Output, record_cost};
+use super::output::{Held, Output, record_cost};
 use super::records::RecordReader;
 use crate::failure::CliError;
 
-/// What a group costs besides its key and records: its reservoir and
-/// the first items' room (`Reservoir::new` reserves up to 64), its map entry.
+/// What a group costs besides its key and records: its reservoir, the
+/// room `Reservoir::new` reserves for its first items (up to 64 of them, 32
+/// bytes each), its map entry.
 const GROUP_OVERHEAD: u64 = 64 * 32 + 128;
 
 /// Samples `per_key` records of each key group of `reader`.
@@ -31,17 +32,16 @@ pub fn run(
     if k == 0 {
         return Ok(());
     }
-    let mut groups: HashMap<Vec<u8>, Reservoir<(u64, Vec<u8>)>> = HashMap::new();
-    let mut held = out.held();
+    let mut groups: HashMap<Vec<u8>, Reservoir<Held>> = HashMap::new();
+    let meter = out.meter();
     let mut record = Vec::new();
     let mut key = Vec::new();
     let mut index = 0u64;
     while reader.next_record(&mut record)? {
         keys.key_of(&record, reader, &mut key)?;
         if !groups.contains_key(&key) {
-            held.add(key.len() as u64 + GROUP_OVERHEAD, || {
-                exact_cost(&groups) + record_cost(&key) + GROUP_OVERHEAD
-            })?;
+            meter.add(record_cost(&key) + GROUP_OVERHEAD);
+            meter.check()?;
             groups.insert(key.clone(), Reservoir::new(k));
         }
         let reservoir = groups.get_mut(&key).expect("inserted above");
@@ -49,32 +49,15 @@ pub fn run(
             // Algorithm L passes over this record without a draw.
             reservoir.skip(1);
         } else {
-            reservoir.offer((index, record.clone()), rng);
-            held.add(record.len() as u64, || exact_cost(&groups))?;
+            reservoir.offer(meter.hold(index, record.clone()), rng);
+            meter.check()?;
         }
         index += 1;
     }
-    let mut sample: Vec<(u64, Vec<u8>)> =
-        groups.into_values().flat_map(Reservoir::into_vec).collect();
-    sample.sort_unstable_by_key(|(index, _)| *index);
-    for (_, record) in &sample {
-        out.write(record)?;
+    let mut sample: Vec<Held> = groups.into_values().flat_map(Reservoir::into_vec).collect();
+    sample.sort_unstable_by_key(|held| held.index);
+    for held in &sample {
+        out.write(held.record())?;
     }
     Ok(())
-}
-
-/// The memory the groups take: their keys and records.
-fn exact_cost(groups: &HashMap<Vec<u8>, Reservoir<(u64, Vec<u8>)>>) -> u64 {
-    groups
-        .iter()
-        .map(|(key, reservoir)| {
-            record_cost(key)
-                + GROUP_OVERHEAD
-                + reservoir
-                    .items()
-                    .iter()
-                    .map(|(_, r)| record_cost(r))
-                    .sum::<u64>()
-        })
-        .sum()
 }

@@ -9,7 +9,7 @@
 
 use knuffle::{DefaultRng, Reservoir};
 
-use super::output::{Output, record_cost};
+use super::output::{Held, Output};
 use super::records::RecordReader;
 use crate::failure::CliError;
 
@@ -25,8 +25,8 @@ pub fn run(
     if k == 0 {
         return Ok(());
     }
-    let mut reservoir: Reservoir<(u64, Vec<u8>)> = Reservoir::new(k);
-    let mut held = out.held();
+    let mut reservoir: Reservoir<Held> = Reservoir::new(k);
+    let meter = out.meter();
     let mut scratch = Vec::new();
     loop {
         let skip = reservoir.items_to_skip();
@@ -41,23 +41,21 @@ pub fn run(
         if !reader.next_record(&mut record)? {
             break;
         }
-        let bytes = record.len() as u64;
-        // After the skip, Algorithm L accepts this record.
+        // After the skip, Algorithm L accepts this record (and drops the
+        // one it replaces).
         let index = reservoir.seen();
-        reservoir.offer((index, record), rng);
-        held.add(bytes, || {
-            reservoir.items().iter().map(|(_, r)| record_cost(r)).sum()
-        })?;
+        reservoir.offer(meter.hold(index, record), rng);
+        meter.check()?;
     }
     let sample = if in_order {
         let mut sample = reservoir.into_vec();
-        sample.sort_unstable_by_key(|(index, _)| *index);
+        sample.sort_unstable_by_key(|held| held.index);
         sample
     } else {
         reservoir.into_shuffled(rng)
     };
-    for (_, record) in &sample {
-        out.write(record)?;
+    for held in &sample {
+        out.write(held.record())?;
     }
     Ok(())
 }

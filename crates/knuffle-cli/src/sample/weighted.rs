@@ -20,7 +20,7 @@ use knuffle::{DefaultRng, WeightedReservoir};
 
 use super::args::Plan;
 use super::fields::{FieldName, Splitter};
-use super::output::{Output, record_cost};
+use super::output::{Held, Output};
 use super::records::RecordReader;
 use crate::failure::CliError;
 
@@ -150,8 +150,9 @@ pub fn run(
     if k == 0 {
         return Ok(());
     }
-    let mut reservoir: WeightedReservoir<Vec<u8>> = WeightedReservoir::new(k);
-    let mut held = out.held();
+    let mut reservoir: WeightedReservoir<Held> = WeightedReservoir::new(k);
+    let meter = out.meter();
+    let mut index = 0u64;
     let mut record = Vec::new();
     let mut skipped = 0u64;
     while reader.next_record(&mut record)? {
@@ -159,26 +160,27 @@ pub fn run(
             skipped += 1;
             continue;
         };
-        if reservoir.offer_with(weight.as_f64(), || record.clone(), rng) {
-            held.add(record.len() as u64, || {
-                reservoir.items().map(|r| record_cost(r)).sum()
-            })?;
+        if reservoir.offer_with(weight.as_f64(), || meter.hold(index, record.clone()), rng) {
+            meter.check()?;
         }
+        index += 1;
     }
     note_skipped(skipped);
-    let kept: Vec<(f64, Vec<u8>)> = if in_order {
+    let kept: Vec<(f64, Held)> = if in_order {
         reservoir
             .into_arrival_order()
             .into_iter()
-            .map(|(_, log_key, record)| (log_key, record))
+            .map(|(_, log_key, held)| (log_key, held))
             .collect()
     } else {
         reservoir.into_selection_order()
     };
-    for (log_key, record) in &kept {
+    for (log_key, held) in &kept {
         match print_random {
-            None => out.write(record)?,
-            Some(delimiter) => out.write_valued(&describe_key(*log_key), delimiter, record)?,
+            None => out.write(held.record())?,
+            Some(delimiter) => {
+                out.write_valued(&describe_key(*log_key), delimiter, held.record())?
+            }
         }
     }
     Ok(())
