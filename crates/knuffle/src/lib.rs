@@ -156,7 +156,7 @@ pub use rng::{DefaultRng, Seed};
 pub use sample::Reservoir;
 pub use sample::{sample_indices, sample_indices_usize};
 #[cfg(feature = "std")]
-pub use weighted_sample::WeightedReservoir;
+pub use weighted_sample::{WeightedReservoir, weighted_log_key};
 pub use shuffle::{partial_shuffle, permutation, sattolo, shuffle, shuffled};
 
 #[cfg(feature = "parallel")]

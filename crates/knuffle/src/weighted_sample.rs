@@ -39,6 +39,30 @@ use rand_core::Rng;
 
 use crate::sample::log_uniform;
 
+/// The logarithm of Efraimidis & Spirakis' key `u^(1/w)` for an item of
+/// `weight` (`ln(u) / w`, `u` uniform in (0, 1) from 53 random bits): the
+/// key [`WeightedReservoir`] gives each item before it is full. Taking the
+/// `k` items of largest key, in decreasing order, is successive sampling
+/// (A-Res), so keys made apart (one partition each, say) can be merged.
+///
+/// # Panics
+/// When `weight` is not finite and positive.
+///
+/// # Example
+/// ```
+/// use knuffle::{Seed, weighted_log_key};
+/// let mut rng = Seed::from_text("keys").rng();
+/// let heavy = weighted_log_key(100.0, &mut rng);
+/// assert!(heavy < 0.0 && heavy.is_finite());
+/// ```
+pub fn weighted_log_key<R: Rng + ?Sized>(weight: f64, rng: &mut R) -> f64 {
+    assert!(
+        weight.is_finite() && weight > 0.0,
+        "weighted_log_key: weight {weight} is not finite and positive"
+    );
+    log_uniform(rng) / weight
+}
+
 /// One kept item: its log key, its arrival index (ties: the earlier item
 /// ranks higher) and the item.
 #[derive(Clone, Debug)]
@@ -175,8 +199,7 @@ impl<T> WeightedReservoir<T> {
             return false;
         }
         if self.heap.len() < self.capacity {
-            // A-Res's key u^(1/w), as a logarithm.
-            let log_key = log_uniform(rng) / weight;
+            let log_key = weighted_log_key(weight, rng);
             self.heap.push(Keyed {
                 log_key,
                 index,

@@ -8,6 +8,7 @@ use clap::Parser;
 
 use super::fields::FieldName;
 use super::key::parse_key_fields;
+use super::output::PrintRandom;
 use super::probability::Probability;
 use super::records::Framing;
 use crate::failure::CliError;
@@ -67,7 +68,9 @@ Modes and their laws (the same --seed gives the same output):
 --print-random writes each record's random value before it (and a delimiter; the header
 gets 'random_value'): for -p the record's draw j/b (kept when j/b < P), for -k -p its key's
 draw, for -w the key u^(1/w) (the shortest decimal that reads back as the same double;
-below 1e-300 a 7-digit mantissa and an exponent, from its logarithm).
+below 1e-300 a 7-digit mantissa and an exponent, from its logarithm). --gen-random-inorder
+writes every record in input order with its value, sampled or not (for -w, without -n:
+streaming, one record in memory).
 Modes that hold records in memory stop with an error (status 1) when they would exceed
 --memory.";
 
@@ -154,6 +157,11 @@ pub(crate) struct Args {
     #[arg(long, conflicts_with_all = ["replace", "per_key"])]
     print_random: bool,
 
+    /// Write every record in input order with its random value (as --print-random), the
+    /// sampled ones and the others: -p, -k -p, or -w without -n.
+    #[arg(long, conflicts_with_all = ["replace", "per_key", "count", "print_random"])]
+    gen_random_inorder: bool,
+
     /// Write the sample to FILE (replaced only once complete; may be an input).
     #[arg(short = 'o', long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     output: Option<PathBuf>,
@@ -214,8 +222,8 @@ pub struct Plan {
     pub skip_bad_weights: bool,
     pub memory: u64,
     pub seed: RunSeed,
-    /// `--print-random`: the field delimiter that follows the value.
-    pub print_random: Option<u8>,
+    /// `--print-random` or `--gen-random-inorder`.
+    pub print_random: Option<PrintRandom>,
 }
 
 impl Args {
@@ -274,16 +282,25 @@ impl Args {
                 "the delimiter cannot be the record terminator",
             ));
         }
-        let print_random = match (&mode, self.print_random) {
+        let asked = self.print_random || self.gen_random_inorder;
+        let print_random = match (&mode, asked) {
             (_, false) => None,
             (Mode::Bernoulli(_) | Mode::Distinct { .. } | Mode::Weighted { .. }, true) => {
-                Some(delimiter)
+                Some(PrintRandom {
+                    delimiter,
+                    every_record: self.gen_random_inorder,
+                })
             }
             (_, true) => {
-                return Err(CliError::invalid(
-                    "--print-random needs a mode that gives each record a random value: -p, \
-                     -k with -p, or -w without -r (-n, -r and --per-key draw none per record)",
-                ));
+                let option = if self.print_random {
+                    "--print-random"
+                } else {
+                    "--gen-random-inorder"
+                };
+                return Err(CliError::invalid(format!(
+                    "{option} needs a mode that gives each record a random value: -p, -k with \
+                     -p, or -w without -r (-n, -r and --per-key draw none per record)"
+                )));
             }
         };
         let memory = match self.memory.as_deref() {

@@ -2,21 +2,22 @@
 //! probability exactly P ([`Probability::draw`]: `below(b) < a`), and
 //! written at once, in input order: one record in memory at a time, so
 //! endless input streams. With `--print-random` each kept record is
-//! prefixed by its draw `j/b` (kept when `j < a`).
+//! prefixed by its draw `j/b` (kept when `j < a`); with
+//! `--gen-random-inorder` every record is, kept or not.
 
 use knuffle::DefaultRng;
 
-use super::output::Output;
+use super::output::{Output, PrintRandom};
 use super::probability::Probability;
 use super::records::RecordReader;
 use crate::failure::CliError;
 
 /// Keeps each record of `reader` with probability `probability`; with
-/// `print_random` (the field delimiter), prefixes the draw.
+/// `print_random`, prefixes the draw.
 pub fn run(
     reader: &mut RecordReader,
     probability: Probability,
-    print_random: Option<u8>,
+    print_random: Option<PrintRandom>,
     rng: &mut DefaultRng,
     out: &mut Output,
 ) -> Result<(), CliError> {
@@ -28,10 +29,10 @@ pub fn run(
                     out.write(&record)?;
                 }
             }
-            Some(delimiter) => {
+            Some(print) => {
                 let (kept, j) = probability.draw_value(rng);
-                if kept {
-                    out.write_valued(&probability.describe(j), delimiter, &record)?;
+                if kept || print.every_record {
+                    out.write_valued(&probability.describe(j), print.delimiter, &record)?;
                 }
             }
         }

@@ -11,13 +11,14 @@
 //! as a random function. Records are written in input order; memory is
 //! one record (no table of keys is kept). With `--print-random` each kept
 //! record is prefixed by its key's draw `j/b` (kept when `j < a`; with
-//! `--print-random` the draw is made even when P is 0 or 1).
+//! `--print-random` the draw is made even when P is 0 or 1); with
+//! `--gen-random-inorder` every record is, in or out.
 
 use knuffle::Seed;
 use sha2::{Digest, Sha256};
 
 use super::key::KeyFields;
-use super::output::Output;
+use super::output::{Output, PrintRandom};
 use super::probability::Probability;
 use super::records::RecordReader;
 use crate::failure::CliError;
@@ -35,14 +36,14 @@ fn key_rng(seed: &[u8; 32], key: &[u8]) -> knuffle::DefaultRng {
     Seed::from_key(digest).rng()
 }
 
-/// Keeps the records of `reader` whose key is in; with `print_random`
-/// (the field delimiter), prefixes the key's draw.
+/// Keeps the records of `reader` whose key is in; with `print_random`,
+/// prefixes the key's draw.
 pub fn run(
     reader: &mut RecordReader,
     mut keys: KeyFields,
     probability: Probability,
     seed_text: &str,
-    print_random: Option<u8>,
+    print_random: Option<PrintRandom>,
     out: &mut Output,
 ) -> Result<(), CliError> {
     let seed = *Seed::from_text(seed_text).key();
@@ -57,10 +58,10 @@ pub fn run(
                     out.write(&record)?;
                 }
             }
-            Some(delimiter) => {
+            Some(print) => {
                 let (kept, j) = probability.draw_value(&mut rng);
-                if kept {
-                    out.write_valued(&probability.describe(j), delimiter, &record)?;
+                if kept || print.every_record {
+                    out.write_valued(&probability.describe(j), print.delimiter, &record)?;
                 }
             }
         }

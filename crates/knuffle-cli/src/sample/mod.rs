@@ -68,7 +68,7 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
     let mut out = output::Output::open(plan.output.as_deref(), plan.memory)?;
     if let Some(header) = reader.header() {
         match plan.print_random {
-            Some(delimiter) => out.write_valued("random_value", delimiter, header)?,
+            Some(print) => out.write_valued("random_value", print.delimiter, header)?,
             None => out.write(header)?,
         }
     }

@@ -23,6 +23,16 @@ pub fn record_cost(record: &[u8]) -> u64 {
     record.len() as u64 + RECORD_OVERHEAD
 }
 
+/// What `--print-random` and `--gen-random-inorder` ask for.
+#[derive(Clone, Copy, Debug)]
+pub struct PrintRandom {
+    /// The field delimiter written after the value.
+    pub delimiter: u8,
+    /// `--gen-random-inorder`: every record is written (in input order),
+    /// not only those in the sample.
+    pub every_record: bool,
+}
+
 /// Where the sample goes.
 enum Sink {
     Stdout(BufWriter<StdoutLock<'static>>),

@@ -8,7 +8,8 @@
 //! library's documentation for the size of that rounding). Written in selection order (largest key
 //! first: the first record written is the first drawn, as tsv-sample
 //! writes it), or with `--inorder` in input order. With `--print-random`
-//! each record is prefixed by its key `u^(1/w)` ([`describe_key`]). Without `-n` every
+//! each record is prefixed by its key `u^(1/w)` ([`describe_key`]); with
+//! `--gen-random-inorder` every record is, in input order, streaming. Without `-n` every
 //! record is held: a weighted shuffle.
 //!
 //! A weight is the field's text (ASCII blanks around it ignored) read as a
@@ -16,11 +17,11 @@
 //! value is an error naming the record and field (status 1), or with
 //! `--skip-bad-weights` the record is dropped and counted in a note.
 
-use knuffle::{DefaultRng, WeightedReservoir};
+use knuffle::{DefaultRng, WeightedReservoir, weighted_log_key};
 
 use super::args::Plan;
 use super::fields::{FieldName, Splitter};
-use super::output::{Held, Output};
+use super::output::{Held, Output, PrintRandom};
 use super::records::RecordReader;
 use crate::failure::CliError;
 
@@ -142,10 +143,13 @@ pub fn run(
     mut weights: WeightField,
     count: Option<u64>,
     in_order: bool,
-    print_random: Option<u8>,
+    print_random: Option<PrintRandom>,
     rng: &mut DefaultRng,
     out: &mut Output,
 ) -> Result<(), CliError> {
+    if let Some(print) = print_random.filter(|p| p.every_record) {
+        return every_record(reader, weights, print.delimiter, rng, out);
+    }
     let k = count.map_or(usize::MAX, |k| usize::try_from(k).unwrap_or(usize::MAX));
     if k == 0 {
         return Ok(());
@@ -178,11 +182,35 @@ pub fn run(
     for (log_key, held) in &kept {
         match print_random {
             None => out.write(held.record())?,
-            Some(delimiter) => {
-                out.write_valued(&describe_key(*log_key), delimiter, held.record())?
+            Some(print) => {
+                out.write_valued(&describe_key(*log_key), print.delimiter, held.record())?
             }
         }
     }
+    Ok(())
+}
+
+/// `--gen-random-inorder`: every record in input order, prefixed by its
+/// key (`knuffle::weighted_log_key`, the key `WeightedReservoir` gives it
+/// for the same seed), one record in memory at a time.
+fn every_record(
+    reader: &mut RecordReader,
+    mut weights: WeightField,
+    delimiter: u8,
+    rng: &mut DefaultRng,
+    out: &mut Output,
+) -> Result<(), CliError> {
+    let mut record = Vec::new();
+    let mut skipped = 0u64;
+    while reader.next_record(&mut record)? {
+        let Some(weight) = weights.weight(&record, reader)? else {
+            skipped += 1;
+            continue;
+        };
+        let log_key = weighted_log_key(weight.as_f64(), rng);
+        out.write_valued(&describe_key(log_key), delimiter, &record)?;
+    }
+    note_skipped(skipped);
     Ok(())
 }
 

@@ -873,3 +873,39 @@ fn distinct_decisions_follow_the_documented_specification() {
     assert_eq!(kept, expected);
     assert!(!expected.is_empty() && expected.len() < keys.len());
 }
+
+#[test]
+fn gen_random_inorder_writes_every_record_with_the_value_it_got() {
+    let input = numbered(500);
+    let all = sample_lines(&["-p", "3/10", "--gen-random-inorder"], "all", &input);
+    assert_eq!(all.len(), 500);
+    let mut kept_by_value = Vec::new();
+    for (i, line) in all.iter().enumerate() {
+        let (value, record) = line.split_once('\t').unwrap();
+        assert_eq!(record, i.to_string(), "input order");
+        let (j, b) = value.split_once('/').unwrap();
+        assert_eq!(b, "10");
+        if j.parse::<u64>().unwrap() < 3 {
+            kept_by_value.push(record.to_owned());
+        }
+    }
+    // The records whose value is below P are the sample of the same seed.
+    assert_eq!(kept_by_value, sample_lines(&["-p", "3/10"], "all", &input));
+
+    let weighted = weighted_input();
+    let every = sample_lines(
+        &["--header", "-w", "2", "--gen-random-inorder"],
+        "k",
+        &weighted,
+    );
+    let printed = sample_lines(&["--header", "-w", "2", "--print-random"], "k", &weighted);
+    assert_eq!(every[0], "random_value\titem\tweight");
+    let mut by_key = every[1..].to_vec();
+    by_key.sort_by(|a, b| {
+        let key = |l: &String| l.split('\t').next().unwrap().parse::<f64>().unwrap();
+        key(b).total_cmp(&key(a))
+    });
+    assert_eq!(by_key, printed[1..], "the same keys as --print-random");
+    let (code, _) = failure(&["-n", "2", "--gen-random-inorder"], b"a\n");
+    assert_eq!(code, 2);
+}
