@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use clap::Parser;
 
 use super::fields::FieldName;
-use super::key::parse_key_fields;
 use super::output::PrintRandom;
 use super::probability::Probability;
 use super::records::Framing;
@@ -230,7 +229,7 @@ impl Args {
     /// Decides the plan, or says what is wrong (status 2).
     pub fn plan(&self) -> Result<Plan, CliError> {
         let mode = if let Some(fields) = &self.key_fields {
-            let fields = parse_key_fields(fields)?;
+            let fields = FieldName::parse_list("-k", fields)?;
             match (&self.prob, self.per_key) {
                 (Some(text), _) => Mode::Distinct {
                     fields,

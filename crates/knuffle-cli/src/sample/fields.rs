@@ -34,6 +34,13 @@ impl FieldName {
         Ok(FieldName::Name(text.to_string()))
     }
 
+    /// Parses a list of fields separated by commas (`-k 1,3`, `-k user,day`).
+    pub fn parse_list(option: &str, text: &str) -> Result<Vec<FieldName>, CliError> {
+        text.split(',')
+            .map(|field| FieldName::parse(option, field))
+            .collect()
+    }
+
     /// The 0-based index of this field, looking names up in `header`'s
     /// fields (`None`: no `--header`).
     pub fn resolve(&self, option: &str, header: Option<&[Vec<u8>]>) -> Result<usize, CliError> {

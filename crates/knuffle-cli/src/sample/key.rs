@@ -8,13 +8,6 @@ use super::fields::{FieldName, Splitter};
 use super::records::RecordReader;
 use crate::failure::CliError;
 
-/// Parses `-k FIELDS`: field numbers or names separated by commas.
-pub fn parse_key_fields(text: &str) -> Result<Vec<FieldName>, CliError> {
-    text.split(',')
-        .map(|field| FieldName::parse("-k", field))
-        .collect()
-}
-
 /// The key fields of each record.
 pub struct KeyFields {
     indices: Vec<usize>,
