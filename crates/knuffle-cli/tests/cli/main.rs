@@ -9,6 +9,7 @@
 //! | `shuf_behaviour` | shuf mode beyond GNU's tests: any bytes, huge lines, `-o` safety, several FILEs |
 //! | `external_permutation`, `external_memory`, `external_faults` | inputs larger than `--memory`: permutation, peak memory, faults and signals |
 //! | `resources` | hostile inputs under time limits, with peak memory asserted |
+//! | `extreme_values` | every numeric option of every subcommand with extreme values under `ulimit -v`: a clear end, never a panic or an abort |
 //! | `memory_limits` | hostile surroundings: a 2 GiB line under `ulimit -v`, a directory as input, SIGPIPE ignored by the parent |
 //! | `mapped_input` | a single FILE read from the page cache: same order, `-o` onto itself, shrinking under the map |
 //! | `records_library` | `knuffle_records` writes exactly what the binary writes |
@@ -32,6 +33,7 @@ mod closed_pipes;
 mod deal;
 mod draw_verify;
 mod external_faults;
+mod extreme_values;
 mod external_memory;
 mod external_permutation;
 mod lab_cli;

@@ -5,116 +5,25 @@
 //! constant; thousands of FILEs pass under a low `ulimit -n`.
 
 use std::ffi::OsString;
-use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::support::limited::{Limited, Outcome};
 
 /// What the process needs beyond `--memory` (README, "Files larger than
 /// memory"): the program, its threads' stacks, the read buffer.
 const CONSTANT: u64 = 16 << 20;
 
-struct Outcome {
-    status: Option<i32>,
-    stdout: Vec<u8>,
-    stderr: String,
-    peak: u64,
-}
-
-/// Stops and reaps the child `pid`.
-fn kill(pid: libc::pid_t) {
-    // SAFETY: the child has not been reaped, so the pid is ours; waitpid
-    // then reaps it.
-    unsafe {
-        libc::kill(pid, libc::SIGKILL);
-        libc::waitpid(pid, std::ptr::null_mut(), 0);
-    }
-}
-
 /// Runs `knuffle ARGS` with at most `open_files` descriptors (when given),
-/// killed after `limit`; returns its status, output and peak memory.
-#[allow(clippy::zombie_processes)] // reaped by waitpid (or `kill`) below
+/// failing the test after `limit`.
 fn run(args: &[OsString], open_files: Option<u64>, limit: Duration) -> Outcome {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_knuffle"));
-    command
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    // SAFETY: setrlimit is async-signal-safe; the struct is initialised.
-    unsafe {
-        command.pre_exec(move || {
-            if let Some(n) = open_files {
-                let limit = libc::rlimit {
-                    rlim_cur: n,
-                    rlim_max: n,
-                };
-                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
-            Ok(())
-        });
+    let run = Limited::new(args).time_limit(limit);
+    match open_files {
+        Some(count) => run.open_files(count),
+        None => run,
     }
-    let mut child = command.spawn().expect("knuffle starts");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let mut stderr = child.stderr.take().expect("stderr");
-    let out_reader = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = stdout.read_to_end(&mut bytes);
-        bytes
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let pid = child.id() as libc::pid_t;
-    let started = Instant::now();
-    // The peak is the child's own `VmHWM` (a high-water mark: only growth
-    // in the last 2 ms of the run could be missed), not wait4's `ru_maxrss`,
-    // into which Linux folds the memory of the forking process (this test
-    // binary, which other tests share) at `exec`.
-    let mut peak = 0;
-    let status = loop {
-        peak = peak.max(status_field(pid, "VmHWM:"));
-        let mut status = 0;
-        // SAFETY: waitpid on our own, not yet reaped child.
-        let done = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        if done == pid {
-            break libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
-        }
-        // A regression must fail this test, not the machine: a child whose
-        // resident memory passes 1 GiB is stopped at once.
-        if status_field(pid, "VmRSS:") > 1 << 30 {
-            kill(pid);
-            panic!("knuffle {args:?} passed 1 GiB of resident memory");
-        }
-        if started.elapsed() > limit {
-            kill(pid);
-            panic!("knuffle {args:?} ran longer than {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    Outcome {
-        status,
-        stdout: out_reader.join().expect("stdout reader"),
-        stderr: err_reader.join().expect("stderr reader"),
-        peak,
-    }
-}
-
-/// A memory field of a running process's status (`VmRSS:`, `VmHWM:`) in
-/// bytes, 0 when unknown (the process is gone).
-fn status_field(pid: libc::pid_t, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            let line = status.lines().find(|l| l.starts_with(field))?;
-            line.split_whitespace().nth(1)?.parse::<u64>().ok()
-        })
-        .map_or(0, |kib| kib * 1024)
+    .run()
 }
 
 fn args(list: &[&str]) -> Vec<OsString> {
@@ -122,7 +31,7 @@ fn args(list: &[&str]) -> Vec<OsString> {
 }
 
 fn assert_refused_within(outcome: &Outcome, limit: u64) {
-    assert_eq!(outcome.status, Some(1), "{}", outcome.stderr);
+    assert_eq!(outcome.status(), Some(1), "{}", outcome.stderr);
     assert!(
         outcome.stderr.contains("memory limit of"),
         "unclear error: {}",
@@ -199,9 +108,9 @@ fn thousands_of_files_under_a_low_open_file_limit() {
         let mut all = args(options);
         all.extend(files.iter().cloned());
         let free = run(&all, None, Duration::from_secs(20));
-        assert_eq!(free.status, Some(0), "{options:?}: {}", free.stderr);
+        assert_eq!(free.status(), Some(0), "{options:?}: {}", free.stderr);
         let limited = run(&all, Some(256), Duration::from_secs(20));
-        assert_eq!(limited.status, Some(0), "{options:?}: {}", limited.stderr);
+        assert_eq!(limited.status(), Some(0), "{options:?}: {}", limited.stderr);
         assert!(
             limited.stdout == free.stdout,
             "{options:?}: the output changed under ulimit -n 256"
@@ -227,7 +136,7 @@ fn repeat_says_that_the_memory_limit_cannot_apply() {
         None,
         Duration::from_secs(20),
     );
-    assert_eq!(limited.status, Some(0), "{}", limited.stderr);
+    assert_eq!(limited.status(), Some(0), "{}", limited.stderr);
     assert_eq!(limited.stdout.iter().filter(|&&b| b == b'\n').count(), 4);
     assert!(
         limited

@@ -1,9 +1,11 @@
 //! Helpers of the integration tests: [`TestCommand`], the one way a test
 //! runs a program (the real `knuffle` binary, GNU shuf, a shell), golden
 //! files, and [`heavy`] for tests that must not overlap. [`external`] and
-//! [`shuf`] hold the helpers of the external-mode and `shuf` tests.
+//! [`shuf`] hold the helpers of the external-mode and `shuf` tests;
+//! [`limited`] runs knuffle under resource limits (hostile values).
 
 pub mod external;
+pub mod limited;
 pub mod shuf;
 
 use std::ffi::OsStr;
