@@ -11,6 +11,7 @@
 //! | `resources` | hostile inputs under time limits, with peak memory asserted |
 //! | `extreme_values` | every numeric option of every subcommand with extreme values under `ulimit -v`: a clear end, never a panic or an abort |
 //! | `memory_limits` | hostile surroundings: a 2 GiB line under `ulimit -v`, a directory as input, SIGPIPE ignored by the parent |
+//! | `hostile_numbers` | `draw`, `verify` and `audit` with counts, sizes and ranges that imply unbounded work, under `ulimit -v`: a defined status and a clear message; endless draws stream |
 //! | `mapped_input` | a single FILE read from the page cache: same order, `-o` onto itself, shrinking under the map |
 //! | `records_library` | `knuffle_records` writes exactly what the binary writes |
 //! | `closed_pipes` | a reader that goes away ends every subcommand quietly |
@@ -36,6 +37,7 @@ mod external_faults;
 mod extreme_values;
 mod external_memory;
 mod external_permutation;
+mod hostile_numbers;
 mod lab_cli;
 mod mapped_input;
 mod memory_limits;

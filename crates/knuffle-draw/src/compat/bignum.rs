@@ -26,10 +26,6 @@ pub(crate) fn div_small(number: &[u32], divisor: u64) -> (Vec<u32>, u64) {
     (quotient, rem as u64)
 }
 
-fn is_zero(number: &[u32]) -> bool {
-    number.iter().all(|&l| l == 0)
-}
-
 /// Decimal text (no leading zeros; "0" for zero): nine digits per pass of
 /// in-place long division by 10^9 in 64-bit arithmetic (a 96-bit divisor
 /// step would need 128-bit division, several times slower; the consistent
@@ -99,6 +95,10 @@ pub(crate) fn decimal_digits_lowest_first(number: &[u32]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn is_zero(number: &[u32]) -> bool {
+        number.iter().all(|&l| l == 0)
+    }
 
     #[test]
     fn decimal_and_division_agree_with_u128() {
