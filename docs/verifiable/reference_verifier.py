@@ -612,9 +612,15 @@ def verify(transcript, population):
     if k_ok:
         # Bounded: k is the number of indices the transcript records.
         derived = draw(key, mode, n, k)
-        ok = derived == indices and all(population.item(i) == item
-                                        for i, item in zip(derived, items))
-        checks.append(("result", ok, "re-derived indices %s" % (derived,)))
+        t = next((t for t, (a, b) in enumerate(zip(derived, indices)) if a != b), None)
+        if t is not None:
+            checks.append(("result", False, "draw %d re-derives as index %d, the transcript "
+                           "says %d" % (t + 1, derived[t], indices[t])))
+        elif all(population.item(i) == item for i, item in zip(derived, items)):
+            checks.append(("result", True, "the drawn indices and items re-derive exactly"))
+        else:
+            checks.append(("result", False, "the indices re-derive, but an item differs from "
+                           "the population's"))
     else:
         checks.append(("result", False, "not re-derived (the k check failed)"))
     return checks
