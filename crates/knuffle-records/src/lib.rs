@@ -48,6 +48,11 @@
 //!    labels, scatter, sink, input, gather), [`route`] (in memory or
 //!    external).
 //! 6. **Entry**: [`records`], and this file's [`shuffle_records`] family.
+//! 7. **Sampling** ([`sampling`], its own folder, using only layer 1:
+//!    [`written_file`], [`error`], [`memory`]): the record-level engine of
+//!    `knuffle sample` and `knuffle split` (records and CSV in, fields,
+//!    exact probabilities, one module per mode), so that the command line
+//!    and Python give the same bytes for the same seed.
 
 #![warn(missing_docs)]
 
@@ -76,6 +81,8 @@ pub mod route;
 pub mod sample;
 
 pub mod records;
+
+pub mod sampling;
 
 use std::io::Write;
 use std::path::Path;

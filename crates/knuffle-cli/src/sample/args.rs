@@ -6,10 +6,11 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
-use super::fields::FieldName;
-use super::output::PrintRandom;
-use super::probability::Probability;
-use super::records::Framing;
+use knuffle_records::sampling::{
+    FieldName, Framing, Mode, Probability, RandomValues, SampleOptions, parse_delimiter,
+};
+
+use super::status::cli_error;
 use crate::failure::CliError;
 use crate::seeding::RunSeed;
 
@@ -179,61 +180,23 @@ pub(crate) struct Args {
     files: Vec<OsString>,
 }
 
-/// The sampling mode.
-#[derive(Debug)]
-pub enum Mode {
-    /// `-n K` (`None`: every record, a shuffle).
-    Uniform { count: Option<u64> },
-    /// `-p P`.
-    Bernoulli(Probability),
-    /// `-r [-w FIELD] [-n K]`.
-    Replacement {
-        field: Option<FieldName>,
-        count: Option<u64>,
-    },
-    /// `-k FIELDS -p P`.
-    Distinct {
-        fields: Vec<FieldName>,
-        probability: Probability,
-    },
-    /// `--per-key N -k FIELDS`.
-    Stratified {
-        fields: Vec<FieldName>,
-        per_key: u64,
-    },
-    /// `-w FIELD [-n K]`.
-    Weighted {
-        field: FieldName,
-        count: Option<u64>,
-    },
-}
-
 /// Everything decided from the command line.
 pub struct Plan {
-    pub mode: Mode,
+    /// The engine's options (the seed text chosen: the user's or a fresh one).
+    pub options: SampleOptions,
     pub files: Vec<OsString>,
     pub output: Option<PathBuf>,
-    pub framing: Framing,
-    pub csv: bool,
-    pub delimiter: u8,
-    pub header: bool,
-    pub in_order: bool,
-    pub skip_bad_weights: bool,
-    pub memory: u64,
-    pub seed: RunSeed,
-    /// `--print-random` or `--gen-random-inorder`.
-    pub print_random: Option<PrintRandom>,
 }
 
 impl Args {
     /// Decides the plan, or says what is wrong (status 2).
     pub fn plan(&self) -> Result<Plan, CliError> {
         let mode = if let Some(fields) = &self.key_fields {
-            let fields = FieldName::parse_list("-k", fields)?;
+            let fields = FieldName::parse_list("-k", fields).map_err(cli_error)?;
             match (&self.prob, self.per_key) {
                 (Some(text), _) => Mode::Distinct {
                     fields,
-                    probability: Probability::parse(text)?,
+                    probability: Probability::parse(text).map_err(cli_error)?,
                 },
                 (None, Some(per_key)) => Mode::Stratified { fields, per_key },
                 (None, None) => {
@@ -245,16 +208,16 @@ impl Args {
         } else if self.replace {
             Mode::Replacement {
                 field: match &self.weight_field {
-                    Some(field) => Some(FieldName::parse("-w", field)?),
+                    Some(field) => Some(FieldName::parse("-w", field).map_err(cli_error)?),
                     None => None,
                 },
                 count: self.count,
             }
         } else if let Some(text) = &self.prob {
-            Mode::Bernoulli(Probability::parse(text)?)
+            Mode::Bernoulli(Probability::parse(text).map_err(cli_error)?)
         } else if let Some(field) = &self.weight_field {
             Mode::Weighted {
-                field: FieldName::parse("-w", field)?,
+                field: FieldName::parse("-w", field).map_err(cli_error)?,
                 count: self.count,
             }
         } else {
@@ -265,30 +228,21 @@ impl Args {
         } else {
             Framing::Lines(if self.zero_terminated { 0 } else { b'\n' })
         };
-        let delimiter = match self.delimiter.as_deref() {
-            None if self.csv => b',',
-            None => b'\t',
-            Some("\\t") => b'\t',
-            Some(text) if text.len() == 1 && text != "\"" => text.as_bytes()[0],
-            Some(text) => {
-                return Err(CliError::invalid(format!(
-                    "invalid delimiter: '{text}' (one byte, such as , or ;)"
-                )));
-            }
-        };
+        let delimiter = parse_delimiter(self.delimiter.as_deref(), self.csv).map_err(cli_error)?;
         if delimiter == framing.terminator() {
             return Err(CliError::invalid(
                 "the delimiter cannot be the record terminator",
             ));
         }
         let asked = self.print_random || self.gen_random_inorder;
-        let print_random = match (&mode, asked) {
-            (_, false) => None,
+        let random_values = match (&mode, asked) {
+            (_, false) => RandomValues::Off,
             (Mode::Bernoulli(_) | Mode::Distinct { .. } | Mode::Weighted { .. }, true) => {
-                Some(PrintRandom {
-                    delimiter,
-                    every_record: self.gen_random_inorder,
-                })
+                if self.gen_random_inorder {
+                    RandomValues::Every
+                } else {
+                    RandomValues::Sampled
+                }
             }
             (_, true) => {
                 let option = if self.print_random {
@@ -314,19 +268,22 @@ impl Args {
                 Err(message) => return Err(CliError::invalid(message)),
             },
         };
-        Ok(Plan {
+        let options = SampleOptions {
             mode,
-            files: self.files.clone(),
-            output: self.output.clone(),
             framing,
-            csv: self.csv,
             delimiter,
             header: self.header,
             in_order: self.inorder,
             skip_bad_weights: self.skip_bad_weights,
+            random_values,
             memory,
-            seed: RunSeed::choose(self.seed.clone()),
-            print_random,
+            seed: RunSeed::choose(self.seed.clone()).text().to_owned(),
+        };
+        options.validate().map_err(cli_error)?;
+        Ok(Plan {
+            options,
+            files: self.files.clone(),
+            output: self.output.clone(),
         })
     }
 }

@@ -12,7 +12,7 @@
 
 use knuffle::rand_core::Rng;
 
-use crate::failure::CliError;
+use super::error::SampleError;
 
 /// A probability `numerator / denominator` in [0, 1].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,9 +24,9 @@ pub struct Probability {
 impl Probability {
     /// Parses `P` (decimal or fraction); anything outside [0, 1] is an
     /// error (status 2).
-    pub fn parse(text: &str) -> Result<Probability, CliError> {
+    pub fn parse(text: &str) -> Result<Probability, SampleError> {
         let invalid = |why: &str| {
-            CliError::invalid(format!(
+            SampleError::invalid(format!(
                 "invalid probability: '{text}' ({why}; a decimal such as 0.001 or a fraction \
                  such as 1/3, from 0 to 1)"
             ))
@@ -109,7 +109,7 @@ impl Probability {
 
     /// `(a, b)`.
     #[cfg(test)]
-    pub fn parts(self) -> (u64, u64) {
+    pub(crate) fn parts(self) -> (u64, u64) {
         (self.numerator, self.denominator)
     }
 }
@@ -125,6 +125,7 @@ fn parse_integer(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sampling::error::SampleErrorKind;
 
     #[test]
     fn decimals_and_fractions_are_exact() {
@@ -158,7 +159,7 @@ mod tests {
             "0.12345678901234567891",
         ] {
             let error = Probability::parse(bad).expect_err(bad);
-            assert_eq!(error.status, crate::failure::USAGE, "{bad}");
+            assert_eq!(error.kind(), SampleErrorKind::Invalid, "{bad}");
         }
     }
 

@@ -15,15 +15,16 @@
 //! A weight is the field's text (ASCII blanks around it ignored) read as a
 //! decimal floating-point number; it must be finite and positive. Any other
 //! value is an error naming the record and field (status 1), or with
-//! `--skip-bad-weights` the record is dropped and counted in a note.
+//! `skip_bad_weights` (`--skip-bad-weights`) the record is dropped and
+//! counted in a [`Note`].
 
 use knuffle::{DefaultRng, WeightedReservoir, weighted_log_key};
 
-use super::args::Plan;
+use super::error::{Note, SampleError};
 use super::fields::{FieldName, Splitter};
+use super::options::SampleOptions;
 use super::output::{Held, Output, PrintRandom};
 use super::records::RecordReader;
-use crate::failure::CliError;
 
 /// The weight field of each record.
 pub struct WeightField {
@@ -36,16 +37,24 @@ pub struct WeightField {
 
 impl WeightField {
     /// The field `name` resolved against the header's fields.
-    pub fn new(name: &FieldName, plan: &Plan, header: Option<&[u8]>) -> Result<Self, CliError> {
-        let mut splitter = Splitter::new(plan.csv, plan.delimiter, plan.framing.terminator());
+    pub fn new(
+        name: &FieldName,
+        options: &SampleOptions,
+        header: Option<&[u8]>,
+    ) -> Result<Self, SampleError> {
+        let mut splitter = Splitter::new(
+            options.csv(),
+            options.delimiter,
+            options.framing.terminator(),
+        );
         let header_fields = header.map(|h| splitter.all_fields(h));
-        if plan.header && header_fields.is_none() && matches!(name, FieldName::Name(_)) {
+        if options.header && header_fields.is_none() && matches!(name, FieldName::Name(_)) {
             // No input at all: nothing to sample, nothing to look up.
             return Ok(WeightField {
                 index: 0,
                 label: String::new(),
                 splitter,
-                skip_bad: plan.skip_bad_weights,
+                skip_bad: options.skip_bad_weights,
             });
         }
         let index = name.resolve("-w", header_fields.as_deref())?;
@@ -57,7 +66,7 @@ impl WeightField {
             index,
             label,
             splitter,
-            skip_bad: plan.skip_bad_weights,
+            skip_bad: options.skip_bad_weights,
         })
     }
 
@@ -67,10 +76,10 @@ impl WeightField {
         &mut self,
         record: &[u8],
         reader: &RecordReader,
-    ) -> Result<Option<Weight>, CliError> {
+    ) -> Result<Option<Weight>, SampleError> {
         let fields = self.splitter.split(record);
         let Some(text) = self.splitter.field(record, self.index) else {
-            return Err(CliError::plain(format!(
+            return Err(SampleError::data(format!(
                 "{} has {fields} field{}, so no {} (the weight)",
                 reader.place(),
                 if fields == 1 { "" } else { "s" },
@@ -80,7 +89,7 @@ impl WeightField {
         match Weight::parse(text) {
             Some(weight) => Ok(Some(weight)),
             None if self.skip_bad => Ok(None),
-            None => Err(CliError::plain(format!(
+            None => Err(SampleError::data(format!(
                 "{}: {} is '{}', not a weight (a positive finite number); \
                  --skip-bad-weights drops such records",
                 reader.place(),
@@ -125,19 +134,16 @@ impl Weight {
     }
 }
 
-/// The note for records skipped by `--skip-bad-weights`.
-pub fn note_skipped(skipped: u64) {
+/// Tells `notes` of the records skipped for their weight, if any.
+pub fn note_skipped(skipped: u64, notes: &mut dyn FnMut(Note)) {
     if skipped > 0 {
-        eprintln!(
-            "knuffle sample: note: {skipped} record{} without a positive finite weight skipped \
-             (--skip-bad-weights)",
-            if skipped == 1 { "" } else { "s" }
-        );
+        notes(Note::SkippedBadWeights(skipped));
     }
 }
 
 /// Samples `count` records (`None`: all, a weighted shuffle) of `reader`
 /// by the weights in `weights`.
+#[allow(clippy::too_many_arguments)] // each is one decision of the caller's
 pub fn run(
     reader: &mut RecordReader,
     mut weights: WeightField,
@@ -145,10 +151,11 @@ pub fn run(
     in_order: bool,
     print_random: Option<PrintRandom>,
     rng: &mut DefaultRng,
-    out: &mut Output,
-) -> Result<(), CliError> {
+    out: &mut Output<'_>,
+    notes: &mut dyn FnMut(Note),
+) -> Result<(), SampleError> {
     if let Some(print) = print_random.filter(|p| p.every_record) {
-        return every_record(reader, weights, print.delimiter, rng, out);
+        return every_record(reader, weights, print.delimiter, rng, out, notes);
     }
     let k = count.map_or(usize::MAX, |k| usize::try_from(k).unwrap_or(usize::MAX));
     if k == 0 {
@@ -169,7 +176,7 @@ pub fn run(
         }
         index += 1;
     }
-    note_skipped(skipped);
+    note_skipped(skipped, notes);
     let kept: Vec<(f64, Held)> = if in_order {
         reservoir
             .into_arrival_order()
@@ -198,8 +205,9 @@ fn every_record(
     mut weights: WeightField,
     delimiter: u8,
     rng: &mut DefaultRng,
-    out: &mut Output,
-) -> Result<(), CliError> {
+    out: &mut Output<'_>,
+    notes: &mut dyn FnMut(Note),
+) -> Result<(), SampleError> {
     let mut record = Vec::new();
     let mut skipped = 0u64;
     while reader.next_record(&mut record)? {
@@ -210,7 +218,7 @@ fn every_record(
         let log_key = weighted_log_key(weight.as_f64(), rng);
         out.write_valued(&describe_key(log_key), delimiter, &record)?;
     }
-    note_skipped(skipped);
+    note_skipped(skipped, notes);
     Ok(())
 }
 

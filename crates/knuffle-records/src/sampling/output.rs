@@ -1,18 +1,16 @@
-//! Records out (standard output, buffered, where a closed pipe has
-//! already been made to end the process quietly; or `-o FILE`, written by
-//! knuffle's one rule for files: `knuffle_records::WrittenFile`, a regular
-//! file replaced atomically only once the sample is complete, so FILE may
-//! be one of the inputs), and the memory budget of the records a mode
-//! holds.
+//! Records out (a writer of the caller's, buffered; or a file written by
+//! knuffle's one rule for files: [`WrittenFile`], a regular file replaced
+//! atomically only once the sample is complete, so it may be one of the
+//! inputs, and never truncated by a failing run), and the memory budget of
+//! the records a mode holds.
 
 use std::cell::Cell;
-use std::io::{BufWriter, StdoutLock, Write};
+use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::rc::Rc;
 
-use knuffle_records::WrittenFile;
-
-use crate::failure::CliError;
+use super::error::SampleError;
+use crate::WrittenFile;
 
 /// What a held record costs besides its bytes (its `Vec`, its index or
 /// key, the allocator's header), counted against the budget.
@@ -33,28 +31,36 @@ pub struct PrintRandom {
     pub every_record: bool,
 }
 
+/// Where records go: a writer of the caller's (flushed at the end), or a
+/// file by knuffle's one rule for files.
+pub enum Destination<'a> {
+    /// A writer (standard output, a `Vec`, ...).
+    Writer(&'a mut dyn Write),
+    /// A file, replaced only once everything is written.
+    File(&'a Path),
+}
+
 /// Where the sample goes.
-enum Sink {
-    Stdout(BufWriter<StdoutLock<'static>>),
+enum Sink<'a> {
+    Writer(BufWriter<&'a mut dyn Write>),
     File(BufWriter<WrittenFile>),
 }
 
 /// Buffered output.
-pub struct Output {
-    sink: Sink,
+pub struct Output<'a> {
+    sink: Sink<'a>,
     budget: u64,
 }
 
-impl Output {
-    /// Standard output, or `file` (opened now, so that a missing directory
-    /// is reported before any input is read); `memory` is the limit on
-    /// records held.
-    pub fn open(file: Option<&Path>, memory: u64) -> Result<Output, CliError> {
-        let sink = match file {
-            None => Sink::Stdout(BufWriter::with_capacity(1 << 16, std::io::stdout().lock())),
-            Some(path) => {
-                let written = WrittenFile::create(path)
-                    .map_err(|error| CliError::plain(error.to_string()))?;
+impl<'a> Output<'a> {
+    /// Output to `destination` (a file is opened now, so that a missing
+    /// directory is reported before any record is read); `memory` is the
+    /// limit on records held.
+    pub fn open(destination: Destination<'a>, memory: u64) -> Result<Output<'a>, SampleError> {
+        let sink = match destination {
+            Destination::Writer(writer) => Sink::Writer(BufWriter::with_capacity(1 << 16, writer)),
+            Destination::File(path) => {
+                let written = WrittenFile::create(path).map_err(SampleError::file)?;
                 Sink::File(BufWriter::with_capacity(1 << 16, written))
             }
         };
@@ -65,12 +71,12 @@ impl Output {
     }
 
     /// Writes one record (its terminator included).
-    pub fn write(&mut self, record: &[u8]) -> Result<(), CliError> {
+    pub fn write(&mut self, record: &[u8]) -> Result<(), SampleError> {
         match &mut self.sink {
-            Sink::Stdout(out) => out.write_all(record),
+            Sink::Writer(out) => out.write_all(record),
             Sink::File(out) => out.write_all(record),
         }
-        .map_err(|err| CliError::write(&err))
+        .map_err(|err| SampleError::write(&err))
     }
 
     /// Writes `value`, the field `delimiter`, then `record`
@@ -80,7 +86,7 @@ impl Output {
         value: &str,
         delimiter: u8,
         record: &[u8],
-    ) -> Result<(), CliError> {
+    ) -> Result<(), SampleError> {
         self.write(value.as_bytes())?;
         self.write(&[delimiter])?;
         self.write(record)
@@ -88,16 +94,14 @@ impl Output {
 
     /// Flushes everything written; a file is completed (renamed into
     /// place).
-    pub fn finish(self) -> Result<(), CliError> {
+    pub fn finish(self) -> Result<(), SampleError> {
         match self.sink {
-            Sink::Stdout(mut out) => out.flush().map_err(|err| CliError::write(&err)),
+            Sink::Writer(mut out) => out.flush().map_err(|err| SampleError::write(&err)),
             Sink::File(out) => {
                 let written = out
                     .into_inner()
-                    .map_err(|err| CliError::write(err.error()))?;
-                written
-                    .finish()
-                    .map_err(|error| CliError::plain(error.to_string()))
+                    .map_err(|err| SampleError::write(err.error()))?;
+                written.finish().map_err(SampleError::file)
             }
         }
     }
@@ -142,9 +146,9 @@ impl Meter {
     }
 
     /// An error when what is held exceeds the limit.
-    pub fn check(&self) -> Result<(), CliError> {
+    pub fn check(&self) -> Result<(), SampleError> {
         if self.held.get() > self.budget {
-            return Err(CliError::plain(format!(
+            return Err(SampleError::memory(format!(
                 "the records to hold take more than the memory limit ({} bytes); give a \
                  smaller sample (-n, --per-key) or a larger --memory",
                 self.budget

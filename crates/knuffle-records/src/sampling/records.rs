@@ -1,5 +1,5 @@
-//! The records `knuffle sample` reads, one at a time, from its FILEs (or
-//! standard input) in order: lines ending in `\n` (or NUL with `-z`), or
+//! The records a sample or split reads, one at a time, from its FILEs (or
+//! standard input) in order: lines ending in `\n` (or NUL with `-z`, `Framing::Lines(0)`), or
 //! with `--csv` RFC 4180 records, which end at a `\n` outside double quotes
 //! (every `"` toggles "inside quotes", so a quoted field may hold
 //! delimiters and newlines). A record is handed out byte for byte as it
@@ -16,12 +16,13 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 
-use crate::failure::{CliError, os_error_text};
+use super::error::SampleError;
+use crate::error::describe;
 
 /// How records end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Framing {
-    /// Each record ends at this byte (`\n`, or NUL with `-z`).
+    /// Each record ends at this byte (`\n`, or NUL with `-z`, `Framing::Lines(0)`).
     Lines(u8),
     /// RFC 4180: a record ends at a `\n` outside double quotes.
     Csv,
@@ -69,7 +70,7 @@ impl RecordReader {
         framing: Framing,
         headers: bool,
         max_record: u64,
-    ) -> Result<RecordReader, CliError> {
+    ) -> Result<RecordReader, SampleError> {
         let mut pending: VecDeque<OsString> = files.iter().cloned().collect();
         if pending.is_empty() {
             pending.push_back(OsString::from("-"));
@@ -105,7 +106,7 @@ impl RecordReader {
 
     /// Reads the next data record into `record` (cleared first, terminator
     /// included); `false` at the end of the last input.
-    pub fn next_record(&mut self, record: &mut Vec<u8>) -> Result<bool, CliError> {
+    pub fn next_record(&mut self, record: &mut Vec<u8>) -> Result<bool, SampleError> {
         loop {
             if self.current.is_none() {
                 if !self.open_next()? {
@@ -125,7 +126,7 @@ impl RecordReader {
     }
 
     /// Passes over up to `count` data records; returns how many there were.
-    pub fn skip_records(&mut self, count: u64, scratch: &mut Vec<u8>) -> Result<u64, CliError> {
+    pub fn skip_records(&mut self, count: u64, scratch: &mut Vec<u8>) -> Result<u64, SampleError> {
         let mut skipped = 0;
         while skipped < count && self.next_record(scratch)? {
             skipped += 1;
@@ -135,7 +136,7 @@ impl RecordReader {
 
     /// Opens the next input; `false` when there is none. (The header of
     /// the first input is read by [`RecordReader::open`].)
-    fn open_next(&mut self) -> Result<bool, CliError> {
+    fn open_next(&mut self) -> Result<bool, SampleError> {
         let Some(file) = self.pending.pop_front() else {
             return Ok(false);
         };
@@ -146,11 +147,10 @@ impl RecordReader {
         } else {
             self.name = format!("'{}'", file.to_string_lossy());
             let opened = File::open(&file).map_err(|err| {
-                CliError::plain(format!(
-                    "cannot open {}: {}",
-                    self.name,
-                    os_error_text(&err)
-                ))
+                SampleError::io(
+                    &err,
+                    format!("cannot open {}: {}", self.name, describe(&err)),
+                )
             })?;
             Box::new(opened)
         };
@@ -160,7 +160,7 @@ impl RecordReader {
 
     /// Reads one record of the current input into `record`; `false` at
     /// its end.
-    fn read_one(&mut self, record: &mut Vec<u8>) -> Result<bool, CliError> {
+    fn read_one(&mut self, record: &mut Vec<u8>) -> Result<bool, SampleError> {
         record.clear();
         let Some(input) = self.current.as_mut() else {
             return Ok(false);
@@ -178,15 +178,14 @@ impl RecordReader {
                 .take(room)
                 .read_until(terminator, record)
                 .map_err(|err| {
-                    CliError::plain(format!(
-                        "cannot read {}: {}",
-                        self.name,
-                        os_error_text(&err)
-                    ))
+                    SampleError::io(
+                        &err,
+                        format!("cannot read {}: {}", self.name, describe(&err)),
+                    )
                 })?;
             if record.len() as u64 > self.max_record {
                 self.number += 1;
-                return Err(CliError::plain(format!(
+                return Err(SampleError::memory(format!(
                     "{} is longer than the memory limit ({} bytes)",
                     self.place(),
                     self.max_record
@@ -277,6 +276,6 @@ mod tests {
         let mut record = Vec::new();
         assert!(reader.next_record(&mut record).unwrap());
         let error = reader.next_record(&mut record).unwrap_err();
-        assert!(error.message.contains("line 2 of"), "{}", error.message);
+        assert!(error.message().contains("line 2 of"), "{}", error.message());
     }
 }

@@ -5,7 +5,7 @@
 //! by `csv-core` (the parser of the `csv` crate: quoted fields unquoted,
 //! `""` read as `"`).
 
-use crate::failure::CliError;
+use super::error::SampleError;
 
 /// A field as the command line names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,23 +19,23 @@ pub enum FieldName {
 impl FieldName {
     /// `3` is field 3; anything else not all digits is a name; `0` is an
     /// error (fields count from 1).
-    pub fn parse(option: &str, text: &str) -> Result<FieldName, CliError> {
+    pub fn parse(option: &str, text: &str) -> Result<FieldName, SampleError> {
         if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
             return match text.parse::<usize>() {
                 Ok(number) if number >= 1 => Ok(FieldName::Number(number)),
-                _ => Err(CliError::invalid(format!(
+                _ => Err(SampleError::invalid(format!(
                     "invalid field for {option}: '{text}' (fields are numbered from 1)"
                 ))),
             };
         }
         if text.is_empty() {
-            return Err(CliError::invalid(format!("{option} needs a field")));
+            return Err(SampleError::invalid(format!("{option} needs a field")));
         }
         Ok(FieldName::Name(text.to_string()))
     }
 
     /// Parses a list of fields separated by commas (`-k 1,3`, `-k user,day`).
-    pub fn parse_list(option: &str, text: &str) -> Result<Vec<FieldName>, CliError> {
+    pub fn parse_list(option: &str, text: &str) -> Result<Vec<FieldName>, SampleError> {
         text.split(',')
             .map(|field| FieldName::parse(option, field))
             .collect()
@@ -43,12 +43,12 @@ impl FieldName {
 
     /// The 0-based index of this field, looking names up in `header`'s
     /// fields (`None`: no `--header`).
-    pub fn resolve(&self, option: &str, header: Option<&[Vec<u8>]>) -> Result<usize, CliError> {
+    pub fn resolve(&self, option: &str, header: Option<&[Vec<u8>]>) -> Result<usize, SampleError> {
         match self {
             FieldName::Number(number) => Ok(number - 1),
             FieldName::Name(name) => {
                 let Some(header) = header else {
-                    return Err(CliError::invalid(format!(
+                    return Err(SampleError::invalid(format!(
                         "{option} '{name}' names a field: field names need --header \
                          (or give the field's number)"
                     )));
@@ -61,7 +61,7 @@ impl FieldName {
                             .iter()
                             .map(|f| String::from_utf8_lossy(f).into_owned())
                             .collect();
-                        CliError::invalid(format!(
+                        SampleError::invalid(format!(
                             "{option} '{name}': no field of that name in the header ({})",
                             known.join(", ")
                         ))

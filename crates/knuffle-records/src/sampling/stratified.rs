@@ -10,10 +10,10 @@ use std::collections::HashMap;
 
 use knuffle::{DefaultRng, Reservoir};
 
+use super::error::SampleError;
 use super::key::KeyFields;
 use super::output::{Held, Output, record_cost};
 use super::records::RecordReader;
-use crate::failure::CliError;
 
 /// What a group costs besides its key and records: its reservoir, the
 /// room `Reservoir::new` reserves for its first items (up to 64 of them, 32
@@ -26,8 +26,8 @@ pub fn run(
     mut keys: KeyFields,
     per_key: u64,
     rng: &mut DefaultRng,
-    out: &mut Output,
-) -> Result<(), CliError> {
+    out: &mut Output<'_>,
+) -> Result<(), SampleError> {
     let k = usize::try_from(per_key).unwrap_or(usize::MAX);
     if k == 0 {
         return Ok(());

@@ -7,10 +7,10 @@
 
 use knuffle::DefaultRng;
 
+use super::error::SampleError;
 use super::output::{Output, PrintRandom};
 use super::probability::Probability;
 use super::records::RecordReader;
-use crate::failure::CliError;
 
 /// Keeps each record of `reader` with probability `probability`; with
 /// `print_random`, prefixes the draw.
@@ -19,8 +19,8 @@ pub fn run(
     probability: Probability,
     print_random: Option<PrintRandom>,
     rng: &mut DefaultRng,
-    out: &mut Output,
-) -> Result<(), CliError> {
+    out: &mut Output<'_>,
+) -> Result<(), SampleError> {
     let mut record = Vec::new();
     while reader.next_record(&mut record)? {
         match print_random {

@@ -9,9 +9,9 @@
 
 use knuffle::{DefaultRng, Reservoir};
 
+use super::error::SampleError;
 use super::output::{Held, Output};
 use super::records::RecordReader;
-use crate::failure::CliError;
 
 /// Samples `count` records (`None`: all) of `reader` to `out`.
 pub fn run(
@@ -19,8 +19,8 @@ pub fn run(
     count: Option<u64>,
     in_order: bool,
     rng: &mut DefaultRng,
-    out: &mut Output,
-) -> Result<(), CliError> {
+    out: &mut Output<'_>,
+) -> Result<(), SampleError> {
     let k = count.map_or(usize::MAX, |k| usize::try_from(k).unwrap_or(usize::MAX));
     if k == 0 {
         return Ok(());

@@ -3,10 +3,10 @@
 //! ambiguity: each field's length (8 bytes, little-endian) then its bytes
 //! (for `--csv`, the unquoted value, so `"x"` and `x` are the same key).
 
-use super::args::Plan;
+use super::error::SampleError;
 use super::fields::{FieldName, Splitter};
+use super::options::SampleOptions;
 use super::records::RecordReader;
-use crate::failure::CliError;
 
 /// The key fields of each record.
 pub struct KeyFields {
@@ -16,10 +16,18 @@ pub struct KeyFields {
 
 impl KeyFields {
     /// The fields `names`, resolved against the header's fields.
-    pub fn new(names: &[FieldName], plan: &Plan, header: Option<&[u8]>) -> Result<Self, CliError> {
-        let mut splitter = Splitter::new(plan.csv, plan.delimiter, plan.framing.terminator());
+    pub fn new(
+        names: &[FieldName],
+        options: &SampleOptions,
+        header: Option<&[u8]>,
+    ) -> Result<Self, SampleError> {
+        let mut splitter = Splitter::new(
+            options.csv(),
+            options.delimiter,
+            options.framing.terminator(),
+        );
         let header_fields = header.map(|h| splitter.all_fields(h));
-        let no_input = plan.header && header_fields.is_none();
+        let no_input = options.header && header_fields.is_none();
         let indices = names
             .iter()
             .map(|name| match name {
@@ -38,12 +46,12 @@ impl KeyFields {
         record: &[u8],
         reader: &RecordReader,
         key: &mut Vec<u8>,
-    ) -> Result<(), CliError> {
+    ) -> Result<(), SampleError> {
         key.clear();
         let fields = self.splitter.split(record);
         for &index in &self.indices {
             let Some(value) = self.splitter.field(record, index) else {
-                return Err(CliError::plain(format!(
+                return Err(SampleError::data(format!(
                     "{} has {fields} field{}, so no field {} (a key field)",
                     reader.place(),
                     if fields == 1 { "" } else { "s" },

@@ -17,11 +17,11 @@
 use knuffle::Seed;
 use sha2::{Digest, Sha256};
 
+use super::error::SampleError;
 use super::key::KeyFields;
 use super::output::{Output, PrintRandom};
 use super::probability::Probability;
 use super::records::RecordReader;
-use crate::failure::CliError;
 
 /// Domain separation of the key hash.
 const DOMAIN: &[u8] = b"knuffle sample -k/1\0";
@@ -44,8 +44,8 @@ pub fn run(
     probability: Probability,
     seed_text: &str,
     print_random: Option<PrintRandom>,
-    out: &mut Output,
-) -> Result<(), CliError> {
+    out: &mut Output<'_>,
+) -> Result<(), SampleError> {
     let seed = *Seed::from_text(seed_text).key();
     let mut record = Vec::new();
     let mut key = Vec::new();

@@ -18,10 +18,10 @@
 
 use knuffle::{DefaultRng, WeightedIndex};
 
+use super::error::{Note, SampleError};
 use super::output::Output;
 use super::records::RecordReader;
 use super::weighted::{Weight, WeightField, note_skipped};
-use crate::failure::CliError;
 
 /// Draws `count` records (`None`: endlessly) of `reader` with
 /// replacement, uniformly or by `weights`.
@@ -30,8 +30,9 @@ pub fn run(
     mut weights: Option<WeightField>,
     count: Option<u64>,
     rng: &mut DefaultRng,
-    out: &mut Output,
-) -> Result<(), CliError> {
+    out: &mut Output<'_>,
+    notes: &mut dyn FnMut(Note),
+) -> Result<(), SampleError> {
     if count == Some(0) {
         return Ok(());
     }
@@ -55,13 +56,13 @@ pub fn run(
         starts.push(bytes.len());
         let held = bytes.len() as u64 + 16 * starts.len() as u64;
         if held > budget {
-            return Err(CliError::plain(format!(
+            return Err(SampleError::memory(format!(
                 "sampling with replacement holds every record, and they take more than the \
                  memory limit ({budget} bytes); give a larger --memory"
             )));
         }
     }
-    note_skipped(skipped);
+    note_skipped(skipped, notes);
     let n = starts.len() - 1;
     if n == 0 {
         return Ok(());
@@ -84,7 +85,7 @@ pub fn run(
 
 /// The exact integer index of `weights`: integers as they are when all
 /// are integers, otherwise every weight as a float.
-fn weighted_index(weights: &[Weight]) -> Result<WeightedIndex, CliError> {
+fn weighted_index(weights: &[Weight]) -> Result<WeightedIndex, SampleError> {
     let integers: Option<Vec<u64>> = weights
         .iter()
         .map(|w| match *w {
@@ -96,5 +97,5 @@ fn weighted_index(weights: &[Weight]) -> Result<WeightedIndex, CliError> {
         Some(integers) => WeightedIndex::new(integers),
         None => WeightedIndex::new(weights.iter().map(|w| w.as_f64())),
     };
-    built.map_err(|error| CliError::plain(format!("cannot draw by these weights: {error}")))
+    built.map_err(|error| SampleError::data(format!("cannot draw by these weights: {error}")))
 }

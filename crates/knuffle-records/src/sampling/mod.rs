@@ -1,0 +1,149 @@
+//! Sampling the records of files and streams: every mode of `knuffle
+//! sample` (the sampling modes of tsv-sample, qsv sample and pandas
+//! `sample`, each with its law stated), as a library, so that the command
+//! line and Python write byte for byte the same sample for the same seed.
+//!
+//! ```
+//! use knuffle_records::sampling::{Destination, Mode, SampleOptions, sample};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("in.txt");
+//! std::fs::write(&path, "a\nb\nc\nd\n")?;
+//! // knuffle sample -n 2 --seed 42 in.txt
+//! let options = SampleOptions::new(Mode::Uniform { count: Some(2) }, "42");
+//! let mut out = Vec::new();
+//! sample(&[path.into()], &options, Destination::Writer(&mut out), &mut |_| {})?;
+//! assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 2);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The modes, one module each:
+//!
+//! - [`uniform`]: `-n K`, a simple random sample (every K-subset equally
+//!   likely) in random or input order, by Li's reservoir Algorithm L
+//!   (`knuffle::Reservoir`), O(K) memory; without `-n`, a shuffle of every
+//!   record in memory.
+//! - [`bernoulli`]: `-p P`, each record kept independently with
+//!   probability exactly P ([`probability`]), O(1) memory.
+//! - [`weighted`]: `-w FIELD [-n K]`, successive sampling by weight
+//!   (Efraimidis & Spirakis' A-ExpJ, `knuffle::WeightedReservoir`).
+//! - [`replacement`]: `-r [-w FIELD] [-n K]`, independent draws, uniform
+//!   or by weight (exact for integer weights: `knuffle::WeightedIndex`).
+//! - [`distinct`]: `-k FIELDS -p P`, keys in or out by a keyed SHA-256.
+//! - [`stratified`]: `--per-key N -k FIELDS`, a reservoir per key group.
+//!
+//! Layers (each module uses only those above it): [`error`]; [`records`]
+//! (records in), [`fields`] (fields of a record), [`probability`];
+//! [`options`] (what is asked, checked once); [`key`] (a record's key);
+//! [`output`] (records out, the memory budget); the modes; then this
+//! file's [`sample`].
+
+use std::ffi::OsString;
+
+pub mod bernoulli;
+pub mod distinct;
+pub mod error;
+pub mod fields;
+pub mod key;
+pub mod options;
+pub mod output;
+pub mod probability;
+pub mod records;
+pub mod replacement;
+pub mod stratified;
+pub mod uniform;
+pub mod weighted;
+
+pub use error::{Note, SampleError, SampleErrorKind};
+pub use fields::FieldName;
+pub use options::{Mode, RandomValues, SampleOptions, parse_delimiter};
+pub use output::Destination;
+pub use probability::Probability;
+pub use records::Framing;
+
+/// Samples the records of `inputs` (paths, read in turn as one sequence of
+/// records; `-` or no input at all is standard input) to `destination`,
+/// as `options` asks. `notes` hears of what is worth telling without
+/// failing (records skipped for their weight).
+///
+/// The output is a function of the inputs' bytes and `options` (the seed
+/// text included): what `knuffle sample --seed SEED` writes for the same
+/// options. A file destination is opened before any input is read and
+/// replaced only once the sample is complete.
+pub fn sample(
+    inputs: &[OsString],
+    options: &SampleOptions,
+    destination: Destination<'_>,
+    notes: &mut dyn FnMut(Note),
+) -> Result<(), SampleError> {
+    options.validate()?;
+    let mut reader =
+        records::RecordReader::open(inputs, options.framing, options.header, options.memory)?;
+    // Fields are looked up before anything is written.
+    let weights = match &options.mode {
+        Mode::Weighted { field, .. }
+        | Mode::Replacement {
+            field: Some(field), ..
+        } => Some(weighted::WeightField::new(field, options, reader.header())?),
+        _ => None,
+    };
+    let keys = match &options.mode {
+        Mode::Distinct { fields, .. } | Mode::Stratified { fields, .. } => {
+            Some(key::KeyFields::new(fields, options, reader.header())?)
+        }
+        _ => None,
+    };
+    let print_random = match options.random_values {
+        RandomValues::Off => None,
+        every => Some(output::PrintRandom {
+            delimiter: options.delimiter,
+            every_record: every == RandomValues::Every,
+        }),
+    };
+    let mut rng = knuffle::Seed::from_text(&options.seed).rng();
+    let mut out = output::Output::open(destination, options.memory)?;
+    if let Some(header) = reader.header() {
+        match print_random {
+            Some(print) => out.write_valued("random_value", print.delimiter, header)?,
+            None => out.write(header)?,
+        }
+    }
+    match (&options.mode, weights) {
+        (Mode::Uniform { count }, _) => {
+            uniform::run(&mut reader, *count, options.in_order, &mut rng, &mut out)?
+        }
+        (Mode::Bernoulli(probability), _) => {
+            bernoulli::run(&mut reader, *probability, print_random, &mut rng, &mut out)?
+        }
+        (Mode::Weighted { count, .. }, Some(weights)) => weighted::run(
+            &mut reader,
+            weights,
+            *count,
+            options.in_order,
+            print_random,
+            &mut rng,
+            &mut out,
+            notes,
+        )?,
+        (Mode::Weighted { .. }, None) => unreachable!("weights are resolved above"),
+        (Mode::Distinct { probability, .. }, _) => distinct::run(
+            &mut reader,
+            keys.expect("keys are resolved above"),
+            *probability,
+            &options.seed,
+            print_random,
+            &mut out,
+        )?,
+        (Mode::Stratified { per_key, .. }, _) => stratified::run(
+            &mut reader,
+            keys.expect("keys are resolved above"),
+            *per_key,
+            &mut rng,
+            &mut out,
+        )?,
+        (Mode::Replacement { count, .. }, weights) => {
+            replacement::run(&mut reader, weights, *count, &mut rng, &mut out, notes)?
+        }
+    }
+    out.finish()
+}
