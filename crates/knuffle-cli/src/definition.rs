@@ -12,7 +12,7 @@ pub const GENERATE_KINDS: &[&str] = &["man", "complete-bash", "complete-zsh", "c
 
 /// The subcommands, in the order `--help` lists them.
 pub const SUBCOMMANDS: &[&str] = &[
-    "deal", "chars", "trace", "lab", "audit", "draw", "verify", "sample",
+    "deal", "chars", "trace", "lab", "audit", "draw", "verify", "sample", "split",
 ];
 
 /// `knuffle`: shuf mode's options and operands, and every subcommand.
@@ -26,6 +26,7 @@ pub fn command() -> Command {
         crate::draw::Args::command(),
         crate::verify::Args::command(),
         crate::sample::Args::command(),
+        crate::split::Args::command(),
     ]
     .into_iter()
     .zip(SUBCOMMANDS)

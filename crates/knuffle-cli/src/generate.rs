@@ -59,6 +59,7 @@ fn heading(name: &str) -> &'static str {
         "draw" => "knuffle draw options",
         "verify" => "knuffle verify options",
         "sample" => "knuffle sample options",
+        "split" => "knuffle split options",
         other => unreachable!("no man page heading for subcommand {other}"),
     }
 }

@@ -31,6 +31,7 @@ mod sample;
 mod seed_entropy;
 mod seeding;
 mod shuf;
+mod split;
 mod subcommands;
 mod trace;
 mod verify;
@@ -120,6 +121,7 @@ fn run_subcommand(name: &str, rest: &[OsString]) -> Option<ExitCode> {
         "draw" => draw::run(rest),
         "verify" => verify::run(rest),
         "sample" => sample::run(rest),
+        "split" => split::run(rest),
         _ => return None,
     };
     let command = format!("knuffle {name}");

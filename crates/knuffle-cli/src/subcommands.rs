@@ -3,7 +3,7 @@
 //!
 //! The rule (also in `--help` and the README): only the first argument can
 //! name a subcommand, spelled exactly (`deal`, `chars`, `trace`, `lab`,
-//! `audit`, `draw`, `verify`, `sample`, `help`). A first argument that shuf mode would open as a FILE
+//! `audit`, `draw`, `verify`, `sample`, `split`, `help`). A first argument that shuf mode would open as a FILE
 //! (so not with `-e`, `-i` or `-n 0`), that has no `/`, is not an existing
 //! file, has three letters or more, and is one edit (a letter added,
 //! dropped, changed, or two neighbours swapped; case ignored) from a
@@ -16,7 +16,7 @@ use std::path::Path;
 
 /// Every name the first argument can take (the subcommands and `help`).
 pub const NAMES: &[&str] = &[
-    "deal", "chars", "trace", "lab", "audit", "draw", "verify", "sample", "help",
+    "deal", "chars", "trace", "lab", "audit", "draw", "verify", "sample", "split", "help",
 ];
 
 /// The subcommand `first` was probably meant to be, when it names none,

@@ -16,6 +16,8 @@ use crate::failure::CliError;
 pub(crate) mod args;
 mod status;
 
+pub(crate) use status::cli_error;
+
 pub(crate) use args::Args;
 
 /// Runs `knuffle sample` with the arguments after `sample`.

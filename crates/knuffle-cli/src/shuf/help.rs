@@ -37,7 +37,7 @@ fn gnu_help(program: &str) -> String {
 fn knuffle_help(program: &str) -> String {
     format!(
         "Usage: {program} [OPTION]... [FILE]...\n  or:  {program} -e [OPTION]... [ARG]...\n  or:  {program} -i LO-HI [OPTION]...\n  \
-         or:  {program} SUBCOMMAND [OPTION]... (deal, chars, trace, lab, audit, draw, verify, sample, help)\n\
+         or:  {program} SUBCOMMAND [OPTION]... (deal, chars, trace, lab, audit, draw, verify, sample, split, help)\n\
          Write a random permutation of the input lines to standard output.\n\n\
          With no FILE, or when FILE is -, read standard input.\n\n\
          Mandatory arguments to long options are mandatory for short options too.\n\
@@ -67,7 +67,8 @@ fn knuffle_help(program: &str) -> String {
          Several FILEs are shuffled together.\n\n\
          Subcommands: deal (cards), chars (the characters of strings), trace (a\n\
          shuffle step by step), lab (the bias lab), audit (test another program's\n\
-         shuffles), sample (uniform, Bernoulli and weighted samples of records);\n\
+         shuffles), sample (uniform, Bernoulli and weighted samples of records),\n\
+         split (records into train/validation/test parts);\n\
          '{program} help SUBCOMMAND' or '{program} SUBCOMMAND --help' for each.\n\
          Only the first argument can name a subcommand. A first argument that names\n\
          none but is one letter off (dael), would be read as a FILE and is no\n\

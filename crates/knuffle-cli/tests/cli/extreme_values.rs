@@ -370,6 +370,32 @@ const CASES: &[Case] = &[
             "{T}/t.json",
         ],
     },
+    // split
+    Case {
+        subcommand: "split",
+        option: "memory",
+        args: &[
+            "split", "--seed", "s", "--parts", "1,1", "-o", "{T}/a", "-o", "{T}/b", "--memory", "V",
+        ],
+        stdin: b"a\nb\nc\n",
+        setup: &[],
+    },
+    Case {
+        subcommand: "split",
+        option: "parts",
+        args: &["split", "--seed", "s", "--parts", "V", "-o", "{T}/a"],
+        stdin: b"a\nb\nc\n",
+        setup: &[],
+    },
+    Case {
+        subcommand: "split",
+        option: "parts",
+        args: &[
+            "split", "--seed", "s", "--parts", "1,V", "-o", "{T}/a", "-o", "{T}/b",
+        ],
+        stdin: b"a\nb\nc\n",
+        setup: &[],
+    },
 ];
 
 /// The subcommands, as `knuffle --help` lists them.

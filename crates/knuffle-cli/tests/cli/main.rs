@@ -18,6 +18,7 @@
 //! | `cli_conventions` | `help`, `-h`, `--version`, typos of subcommands, man page and completions |
 //! | `deal`, `chars`, `trace`, `lab_cli`, `audit_cli`, `draw_verify` | the subcommands, with golden outputs |
 //! | `sample` | `knuffle sample`: each mode's law against exact values (with biased stand-ins that fail), headers, CSV, endless input, errors |
+//! | `split` | `knuffle split`: exact part sizes, every record in one part, a uniform assignment (chi-square; a biased stand-in fails), group splits across runs and files, headers, CSV, errors |
 //! | `verifier_differential` | `knuffle verify` and the Python reference verifier: the same exit status on a corpus of hostile transcripts |
 //! | `written_files` | every file knuffle writes (transcripts, secrets, the lab's report, `-o`) by one rule: FIFOs, devices, symlinks, hard links, missing directories |
 //!
@@ -48,6 +49,7 @@ mod shuf_behaviour;
 mod shuf_differential;
 mod shuf_gnu_suite;
 mod shuf_vs_gnu;
+mod split;
 mod trace;
 mod verifier_differential;
 mod written_files;

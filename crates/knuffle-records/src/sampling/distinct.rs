@@ -15,26 +15,15 @@
 //! `--gen-random-inorder` every record is, in or out.
 
 use knuffle::Seed;
-use sha2::{Digest, Sha256};
 
 use super::error::SampleError;
-use super::key::KeyFields;
+use super::key::{KeyFields, key_rng};
 use super::output::{Output, PrintRandom};
 use super::probability::Probability;
 use super::records::RecordReader;
 
 /// Domain separation of the key hash.
 const DOMAIN: &[u8] = b"knuffle sample -k/1\0";
-
-/// The generator of `key` (encoded) under seed key `seed`.
-fn key_rng(seed: &[u8; 32], key: &[u8]) -> knuffle::DefaultRng {
-    let mut hash = Sha256::new();
-    hash.update(DOMAIN);
-    hash.update(seed);
-    hash.update(key);
-    let digest: [u8; 32] = hash.finalize().into();
-    Seed::from_key(digest).rng()
-}
 
 /// Keeps the records of `reader` whose key is in; with `print_random`,
 /// prefixes the key's draw.
@@ -51,7 +40,7 @@ pub fn run(
     let mut key = Vec::new();
     while reader.next_record(&mut record)? {
         keys.key_of(&record, reader, &mut key)?;
-        let mut rng = key_rng(&seed, &key);
+        let mut rng = key_rng(DOMAIN, &seed, &key);
         match print_random {
             None => {
                 if probability.draw(&mut rng) {

@@ -3,10 +3,12 @@
 //! ambiguity: each field's length (8 bytes, little-endian) then its bytes
 //! (for `--csv`, the unquoted value, so `"x"` and `x` are the same key).
 
+use knuffle::{DefaultRng, Seed};
+use sha2::{Digest, Sha256};
+
 use super::error::SampleError;
 use super::fields::{FieldName, Splitter};
-use super::options::SampleOptions;
-use super::records::RecordReader;
+use super::records::{Framing, RecordReader};
 
 /// The key fields of each record.
 pub struct KeyFields {
@@ -15,19 +17,20 @@ pub struct KeyFields {
 }
 
 impl KeyFields {
-    /// The fields `names`, resolved against the header's fields.
+    /// The fields `names`, resolved against the fields of `header` (the
+    /// first input's header record, when `headers` were asked for and
+    /// there is one), in records of `framing` with fields separated by
+    /// `delimiter`.
     pub fn new(
         names: &[FieldName],
-        options: &SampleOptions,
+        framing: Framing,
+        delimiter: u8,
+        headers: bool,
         header: Option<&[u8]>,
     ) -> Result<Self, SampleError> {
-        let mut splitter = Splitter::new(
-            options.csv(),
-            options.delimiter,
-            options.framing.terminator(),
-        );
+        let mut splitter = Splitter::new(framing == Framing::Csv, delimiter, framing.terminator());
         let header_fields = header.map(|h| splitter.all_fields(h));
-        let no_input = options.header && header_fields.is_none();
+        let no_input = headers && header_fields.is_none();
         let indices = names
             .iter()
             .map(|name| match name {
@@ -63,4 +66,18 @@ impl KeyFields {
         }
         Ok(())
     }
+}
+
+/// The generator of an encoded `key` under seed key `seed` (SHA-256 of
+/// the seed text) for the use named by `domain`: ChaCha20 keyed by
+/// `SHA-256(domain || seed || key)`, so a key's draws depend on the seed
+/// and the key only (the same in every run, file and machine), and
+/// different uses of one seed draw independently.
+pub fn key_rng(domain: &[u8], seed: &[u8; 32], key: &[u8]) -> DefaultRng {
+    let mut hash = Sha256::new();
+    hash.update(domain);
+    hash.update(seed);
+    hash.update(key);
+    let digest: [u8; 32] = hash.finalize().into();
+    Seed::from_key(digest).rng()
 }

@@ -32,11 +32,16 @@
 //! - [`distinct`]: `-k FIELDS -p P`, keys in or out by a keyed SHA-256.
 //! - [`stratified`]: `--per-key N -k FIELDS`, a reservoir per key group.
 //!
+//! And [`split`] (`knuffle split`): every record to one of several outputs
+//! in the shares of [`parts`], exact sizes with a uniformly random
+//! assignment, or by key.
+//!
 //! Layers (each module uses only those above it): [`error`]; [`records`]
-//! (records in), [`fields`] (fields of a record), [`probability`];
+//! (records in), [`fields`] (fields of a record), [`probability`],
+//! [`parts`];
 //! [`options`] (what is asked, checked once); [`key`] (a record's key);
-//! [`output`] (records out, the memory budget); the modes; then this
-//! file's [`sample`].
+//! [`output`] (records out, the memory budget); the modes and [`split`];
+//! then this file's [`sample`].
 
 use std::ffi::OsString;
 
@@ -47,9 +52,11 @@ pub mod fields;
 pub mod key;
 pub mod options;
 pub mod output;
+pub mod parts;
 pub mod probability;
 pub mod records;
 pub mod replacement;
+pub mod split;
 pub mod stratified;
 pub mod uniform;
 pub mod weighted;
@@ -58,8 +65,10 @@ pub use error::{Note, SampleError, SampleErrorKind};
 pub use fields::FieldName;
 pub use options::{Mode, RandomValues, SampleOptions, parse_delimiter};
 pub use output::Destination;
+pub use parts::Parts;
 pub use probability::Probability;
 pub use records::Framing;
+pub use split::{SplitOptions, split};
 
 /// Samples the records of `inputs` (paths, read in turn as one sequence of
 /// records; `-` or no input at all is standard input) to `destination`,
@@ -89,7 +98,13 @@ pub fn sample(
     };
     let keys = match &options.mode {
         Mode::Distinct { fields, .. } | Mode::Stratified { fields, .. } => {
-            Some(key::KeyFields::new(fields, options, reader.header())?)
+            Some(key::KeyFields::new(
+                fields,
+                options.framing,
+                options.delimiter,
+                options.header,
+                reader.header(),
+            )?)
         }
         _ => None,
     };

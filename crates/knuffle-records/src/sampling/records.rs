@@ -14,7 +14,7 @@
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 
 use super::error::SampleError;
 use crate::error::describe;
@@ -58,6 +58,8 @@ pub struct RecordReader {
     headers: bool,
     header: Option<Vec<u8>>,
     max_record: u64,
+    /// Standard input as spooled to a file ([`RecordReader::open_spooled`]).
+    stdin: Option<File>,
 }
 
 impl RecordReader {
@@ -71,6 +73,28 @@ impl RecordReader {
         headers: bool,
         max_record: u64,
     ) -> Result<RecordReader, SampleError> {
+        RecordReader::open_spooled(files, framing, headers, max_record, None)
+    }
+
+    /// [`RecordReader::open`], with standard input read from `stdin` (a
+    /// copy of it in a file, read from its start; named `standard input`
+    /// in messages) when given, so that it can be read more than once.
+    pub fn open_spooled(
+        files: &[OsString],
+        framing: Framing,
+        headers: bool,
+        max_record: u64,
+        stdin: Option<&File>,
+    ) -> Result<RecordReader, SampleError> {
+        let stdin = match stdin {
+            None => None,
+            Some(file) => {
+                let mut copy = file.try_clone().map_err(|err| spool_error(&err))?;
+                copy.seek(SeekFrom::Start(0))
+                    .map_err(|err| spool_error(&err))?;
+                Some(copy)
+            }
+        };
         let mut pending: VecDeque<OsString> = files.iter().cloned().collect();
         if pending.is_empty() {
             pending.push_back(OsString::from("-"));
@@ -84,6 +108,7 @@ impl RecordReader {
             headers,
             header: None,
             max_record,
+            stdin,
         };
         if headers && reader.open_next()? {
             let mut first = Vec::new();
@@ -143,7 +168,10 @@ impl RecordReader {
         self.number = 0;
         let source: Box<dyn Read> = if file == "-" {
             self.name = "standard input".to_string();
-            Box::new(std::io::stdin())
+            match self.stdin.take() {
+                Some(spooled) => Box::new(spooled),
+                None => Box::new(std::io::stdin()),
+            }
         } else {
             self.name = format!("'{}'", file.to_string_lossy());
             let opened = File::open(&file).map_err(|err| {
@@ -212,6 +240,14 @@ impl RecordReader {
             return Ok(true);
         }
     }
+}
+
+/// A failure to re-read the copy of standard input.
+fn spool_error(err: &std::io::Error) -> SampleError {
+    SampleError::io(
+        err,
+        format!("cannot read standard input (spooled): {}", describe(err)),
+    )
 }
 
 #[cfg(test)]
