@@ -19,6 +19,16 @@ from __future__ import annotations
 from knuffle._audit import AuditReport, AuditTest, audit
 from knuffle._files import shuffle_file
 from knuffle._generator import Generator, Hands
+from knuffle._sampling import sample_file, split_file
 
-__all__ = ["AuditReport", "AuditTest", "Generator", "Hands", "audit", "shuffle_file"]
+__all__ = [
+    "AuditReport",
+    "AuditTest",
+    "Generator",
+    "Hands",
+    "audit",
+    "sample_file",
+    "shuffle_file",
+    "split_file",
+]
 __version__ = "0.1.0"

@@ -43,6 +43,12 @@ def audit_rows(
     effect: float | None,
 ) -> dict[str, Any]: ...
 
+# knuffle.sample_file / split_file (python/src/sampling.rs)
+def sample_paths(
+    inputs: list[str], output: str | None, options: dict[str, Any]
+) -> tuple[str, bytes | None]: ...
+def split_paths(inputs: list[str], outputs: list[str], options: dict[str, Any]) -> str: ...
+
 # knuffle.dask (python/src/dask.rs)
 DASK_LABEL_BITS: int
 

@@ -54,7 +54,8 @@ impl MemoryLimit {
         )))
     }
 
-    fn bytes(&self) -> PyResult<u64> {
+    /// The limit in bytes (at least 1M), or a `ValueError`.
+    pub fn bytes(&self) -> PyResult<u64> {
         let (bytes, shown) = match self {
             MemoryLimit::Bytes(bytes) => (*bytes, bytes.to_string()),
             MemoryLimit::Text(text) => (

@@ -9,6 +9,7 @@ mod dask;
 mod files;
 mod generator;
 mod rows;
+mod sampling;
 mod threads;
 mod weighted;
 
@@ -18,6 +19,8 @@ use pyo3::prelude::*;
 fn _knuffle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<generator::Generator>()?;
     m.add_function(wrap_pyfunction!(audit::audit_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(sampling::sample_paths, m)?)?;
+    m.add_function(wrap_pyfunction!(sampling::split_paths, m)?)?;
     m.add("DEFAULT_THREADS", threads::DEFAULT_THREADS)?;
     // Dask helpers (issue 17, python/src/dask.rs) register themselves here:
     dask::register(m)?;

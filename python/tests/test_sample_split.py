@@ -1,0 +1,166 @@
+"""sample_file and split_file: byte for byte the command line's
+`knuffle sample` and `knuffle split` for the same seed, and clear errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from fractions import Fraction
+
+import pytest
+
+import knuffle
+from conftest import REPO, require
+
+
+def knuffle_cli() -> str:
+    """The `knuffle` binary (target/debug, or $KNUFFLE_BIN)."""
+    path = os.environ.get("KNUFFLE_BIN") or str(REPO / "target" / "debug" / "knuffle")
+    require(os.access(path, os.X_OK), f"the knuffle binary is not built ({path}): run cargo build -p knuffle-cli")
+    return path
+
+
+def cli(*args: str) -> bytes:
+    return subprocess.run([knuffle_cli(), *args], check=True, capture_output=True).stdout
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    """A TSV table with a header: id, user, weight, text."""
+    path = tmp_path_factory.mktemp("sample") / "t.tsv"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("id\tuser\tweight\ttext\n")
+        for i in range(500):
+            f.write(f"{i}\tu{i % 37}\t{1 + i % 5}\t{'x' * (i % 11)}\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def csv_table(tmp_path_factory):
+    """A CSV table whose quoted fields hold commas and newlines."""
+    path = tmp_path_factory.mktemp("sample") / "t.csv"
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write("id,user,note\r\n")
+        for i in range(200):
+            f.write(f'{i},u{i % 13},"line {i},\nsecond ""line"""\r\n')
+    return path
+
+
+SAMPLE_CASES = [
+    ({"n": 10}, ["-n", "10"]),
+    ({"n": 10, "inorder": True}, ["-n", "10", "--inorder"]),
+    ({"p": "0.1"}, ["-p", "0.1"]),
+    ({"p": 0.1}, ["-p", "0.1"]),
+    ({"p": Fraction(1, 3)}, ["-p", "1/3"]),
+    ({"weights": "weight", "n": 7}, ["-w", "weight", "-n", "7"]),
+    ({"weights": 3, "n": 7, "inorder": True}, ["-w", "3", "-n", "7", "--inorder"]),
+    ({"weights": "weight"}, ["-w", "weight"]),
+    ({"replace": True, "n": 20}, ["-r", "-n", "20"]),
+    ({"replace": True, "weights": "weight", "n": 20}, ["-r", "-w", "weight", "-n", "20"]),
+    ({"key": "user", "p": "1/4"}, ["-k", "user", "-p", "1/4"]),
+    ({"key": ["user", 3], "p": "0.5"}, ["-k", "user,3", "-p", "0.5"]),
+    ({"key": "user", "per_key": 2}, ["-k", "user", "--per-key", "2"]),
+    ({"p": "0.2", "print_random": True}, ["-p", "0.2", "--print-random"]),
+    ({"weights": "weight", "gen_random_inorder": True}, ["-w", "weight", "--gen-random-inorder"]),
+    ({}, []),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "args"), SAMPLE_CASES)
+def test_sample_file_is_the_command_lines_sample(table, tmp_path, kwargs, args):
+    expected = cli("sample", "--header", "--seed", "py", *args, str(table))
+    assert knuffle.sample_file(table, header=True, seed="py", **kwargs) == expected
+    out = tmp_path / "out.tsv"
+    assert knuffle.sample_file(table, out, header=True, seed="py", **kwargs) == "py"
+    assert out.read_bytes() == expected
+
+
+def test_csv_records_with_quoted_newlines_match(csv_table, tmp_path):
+    for kwargs, args in [({"n": 5}, ["-n", "5"]), ({"key": "user", "p": "1/2"}, ["-k", "user", "-p", "1/2"])]:
+        expected = cli("sample", "--csv", "--header", "--seed", "c", *args, str(csv_table))
+        assert knuffle.sample_file(csv_table, csv=True, header=True, seed="c", **kwargs) == expected
+
+
+def test_a_fresh_seed_is_returned_and_replays(table, tmp_path):
+    out = tmp_path / "a.tsv"
+    seed = knuffle.sample_file(table, out, n=5)
+    assert isinstance(seed, str) and len(seed) == 64
+    assert knuffle.sample_file(table, n=5, seed=seed) == out.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "args"),
+    [
+        ({}, []),
+        ({"key": "user"}, ["-k", "user"]),
+    ],
+)
+def test_split_file_is_the_command_lines_split(table, tmp_path, kwargs, args):
+    cli_outs = [tmp_path / f"cli{j}" for j in range(3)]
+    py_outs = [tmp_path / f"py{j}" for j in range(3)]
+    o = [a for path in cli_outs for a in ("-o", str(path))]
+    cli("split", "--parts", "80,10,10", "--header", "--seed", "sp", *args, *o, str(table))
+    assert knuffle.split_file(table, py_outs, [80, 10, 10], header=True, seed="sp", **kwargs) == "sp"
+    for c, p in zip(cli_outs, py_outs):
+        assert p.read_bytes() == c.read_bytes()
+    knuffle.split_file(table, py_outs, "0.8,0.1,0.1", header=True, seed="sp", **kwargs)
+    assert [p.read_bytes() for p in py_outs] == [c.read_bytes() for c in cli_outs], "shares are normalised"
+
+
+def test_split_sizes_are_exact_and_the_header_heads_every_part(table, tmp_path):
+    outs = [tmp_path / name for name in ("train", "valid", "test")]
+    knuffle.split_file(table, outs, [0.8, 0.1, 0.1], header=True, seed="x")
+    parts = [p.read_text().splitlines() for p in outs]
+    assert [len(p) - 1 for p in parts] == [400, 50, 50]
+    assert all(p[0] == "id\tuser\tweight\ttext" for p in parts)
+    rows = sorted(row for p in parts for row in p[1:])
+    assert rows == sorted(table.read_text().splitlines()[1:])
+
+
+def test_bad_arguments_are_value_errors(table, tmp_path):
+    for kwargs in [
+        {"p": "1.5"},
+        {"p": -0.1},
+        {"p": "0.1", "n": 3},
+        {"key": "user"},
+        {"per_key": 2},
+        {"replace": True},
+        {"inorder": True},
+        {"weights": "nosuchfield", "n": 2},
+        {"delimiter": "ab"},
+        {"memory": 1000},
+    ]:
+        with pytest.raises(ValueError):
+            knuffle.sample_file(table, header=True, **kwargs)
+    with pytest.raises(ValueError, match="field numbers count from 1"):
+        knuffle.sample_file(table, weights=0, n=1)
+    with pytest.raises(TypeError):
+        knuffle.sample_file(table, n="3")
+    outs = [tmp_path / "a", tmp_path / "b"]
+    for parts in ["-1,2", "0,0", [1, 2, 3], "x"]:
+        with pytest.raises(ValueError):
+            knuffle.split_file(table, outs, parts)
+    assert not any(p.exists() for p in outs)
+
+
+def test_io_failures_are_os_errors(table, tmp_path):
+    with pytest.raises(FileNotFoundError, match="missing.tsv"):
+        knuffle.sample_file(tmp_path / "missing.tsv", n=1)
+    kept = tmp_path / "kept.txt"
+    kept.write_text("old\n")
+    with pytest.raises(OSError, match="nodir"):
+        knuffle.split_file(table, [kept, tmp_path / "nodir" / "x"], [1, 1])
+    assert kept.read_text() == "old\n"
+    with pytest.raises(OSError):
+        knuffle.sample_file(tmp_path / "missing.tsv", kept, n=1)
+    assert kept.read_text() == "old\n", "a failing run never truncates"
+
+
+def test_docstring_examples_of_sample_and_split():
+    import doctest
+
+    import knuffle._sampling
+
+    result = doctest.testmod(knuffle._sampling, extraglobs={"knuffle": knuffle})
+    assert result.attempted > 0
+    assert result.failed == 0
