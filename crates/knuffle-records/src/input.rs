@@ -13,12 +13,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use memmap2::MmapOptions;
 
-use crate::buffers::CHUNK;
+use crate::buffers::{CHUNK, grow_within};
 pub use crate::bytes::Bytes;
 use crate::error::Error;
 use crate::line_index::{Offset, push_starts};
 use crate::progress::Progress;
-use crate::stream::grow_within;
 
 /// An input of a record shuffle, as the caller names it.
 pub enum Input {

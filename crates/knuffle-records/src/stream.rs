@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 use std::io::{self, Read};
 
-use crate::buffers::STREAM_BUFFER;
+use crate::buffers::{STREAM_BUFFER, grow_within};
 use crate::error::Error;
 use crate::input::Opened;
 use crate::progress::{NoProgress, Progress};
@@ -185,26 +185,6 @@ impl<'p> LineStream<'p> {
         }
         Ok(skipped)
     }
-}
-
-/// Makes room in `buffer` for `extra` more bytes: geometric growth (so
-/// that a long line costs linear time), but never past `most` bytes of
-/// capacity (a line near the memory limit must not double past it), and
-/// [`Error::OutOfMemory`] rather than an abort when the allocation fails.
-pub fn grow_within(buffer: &mut Vec<u8>, extra: usize, most: usize) -> Result<(), Error> {
-    let needed = buffer.len().saturating_add(extra);
-    if needed <= buffer.capacity() {
-        return Ok(());
-    }
-    let target = buffer
-        .capacity()
-        .saturating_mul(2)
-        .max(needed)
-        .min(most)
-        .max(needed);
-    buffer
-        .try_reserve_exact(target - buffer.len())
-        .map_err(|_| Error::OutOfMemory)
 }
 
 #[cfg(test)]
