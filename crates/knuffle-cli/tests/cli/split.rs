@@ -346,3 +346,39 @@ fn a_missing_directory_is_named_and_nothing_is_created_or_truncated() {
     );
     assert!(!fresh.exists(), "no partial output");
 }
+
+#[test]
+fn standard_input_is_copied_into_the_temporary_directory_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let parts = split(
+        dir.path(),
+        2,
+        &[
+            "--parts",
+            "1,1",
+            "--seed",
+            "t",
+            "-T",
+            dir.path().to_str().unwrap(),
+        ],
+        b"a\nb\nc\n",
+    );
+    assert_eq!(
+        parts.iter().map(|p| lines(p).len()).collect::<Vec<_>>(),
+        [2, 1]
+    );
+    let missing = dir.path().join("no-such-dir");
+    let output = TestCommand::knuffle()
+        .args(["split", "--parts", "1,1", "-o"])
+        .arg(dir.path().join("x"))
+        .arg("-o")
+        .arg(dir.path().join("y"))
+        .arg("-T")
+        .arg(&missing)
+        .stdin(b"a\n")
+        .output();
+    let (code, _, err) = code_and_text(&output);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no-such-dir"), "{err}");
+    assert!(!dir.path().join("x").exists(), "no partial output");
+}

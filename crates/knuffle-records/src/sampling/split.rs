@@ -212,25 +212,23 @@ fn changed() -> SampleError {
 
 /// Copies standard input to a nameless temporary file in `dir`.
 fn spool_stdin(dir: Option<&Path>) -> Result<File, SampleError> {
-    let fail = |err: &std::io::Error| {
+    let dir = dir.map_or_else(std::env::temp_dir, Path::to_path_buf);
+    let mut file = tempfile::tempfile_in(&dir).map_err(|err| {
         SampleError::io(
-            err,
+            &err,
             format!(
-                "cannot copy standard input to a temporary file: {}",
-                crate::error::describe(err)
+                "cannot copy standard input to a temporary file in '{}': {}",
+                dir.display(),
+                crate::error::describe(&err)
             ),
         )
-    };
-    let mut file = match dir {
-        Some(dir) => tempfile::tempfile_in(dir),
-        None => tempfile::tempfile(),
-    }
-    .map_err(|err| fail(&err))?;
+    })?;
     std::io::copy(&mut std::io::stdin().lock(), &mut file).map_err(|err| {
         SampleError::io(
             &err,
             format!(
-                "cannot read standard input: {}",
+                "cannot copy standard input to a temporary file in '{}': {}",
+                dir.display(),
                 crate::error::describe(&err)
             ),
         )
