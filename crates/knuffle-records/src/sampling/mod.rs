@@ -32,7 +32,7 @@
 //! - [`distinct`]: `-k FIELDS -p P`, keys in or out by a keyed SHA-256.
 //! - [`stratified`]: `--per-key N -k FIELDS`, a reservoir per key group.
 //!
-//! And [`split`] (`knuffle split`): every record to one of several outputs
+//! And [`mod@split`] (`knuffle split`): every record to one of several outputs
 //! in the shares of [`parts`], exact sizes with a uniformly random
 //! assignment, or by key.
 //!
@@ -40,7 +40,7 @@
 //! (records in), [`fields`] (fields of a record), [`probability`],
 //! [`parts`];
 //! [`options`] (what is asked, checked once); [`key`] (a record's key);
-//! [`output`] (records out, the memory budget); the modes and [`split`];
+//! [`output`] (records out, the memory budget); the modes and [`mod@split`];
 //! then this file's [`sample`].
 
 use std::ffi::OsString;
