@@ -382,3 +382,57 @@ fn standard_input_is_copied_into_the_temporary_directory_given() {
     assert!(err.contains("no-such-dir"), "{err}");
     assert!(!dir.path().join("x").exists(), "no partial output");
 }
+
+/// An exact split of 64 MiB of lines from standard input (copied to a
+/// temporary file, read twice) and a group split of the same file: peak
+/// memory a few MiB above the binary's own, whatever the input's size.
+#[test]
+fn a_split_holds_one_record_and_a_counter_per_part() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let _heavy = crate::support::heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.tsv");
+    {
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&input).unwrap());
+        for i in 0..2_000_000u32 {
+            writeln!(
+                file,
+                "{i}\tuser{}\t{}",
+                i % 1000,
+                "x".repeat((i % 40) as usize)
+            )
+            .unwrap();
+        }
+    }
+    let size = std::fs::metadata(&input).unwrap().len();
+    assert!(size > 60 << 20, "{size}");
+    for key in [&[][..], &["-k", "2"][..]] {
+        let mut child = Command::new(crate::support::binary())
+            .args(["split", "--parts", "80,10,10", "--seed", "m"])
+            .args(key)
+            .args(["-T", dir.path().to_str().unwrap()])
+            .arg("-o")
+            .arg(dir.path().join("a"))
+            .arg("-o")
+            .arg(dir.path().join("b"))
+            .arg("-o")
+            .arg(dir.path().join("c"))
+            .stdin(std::fs::File::open(&input).unwrap())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        let (status, peak) = crate::support::external::wait_with_peak_memory(&mut child);
+        assert!(status.success(), "{key:?}");
+        assert!(
+            peak < 24 << 20,
+            "{key:?}: peak {peak} bytes for {size} bytes of input"
+        );
+        let written: u64 = ["a", "b", "c"]
+            .iter()
+            .map(|p| std::fs::metadata(dir.path().join(p)).unwrap().len())
+            .sum();
+        assert_eq!(written, size, "{key:?}: every byte in one part");
+    }
+}
