@@ -64,16 +64,27 @@ def u64be(x):
 # ---------------------------------------------------------------- reading
 
 
-def meminfo(name):
-    """A /proc/meminfo field in bytes, or None."""
+def proc_field(path, name):
+    """A field of a /proc file that counts in kB (meminfo, status), in
+    bytes, or None."""
     try:
-        with open("/proc/meminfo") as f:
+        with open(path) as f:
             for line in f:
                 if line.startswith(name):
                     return int(line[len(name):].split()[0]) * 1024
     except (OSError, ValueError, IndexError):
         pass
     return None
+
+
+def meminfo(name):
+    """A /proc/meminfo field in bytes, or None."""
+    return proc_field("/proc/meminfo", name)
+
+
+def status_field(name):
+    """A /proc/self/status field (VmSize:) in bytes, or None."""
+    return proc_field("/proc/self/status", name)
 
 
 def parse_size(text):
@@ -130,22 +141,24 @@ def human_bytes(size):
 
 
 def memory_budget():
-    """The memory a verification may use, after knuffle's budget: three
-    quarters of the memory available (or of the room under the cgroup v2
-    memory.max, when smaller; 1 GiB when neither can be read; at least
-    1 MiB), and at most half of the address-space limit (ulimit -v).
-    (knuffle also reads cgroup v1 limits and its own mapped address space;
+    """The memory a verification may use, after knuffle's budget: the
+    smallest of three quarters of the memory available, three quarters of
+    the room under the cgroup v2 memory.max, and the address space left
+    under the address-space limit (ulimit -v) after what this process maps
+    now and 64 MiB for each of 2 x cores + 4 allocation arenas; 1 GiB when
+    none can be read; at least 1 MiB. (knuffle also reads cgroup v1 limits;
     the two agree unless a population file comes near the budget.)"""
-    room = [r for r in (meminfo("MemAvailable:"), cgroup_room()) if r is not None]
-    budget = max(min(room) // 4 * 3 if room else 1 << 30, 1 << 20)
+    rooms = [r // 4 * 3 for r in (meminfo("MemAvailable:"), cgroup_room()) if r is not None]
     try:
         import resource
         soft = resource.getrlimit(resource.RLIMIT_AS)[0]
         if soft != resource.RLIM_INFINITY:
-            budget = min(budget, soft // 2)
+            mapped = status_field("VmSize:") or 0
+            headroom = (2 * (os.cpu_count() or 1) + 4) * (64 << 20)
+            rooms.append(max(soft - mapped - headroom, 0))
     except (ImportError, OSError, ValueError):
         pass
-    return budget
+    return max(min(rooms) if rooms else 1 << 30, 1 << 20)
 
 
 def cgroup_room():

@@ -16,7 +16,7 @@ use knuffle_draw::limits::{
 use knuffle_draw::{DrawError, Mode, Population, Source, derive_key, draws, make_transcript};
 
 use crate::draw_io::{
-    beacon_chain, memory_budget, parse_range, read_beacon_within, read_bounded, read_population,
+    beacon_chain, parse_range, read_beacon_within, read_bounded, read_population,
 };
 use crate::emit::{self, write_stdout};
 use crate::failure::{CliError, USAGE};
@@ -255,7 +255,7 @@ fn run_parsed(args: &Args) -> Result<ExitCode, CliError> {
     if mode == Mode::Perm && count > n {
         return Err(usage(DrawError::TooMany { k: count, n }.to_string()));
     }
-    let budget = memory_budget();
+    let budget = knuffle_records::default_limit();
     if args.transcript.is_some() {
         let embedded = match &population {
             Population::Items(items) if !args.omit_items => embedded_items_memory(
@@ -407,7 +407,7 @@ fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, CliError> {
                     count,
                     "picks",
                     PERM_BYTES_PER_DRAW,
-                    memory_budget(),
+                    knuffle_records::default_limit(),
                 )
                 .map_err(|e| usage(e.to_string()))?;
             }
@@ -437,7 +437,7 @@ fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, CliError> {
                 n,
                 "ids",
                 CONSISTENT_BYTES_PER_ID + 2 * longest_item(&population),
-                memory_budget(),
+                knuffle_records::default_limit(),
             )
             .map_err(|e| usage(e.to_string()))?;
             let ids: Vec<String> = match population {

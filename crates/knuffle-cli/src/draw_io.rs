@@ -38,24 +38,6 @@ impl InputError {
 /// `String` and its allocation (and the copy a draw may make).
 const BYTES_PER_POPULATION_ITEM: u64 = 64;
 
-/// The memory this run may use: the smallest of three quarters of the
-/// memory available (or of the cgroup's room: [`knuffle_records::default_limit`])
-/// and half of the address-space limit (`RLIMIT_AS`, `ulimit -v`).
-pub fn memory_budget() -> u64 {
-    let mut budget = knuffle_records::default_limit();
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes into the struct we own.
-    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0
-        && limit.rlim_cur != libc::RLIM_INFINITY
-    {
-        budget = budget.min(limit.rlim_cur / 2);
-    }
-    budget
-}
-
 /// Reads at most `max` bytes of `path` (`-`: standard input): a larger file
 /// is refused after reading `max + 1` bytes, naming it as `what` ("population
 /// file", "transcript", ...).
@@ -102,7 +84,7 @@ pub fn read_population(path: &str, max: u64) -> Result<Population, InputError> {
         memchr::memchr_iter(b'\n', body.as_bytes()).count() as u64 + 1
     };
     let needed = u128::from(lines) * u128::from(BYTES_PER_POPULATION_ITEM) + text.len() as u128;
-    let budget = memory_budget();
+    let budget = knuffle_records::default_limit();
     if needed > u128::from(budget) {
         return Err(InputError::bad(format!(
             "{name}: {lines} items need about {} of memory, more than the {} this run allows",
