@@ -113,6 +113,9 @@ fn a_split_has_exact_sizes_and_one_output_per_part() {
     assert_eq!(sizes, [14, 5, 4]);
     let error = split(&inputs, &options, &outputs[..2]).unwrap_err();
     assert_eq!(error.kind(), SampleErrorKind::Invalid);
+    let again = dir.path().join(".").join("p0");
+    let error = split(&inputs, &options, &[outputs[0], outputs[1], &again]).unwrap_err();
+    assert!(error.message().contains("given twice"), "{error}");
     let absent = dir.path().join("none").join("p");
     let error = split(&inputs, &options, &[outputs[0], outputs[1], &absent]).unwrap_err();
     assert!(matches!(error.kind(), SampleErrorKind::Io(_)), "{error}");

@@ -97,8 +97,9 @@ impl SplitOptions {
                 if outputs.len() == 1 { "" } else { "s" },
             )));
         }
+        let places: Vec<PathBuf> = outputs.iter().map(|output| place(output)).collect();
         for (i, output) in outputs.iter().enumerate() {
-            if outputs[..i].contains(output) {
+            if places[..i].contains(&places[i]) {
                 return Err(SampleError::invalid(format!(
                     "the output '{}' is given twice",
                     output.display()
@@ -117,6 +118,25 @@ impl SplitOptions {
             )));
         }
         Ok(())
+    }
+}
+
+/// Where `path` is, to tell two spellings of one output apart: its
+/// directory resolved (symbolic links, `.` and `..`) and its name; the
+/// path as given when the directory cannot be resolved (then opening it
+/// fails anyway).
+fn place(path: &Path) -> PathBuf {
+    let (Some(name), Some(parent)) = (path.file_name(), path.parent()) else {
+        return path.to_path_buf();
+    };
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    match parent.canonicalize() {
+        Ok(dir) => dir.join(name),
+        Err(_) => path.to_path_buf(),
     }
 }
 
