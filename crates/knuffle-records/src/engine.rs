@@ -57,6 +57,24 @@ impl<T: Copy> Render<'_, T> {
     }
 }
 
+/// Puts a uniformly random selection of `h = min(head_count, items.len())`
+/// of `items`, in uniformly random order, at its front, and returns `h`
+/// (`notice(h)` is told first). The one choice of [`permute_and_write`] and
+/// [`permute_and_write_held`], so that both make the same draws.
+fn choose_front<T: Send>(
+    items: &mut [T],
+    head_count: u64,
+    randomness: &mut Randomness,
+    notice: &dyn Fn(u64),
+) -> Result<usize, Error> {
+    let h = usize::try_from(head_count)
+        .unwrap_or(usize::MAX)
+        .min(items.len());
+    notice(h as u64);
+    randomness.shuffle_prefix(items, h)?;
+    Ok(h)
+}
+
 /// Writes `header` in order, then a uniformly random selection of
 /// `min(head_count, items.len())` of `items` in uniformly random order.
 /// `notice(h)` is told how many items are permuted before any draw. The
@@ -70,11 +88,7 @@ pub fn permute_and_write<T: Copy + Send + Sync>(
     output: &OutputPlan<'_>,
     notice: &dyn Fn(u64),
 ) -> Result<(), Error> {
-    let h = usize::try_from(head_count)
-        .unwrap_or(usize::MAX)
-        .min(items.len());
-    notice(h as u64);
-    randomness.shuffle_prefix(items, h)?;
+    let h = choose_front(items, head_count, randomness, notice)?;
     let chosen: &[T] = &items[..h];
     let mut out = output.open()?;
     let split = header.len();
@@ -176,11 +190,7 @@ pub fn permute_and_write_held<T: Copy + Send>(
     output: &OutputPlan<'_>,
     notice: &dyn Fn(u64),
 ) -> Result<(), Error> {
-    let h = usize::try_from(head_count)
-        .unwrap_or(usize::MAX)
-        .min(items.len());
-    notice(h as u64);
-    randomness.shuffle_prefix(items, h)?;
+    let h = choose_front(items, head_count, randomness, notice)?;
     let mut out = output.open()?;
     let mut writer = DirectWriter {
         writer: out.writer(),
