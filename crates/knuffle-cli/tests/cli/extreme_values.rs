@@ -75,6 +75,24 @@ const fn case(
     }
 }
 
+impl Case {
+    /// The case with `bytes` on standard input.
+    const fn stdin(self, bytes: &'static [u8]) -> Case {
+        Case {
+            stdin: bytes,
+            ..self
+        }
+    }
+
+    /// The case with `args` run first (a knuffle command making a file).
+    const fn setup(self, args: &'static [&'static str]) -> Case {
+        Case {
+            setup: args,
+            ..self
+        }
+    }
+}
+
 const CASES: &[Case] = &[
     // shuf mode
     case("", "head-count", &["-n", "V", "-i", "1-10"]),
@@ -126,13 +144,12 @@ const CASES: &[Case] = &[
         "count",
         &["chars", "--seed", "s", "-n", "V", "abc"],
     ),
-    Case {
-        subcommand: "chars",
-        option: "max-line",
-        args: &["chars", "--seed", "s", "--max-line", "V"],
-        stdin: b"abcdef\n",
-        setup: &[],
-    },
+    case(
+        "chars",
+        "max-line",
+        &["chars", "--seed", "s", "--max-line", "V"],
+    )
+    .stdin(b"abcdef\n"),
     // trace
     case("trace", "numbers", &["trace", "--seed", "s", "-n", "V"]),
     // lab
@@ -157,34 +174,10 @@ const CASES: &[Case] = &[
         &["lab", "--exact", "-n", "5", "--path-limit", "V"],
     ),
     // audit
-    Case {
-        subcommand: "audit",
-        option: "deck-size",
-        args: &["audit", "--deck-size", "V"],
-        stdin: SHUFFLES,
-        setup: &[],
-    },
-    Case {
-        subcommand: "audit",
-        option: "base",
-        args: &["audit", "--base", "V"],
-        stdin: SHUFFLES,
-        setup: &[],
-    },
-    Case {
-        subcommand: "audit",
-        option: "alpha",
-        args: &["audit", "--alpha", "V"],
-        stdin: SHUFFLES,
-        setup: &[],
-    },
-    Case {
-        subcommand: "audit",
-        option: "effect",
-        args: &["audit", "--effect", "V"],
-        stdin: SHUFFLES,
-        setup: &[],
-    },
+    case("audit", "deck-size", &["audit", "--deck-size", "V"]).stdin(SHUFFLES),
+    case("audit", "base", &["audit", "--base", "V"]).stdin(SHUFFLES),
+    case("audit", "alpha", &["audit", "--alpha", "V"]).stdin(SHUFFLES),
+    case("audit", "effect", &["audit", "--effect", "V"]).stdin(SHUFFLES),
     // draw
     case(
         "draw",
@@ -303,99 +296,78 @@ const CASES: &[Case] = &[
         ],
     ),
     // sample
-    Case {
-        subcommand: "sample",
-        option: "count",
-        args: &["sample", "--seed", "s", "-n", "V"],
-        stdin: b"a\nb\nc\n",
-        setup: &[],
-    },
-    Case {
-        subcommand: "sample",
-        option: "count",
-        args: &["sample", "--seed", "s", "-w", "1", "-n", "V"],
-        stdin: b"1\n2.5\n3\n",
-        setup: &[],
-    },
-    Case {
-        subcommand: "sample",
-        option: "count",
-        args: &["sample", "--seed", "s", "-r", "-w", "1", "-n", "V"],
-        stdin: b"1\n2.5\n3\n",
-        setup: &[],
-    },
-    Case {
-        subcommand: "sample",
-        option: "memory",
-        args: &["sample", "--seed", "s", "--memory", "V"],
-        stdin: b"a\nb\nc\n",
-        setup: &[],
-    },
-    Case {
-        subcommand: "sample",
-        option: "prob",
-        args: &["sample", "--seed", "s", "-p", "V"],
-        stdin: b"a\nb\nc\n",
-        setup: &[],
-    },
-    Case {
-        subcommand: "sample",
-        option: "per-key",
-        args: &["sample", "--seed", "s", "-k", "1", "--per-key", "V"],
-        stdin: b"a\nb\na\n",
-        setup: &[],
-    },
+    case("sample", "count", &["sample", "--seed", "s", "-n", "V"]).stdin(b"a\nb\nc\n"),
+    case(
+        "sample",
+        "count",
+        &["sample", "--seed", "s", "-w", "1", "-n", "V"],
+    )
+    .stdin(b"1\n2.5\n3\n"),
+    case(
+        "sample",
+        "count",
+        &["sample", "--seed", "s", "-r", "-w", "1", "-n", "V"],
+    )
+    .stdin(b"1\n2.5\n3\n"),
+    case(
+        "sample",
+        "memory",
+        &["sample", "--seed", "s", "--memory", "V"],
+    )
+    .stdin(b"a\nb\nc\n"),
+    case("sample", "prob", &["sample", "--seed", "s", "-p", "V"]).stdin(b"a\nb\nc\n"),
+    case(
+        "sample",
+        "per-key",
+        &["sample", "--seed", "s", "-k", "1", "--per-key", "V"],
+    )
+    .stdin(b"a\nb\na\n"),
     // the size of files read by draw and verify
-    Case {
-        subcommand: "draw",
-        option: "max-size",
-        args: &["draw", "--seed", "s", "-n", "2", "--max-size", "V", "-"],
-        stdin: b"a\nb\nc\n",
-        setup: &[],
-    },
-    Case {
-        subcommand: "verify",
-        option: "max-size",
-        args: &["verify", "--max-size", "V", "{T}/t.json"],
-        stdin: b"",
-        setup: &[
-            "draw",
-            "--seed",
-            "s",
-            "-i",
-            "1-10",
-            "-n",
-            "3",
-            "--transcript",
-            "{T}/t.json",
-        ],
-    },
+    case(
+        "draw",
+        "max-size",
+        &["draw", "--seed", "s", "-n", "2", "--max-size", "V", "-"],
+    )
+    .stdin(b"a\nb\nc\n"),
+    case(
+        "verify",
+        "max-size",
+        &["verify", "--max-size", "V", "{T}/t.json"],
+    )
+    .setup(&[
+        "draw",
+        "--seed",
+        "s",
+        "-i",
+        "1-10",
+        "-n",
+        "3",
+        "--transcript",
+        "{T}/t.json",
+    ]),
     // split
-    Case {
-        subcommand: "split",
-        option: "memory",
-        args: &[
+    case(
+        "split",
+        "memory",
+        &[
             "split", "--seed", "s", "--parts", "1,1", "-o", "{T}/a", "-o", "{T}/b", "--memory", "V",
         ],
-        stdin: b"a\nb\nc\n",
-        setup: &[],
-    },
-    Case {
-        subcommand: "split",
-        option: "parts",
-        args: &["split", "--seed", "s", "--parts", "V", "-o", "{T}/a"],
-        stdin: b"a\nb\nc\n",
-        setup: &[],
-    },
-    Case {
-        subcommand: "split",
-        option: "parts",
-        args: &[
+    )
+    .stdin(b"a\nb\nc\n"),
+    case(
+        "split",
+        "parts",
+        &["split", "--seed", "s", "--parts", "V", "-o", "{T}/a"],
+    )
+    .stdin(b"a\nb\nc\n"),
+    case(
+        "split",
+        "parts",
+        &[
             "split", "--seed", "s", "--parts", "1,V", "-o", "{T}/a", "-o", "{T}/b",
         ],
-        stdin: b"a\nb\nc\n",
-        setup: &[],
-    },
+    )
+    .stdin(b"a\nb\nc\n"),
 ];
 
 /// The subcommands, as `knuffle --help` lists them.
