@@ -152,11 +152,97 @@ impl RecordReader {
 
     /// Passes over up to `count` data records; returns how many there were.
     pub fn skip_records(&mut self, count: u64, scratch: &mut Vec<u8>) -> Result<u64, SampleError> {
+        if let Framing::Lines(terminator) = self.framing {
+            return self.skip_lines(count, terminator);
+        }
         let mut skipped = 0;
         while skipped < count && self.next_record(scratch)? {
             skipped += 1;
         }
         Ok(skipped)
+    }
+
+    /// [`RecordReader::skip_records`] for lines: their terminators are
+    /// counted in the read buffer (memchr), nothing is copied. The same
+    /// records are passed over, and a line longer than the limit is the
+    /// same error, as when each is read.
+    fn skip_lines(&mut self, count: u64, terminator: u8) -> Result<u64, SampleError> {
+        let mut skipped = 0;
+        while skipped < count {
+            if self.current.is_none() {
+                if !self.open_next()? {
+                    break;
+                }
+                if self.headers {
+                    // A later input's header: dropped.
+                    let mut dropped = Vec::new();
+                    self.read_one(&mut dropped)?;
+                }
+            }
+            let passed = self.skip_in_current(count - skipped, terminator)?;
+            skipped += passed.lines;
+            self.number += passed.lines;
+            if passed.too_long {
+                self.number += 1;
+                return Err(self.too_long());
+            }
+            if passed.ended {
+                self.current = None;
+            }
+        }
+        Ok(skipped)
+    }
+
+    /// Passes over up to `want` lines of the current input.
+    fn skip_in_current(&mut self, want: u64, terminator: u8) -> Result<Passed, SampleError> {
+        let max = self.max_record;
+        let name = &self.name;
+        let input = self.current.as_mut().expect("an open input");
+        let mut passed = Passed::default();
+        // Bytes of the line being passed over, read so far.
+        let mut partial = 0u64;
+        loop {
+            let buffer = input.fill_buf().map_err(|err| {
+                SampleError::io(&err, format!("cannot read {name}: {}", describe(&err)))
+            })?;
+            if buffer.is_empty() {
+                // A last line without its terminator is a record too.
+                passed.too_long = partial > max;
+                passed.lines += u64::from(partial > 0 && !passed.too_long);
+                passed.ended = true;
+                return Ok(passed);
+            }
+            let mut used = 0;
+            for at in memchr::memchr_iter(terminator, buffer) {
+                if partial + (at + 1 - used) as u64 > max {
+                    passed.too_long = true;
+                    return Ok(passed);
+                }
+                passed.lines += 1;
+                partial = 0;
+                used = at + 1;
+                if passed.lines == want {
+                    input.consume(used);
+                    return Ok(passed);
+                }
+            }
+            partial += (buffer.len() - used) as u64;
+            if partial > max {
+                passed.too_long = true;
+                return Ok(passed);
+            }
+            let length = buffer.len();
+            input.consume(length);
+        }
+    }
+
+    /// The error for the record last counted: longer than the limit.
+    fn too_long(&self) -> SampleError {
+        SampleError::memory(format!(
+            "{} is longer than the memory limit ({} bytes)",
+            self.place(),
+            self.max_record
+        ))
     }
 
     /// Opens the next input; `false` when there is none. (The header of
@@ -213,11 +299,7 @@ impl RecordReader {
                 })?;
             if record.len() as u64 > self.max_record {
                 self.number += 1;
-                return Err(SampleError::memory(format!(
-                    "{} is longer than the memory limit ({} bytes)",
-                    self.place(),
-                    self.max_record
-                )));
+                return Err(self.too_long());
             }
             if read == 0 && start == 0 {
                 return Ok(false);
@@ -240,6 +322,17 @@ impl RecordReader {
             return Ok(true);
         }
     }
+}
+
+/// What [`RecordReader::skip_in_current`] passed over.
+#[derive(Default)]
+struct Passed {
+    /// Whole lines.
+    lines: u64,
+    /// The input ended.
+    ended: bool,
+    /// The next line is longer than the limit.
+    too_long: bool,
 }
 
 /// A failure to re-read the copy of standard input.
@@ -313,5 +406,131 @@ mod tests {
         assert!(reader.next_record(&mut record).unwrap());
         let error = reader.next_record(&mut record).unwrap_err();
         assert!(error.message().contains("line 2 of"), "{}", error.message());
+    }
+
+    /// Reads `files` through a reader with a limit of `max` bytes, passing
+    /// over `skips[i]` records before reading record i: the records read,
+    /// or the error's text.
+    fn skipping(
+        files: &[Vec<u8>],
+        headers: bool,
+        max: u64,
+        skips: &[u64],
+    ) -> Result<Vec<(u64, Vec<u8>)>, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let names: Vec<OsString> = files
+            .iter()
+            .enumerate()
+            .map(|(i, bytes)| {
+                let path = dir.path().join(i.to_string());
+                std::fs::write(&path, bytes).unwrap();
+                path.into_os_string()
+            })
+            .collect();
+        let mut reader = RecordReader::open(&names, Framing::Lines(b'\n'), headers, max)
+            .map_err(|e| e.to_string())?;
+        let (mut got, mut record, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
+        for &skip in skips {
+            let passed = reader
+                .skip_records(skip, &mut scratch)
+                .map_err(|e| e.to_string())?;
+            if !reader.next_record(&mut record).map_err(|e| e.to_string())? {
+                break;
+            }
+            got.push((passed, record.clone()));
+        }
+        Ok(got)
+    }
+
+    #[test]
+    fn skipping_lines_passes_over_exactly_what_reading_would() {
+        // The reference: every line of every file in order (headers
+        // marked), walked record by record. A header is read when the
+        // walk reaches it (the first file's at once); a line longer than
+        // the limit is an error when it is read or passed over.
+        fn by_reading(
+            files: &[Vec<u8>],
+            headers: bool,
+            max: u64,
+            skips: &[u64],
+        ) -> Result<Vec<(u64, Vec<u8>)>, String> {
+            let mut all: Vec<(bool, Vec<u8>)> = Vec::new();
+            for bytes in files {
+                for (i, l) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+                    let mut l = l.to_vec();
+                    if l.last() != Some(&b'\n') {
+                        l.push(b'\n');
+                    }
+                    all.push((headers && i == 0, l));
+                }
+            }
+            let long = |l: &Vec<u8>| l.len() as u64 > max;
+            let mut at = 0usize;
+            // The first file's header is read when the reader opens.
+            if headers && all.first().is_some_and(|(h, l)| *h && long(l)) {
+                return Err("long".into());
+            }
+            let mut next_data = |at: &mut usize| -> Result<Option<Vec<u8>>, String> {
+                while let Some((header, line)) = all.get(*at) {
+                    *at += 1;
+                    if long(line) {
+                        return Err("long".into());
+                    }
+                    if !header {
+                        return Ok(Some(line.clone()));
+                    }
+                }
+                Ok(None)
+            };
+            let mut got = Vec::new();
+            'walk: for &skip in skips {
+                let mut passed = 0;
+                while passed < skip {
+                    if next_data(&mut at)?.is_none() {
+                        break 'walk;
+                    }
+                    passed += 1;
+                }
+                let Some(line) = next_data(&mut at)? else {
+                    break;
+                };
+                got.push((passed, line));
+            }
+            Ok(got)
+        }
+        let mut state = 0x1234_5678_9abc_def1u64;
+        let mut next = move |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            ((u128::from(state >> 11) * u128::from(bound)) >> 53) as u64
+        };
+        for case in 0..300 {
+            let files: Vec<Vec<u8>> = (0..1 + next(3))
+                .map(|_| {
+                    (0..next(40))
+                        .map(|_| {
+                            if next(6) == 0 {
+                                b'\n'
+                            } else {
+                                b'a' + next(3) as u8
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            let headers = next(2) == 0;
+            let max = [4, 9, 1 << 20][next(3) as usize];
+            let skips: Vec<u64> = (0..next(12)).map(|_| next(5)).collect();
+            let fast = skipping(&files, headers, max, &skips);
+            let slow = by_reading(&files, headers, max, &skips);
+            match (&fast, &slow) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "case {case}: {files:?} {skips:?}"),
+                (Err(e), Err(_)) => assert!(e.contains("longer than the memory limit"), "{e}"),
+                _ => panic!(
+                    "case {case}: {fast:?} against {slow:?} ({files:?}, max {max}, {skips:?})"
+                ),
+            }
+        }
     }
 }
