@@ -6,7 +6,7 @@
 //! orders).
 
 use knuffle_draw::{Mode, Population, Sha256Stream, Source, derive_key, draw_indices};
-use knuffle_lab::stats::chi_square_p;
+use knuffle_stats::stats::chi_square_p;
 
 const N: u64 = 4;
 const ORDERS: usize = 24;

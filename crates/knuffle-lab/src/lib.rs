@@ -4,21 +4,27 @@
 //! biased: knuffle's own algorithms, the classic wrong ones, or anybody
 //! else's (through [`audit`]).
 //!
+//! Workspace layer 2 (cli/python -> records/lab/draw -> stats -> library):
+//! the lab depends on `knuffle-stats` (layer 1) and `knuffle` (layer 0),
+//! never on a crate of its own layer or above (checked by
+//! `crates/knuffle/tests/architecture.rs`).
+//!
 //! ## Layers
 //!
 //! A module uses only modules of the layers below it (checked for every
 //! crate by `crates/knuffle/tests/architecture.rs`). From the bottom:
 //!
-//! 1. **Arithmetic**: [`ratio`] (exact fractions), [`perm`] (ranking
+//! 1. **Arithmetic**, in `knuffle-stats` and re-exported here under their
+//!    old paths: [`ratio`] (exact fractions), [`perm`] (ranking
 //!    permutations, their laws), [`stats`] (chi-square, p-values, power),
-//!    [`cards`] (card names for the audit), [`reduction`] (how reducing a
-//!    uniform w-bit word to `0..n`, by `x mod n` or by `floor(f * n)`,
-//!    distributes: exact counts up to 256-bit words, and the bias report
-//!    `knuffle draw --compat` prints).
-//! 2. **Watching and counting**: [`observer`] (the [`Observer`](observer::Observer)
+//!    [`reduction`] (how reducing a uniform w-bit word to `0..n`, by
+//!    `x mod n` or by `floor(f * n)`, distributes: exact counts up to
+//!    256-bit words, and the bias report `knuffle draw --compat` prints),
+//!    [`tally`] (counts of orders and of positions); and the lab's own
+//!    [`cards`] (card names for the audit).
+//! 2. **Watching**: [`observer`] (the [`Observer`](observer::Observer)
 //!    of an algorithm's steps), [`choices`] (where an algorithm's random
-//!    choices come from: a generator, or the exact enumerator), [`tally`]
-//!    (counts of orders and of positions).
+//!    choices come from: a generator, or the exact enumerator).
 //! 3. **Algorithms**: [`zoo`] (the table of algorithms, fair and biased,
 //!    each observable step by step).
 //! 4. **Runs**: [`exact`] (every path of choices, with its exact
@@ -30,7 +36,7 @@
 //!    analysis).
 //!
 //! Where a change goes: a new algorithm is one entry in the zoo's table
-//! (and its run function); a new statistic goes in `stats` and is used by
+//! (and its run function); a new statistic goes in `knuffle_stats::stats` and is used by
 //! `analysis`; a new kind of output goes in `report`.
 //!
 //! ## Example
@@ -49,12 +55,11 @@ pub mod choices;
 pub mod exact;
 pub mod experiment;
 pub mod observer;
-pub mod perm;
-pub mod ratio;
-pub mod reduction;
 pub mod report;
 pub mod sample;
-pub mod stats;
 pub mod steps;
-pub mod tally;
 pub mod zoo;
+
+// The arithmetic moved into knuffle-stats (so that knuffle-draw needs no
+// plotting); its old paths (`knuffle_lab::stats::DEFAULT_ALPHA`, ...) stay.
+pub use knuffle_stats::{perm, ratio, reduction, stats, tally};

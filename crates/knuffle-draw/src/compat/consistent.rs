@@ -28,7 +28,7 @@ use sha2::{Digest, Sha256};
 use super::BiasReport;
 use super::bignum::{self, from_be_bytes};
 use crate::encode::{sha256, to_hex};
-use knuffle_lab::reduction::{Reduction, Split};
+use knuffle_stats::reduction::{Reduction, Split};
 
 /// One drawn ticket.
 #[derive(Clone, Debug)]

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use super::BiasReport;
 use super::bignum::{self, from_be_bytes};
 use crate::encode::sha256;
-use knuffle_lab::reduction::{Reduction, Split};
+use knuffle_stats::reduction::{Reduction, Split};
 
 /// The picks of Rivest's sampler from `lo..=hi`, collected (see [`picks`]).
 ///

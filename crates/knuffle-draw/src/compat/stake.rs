@@ -5,7 +5,7 @@
 //! float is the 32-bit big-endian integer `x` over 2^32, so
 //! `floor(f * 52) = (x * 52) >> 32` exactly, with no float at all.
 
-use knuffle_lab::reduction::{Reduction, Split};
+use knuffle_stats::reduction::{Reduction, Split};
 
 use super::BiasReport;
 use super::hmac_sha256;

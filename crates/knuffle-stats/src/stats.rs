@@ -15,9 +15,9 @@ pub const MIN_EXPECTED: f64 = 5.0;
 /// the tail, unlike `1 - cdf`).
 ///
 /// ```
-/// let p = knuffle_lab::stats::chi_square_p(3.841458820694124, 1.0);
+/// let p = knuffle_stats::stats::chi_square_p(3.841458820694124, 1.0);
 /// assert!((p - 0.05).abs() < 1e-9);
-/// assert!(knuffle_lab::stats::chi_square_p(400.0, 23.0) > 0.0);
+/// assert!(knuffle_stats::stats::chi_square_p(400.0, 23.0) > 0.0);
 /// ```
 pub fn chi_square_p(x: f64, dof: f64) -> f64 {
     if dof <= 0.0 || !x.is_finite() {
@@ -71,7 +71,7 @@ impl TestResult {
 /// `dof = cells - 1`; `None` when fewer than two cells remain.
 ///
 /// ```
-/// use knuffle_lab::stats::pooled_chi_square;
+/// use knuffle_stats::stats::pooled_chi_square;
 /// let (x2, dof) = pooled_chi_square(&[50, 50], &[0.5, 0.5]).unwrap();
 /// assert_eq!((x2, dof), (0.0, 1.0));
 /// ```
@@ -122,7 +122,7 @@ pub fn pooled_chi_square(observed: &[u64], expected: &[f64]) -> Option<(f64, f64
 /// when its adjusted p is below `alpha`.
 ///
 /// ```
-/// use knuffle_lab::stats::{holm, TestResult};
+/// use knuffle_stats::stats::{holm, TestResult};
 /// let mut tests = vec![
 ///     TestResult::chi_square("a", "", 0.0, 1.0),
 ///     TestResult::chi_square("b", "", 20.0, 1.0),
@@ -177,7 +177,7 @@ pub fn noncentral_chi_square_sf(x: f64, dof: f64, lambda: f64) -> f64 {
 /// statistic's noncentrality per shuffle, `lambda / w2` shuffles are needed.
 ///
 /// ```
-/// let l = knuffle_lab::stats::noncentrality_for_power(1.0, 0.05, 0.9);
+/// let l = knuffle_stats::stats::noncentrality_for_power(1.0, 0.05, 0.9);
 /// assert!((l - 10.51).abs() < 0.01, "{l}"); // Cohen's tables: 10.51
 /// ```
 pub fn noncentrality_for_power(dof: f64, alpha: f64, power: f64) -> f64 {

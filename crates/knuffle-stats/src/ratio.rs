@@ -5,7 +5,7 @@ use std::fmt;
 /// A reduced fraction `num/den` of `u128`s (`den > 0`).
 ///
 /// ```
-/// use knuffle_lab::ratio::Ratio;
+/// use knuffle_stats::ratio::Ratio;
 /// let third = Ratio::new(1, 3).unwrap();
 /// let sum = third.checked_add(Ratio::new(1, 6).unwrap()).unwrap();
 /// assert_eq!(sum, Ratio::new(1, 2).unwrap());

@@ -27,7 +27,7 @@
 //! the exact mode.
 //!
 //! ```
-//! use knuffle_lab::reduction::{Reduction, Split};
+//! use knuffle_stats::reduction::{Reduction, Split};
 //! // Stake's cards: floor(f * 52) of a 32-bit fraction.
 //! let stake = Split::new(Reduction::FloatScaling, 52, 32).unwrap();
 //! assert_eq!(stake.remainder(), 48);
@@ -70,7 +70,7 @@ impl Reduction {
     /// The outcome of `word` (below `2^bits`, `bits <= 64`) in `0..n`.
     ///
     /// ```
-    /// use knuffle_lab::reduction::Reduction;
+    /// use knuffle_stats::reduction::Reduction;
     /// assert_eq!(Reduction::Modulo.apply(255, 8, 3), 0);
     /// assert_eq!(Reduction::FloatScaling.apply(255, 8, 3), 2);
     /// assert_eq!(Reduction::FloatScaling.apply(0xffff_ffff, 32, 52), 51);
@@ -108,7 +108,7 @@ const LIMBS: usize = 5;
 /// `2^320`, exact. Printed in decimal.
 ///
 /// ```
-/// use knuffle_lab::reduction::Count;
+/// use knuffle_stats::reduction::Count;
 /// let two_256 = Count::power_of_two(256).unwrap();
 /// let (q, r) = two_256.div_rem(1000);
 /// assert_eq!(r, 936);
@@ -392,7 +392,7 @@ impl Split {
     /// first eight).
     ///
     /// ```
-    /// use knuffle_lab::reduction::{Reduction, Split};
+    /// use knuffle_stats::reduction::{Reduction, Split};
     /// let split = Split::new(Reduction::Modulo, 6, 8).unwrap();
     /// let lines = split.describe("face", &|j| (j + 1).to_string());
     /// assert_eq!(
@@ -564,7 +564,7 @@ impl Split {
 /// When `n == 0` or `word_bits` is not in `1..=256`.
 ///
 /// ```
-/// let lines = knuffle_lab::reduction::describe_modulo(1000, 256);
+/// let lines = knuffle_stats::reduction::describe_modulo(1000, 256);
 /// assert!(lines[1].contains("r = 936"));
 /// assert!(lines[2].starts_with("936 values have probability (q+1)/2^256: the 936 lowest, 0 to 935"));
 /// ```
@@ -583,7 +583,7 @@ pub fn describe_modulo(n: u64, word_bits: u32) -> Vec<String> {
 /// When `n == 0` or `word_bits` is not in `1..=256`.
 ///
 /// ```
-/// let lines = knuffle_lab::reduction::describe_float_scaling(52, 32);
+/// let lines = knuffle_stats::reduction::describe_float_scaling(52, 32);
 /// assert!(lines[2].starts_with("48 values have probability 82,595,525/2^32 = 82595525/4294967296"));
 /// assert!(lines[3].ends_with(": 12 25 38 51"));
 /// ```

@@ -7,8 +7,8 @@
 /// `n!`, or `None` when it does not fit in a `u64` (n > 20).
 ///
 /// ```
-/// assert_eq!(knuffle_lab::perm::factorial(4), Some(24));
-/// assert_eq!(knuffle_lab::perm::factorial(21), None);
+/// assert_eq!(knuffle_stats::perm::factorial(4), Some(24));
+/// assert_eq!(knuffle_stats::perm::factorial(21), None);
 /// ```
 pub fn factorial(n: usize) -> Option<u64> {
     (1..=n as u64).try_fold(1u64, |acc, k| acc.checked_mul(k))
@@ -19,7 +19,7 @@ pub fn factorial(n: usize) -> Option<u64> {
 /// `n` must be at most 20.
 ///
 /// ```
-/// use knuffle_lab::perm::{rank, unrank};
+/// use knuffle_stats::perm::{rank, unrank};
 /// assert_eq!(rank(&[0, 1, 2, 3]), 0);
 /// assert_eq!(rank(&[3, 2, 1, 0]), 23);
 /// assert_eq!(unrank(4, rank(&[2, 0, 3, 1])), vec![2, 0, 3, 1]);
