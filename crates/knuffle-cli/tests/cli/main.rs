@@ -17,6 +17,7 @@
 //! | `closed_pipes` | a reader that goes away ends every subcommand quietly |
 //! | `cli_conventions` | `help`, `-h`, `--version`, typos of subcommands, man page and completions |
 //! | `deal`, `chars`, `trace`, `lab_cli`, `audit_cli`, `draw_verify` | the subcommands, with golden outputs |
+//! | `documents` | every shell example of README.md and `docs/guide/` runs as written; their relative links name existing files |
 //! | `sample` | `knuffle sample`: each mode's law against exact values (with biased stand-ins that fail), headers, CSV, endless input, errors |
 //! | `split` | `knuffle split`: exact part sizes, every record in one part, a uniform assignment (chi-square; a biased stand-in fails), group splits across runs and files, headers, CSV, errors |
 //! | `verifier_differential` | `knuffle verify` and the Python reference verifier: the same exit status on a corpus of hostile transcripts |
@@ -33,6 +34,7 @@ mod chars;
 mod cli_conventions;
 mod closed_pipes;
 mod deal;
+mod documents;
 mod draw_verify;
 mod external_faults;
 mod extreme_values;
