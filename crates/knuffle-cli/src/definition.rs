@@ -1,39 +1,29 @@
-//! The whole command line as one clap [`Command`]: shuf mode's options
-//! (parsed at run time by `shuf::options`, GNU's getopt rules) and the
-//! subcommands' own clap definitions. The man page and the shell
-//! completions are generated from it (`generate`), so they never drift from
-//! what the parsers accept; a unit test checks that shuf mode's option
-//! table and this definition name the same options.
+//! The whole command line as one clap [`Command`], for the man page and
+//! the shell completions (`generate`): shuf mode's flags, read from the one
+//! flag table (`shuf::flags`, which the GNU-exact parser and `--help` read
+//! too), and every subcommand of the registry (`subcommands`) with its own
+//! clap definition. Neither lists anything itself, so they never drift
+//! from what the parsers accept.
 
-use clap::{Arg, ArgAction, Command, CommandFactory, ValueHint};
+use clap::{Arg, ArgAction, Command, ValueHint};
 
-/// What `--generate` can print (the man page and the completions).
-pub const GENERATE_KINDS: &[&str] = &["man", "complete-bash", "complete-zsh", "complete-fish"];
-
-/// The subcommands, in the order `--help` lists them.
-pub const SUBCOMMANDS: &[&str] = &[
-    "deal", "chars", "trace", "lab", "audit", "draw", "verify", "sample", "split",
-];
+use crate::shuf::flags::{Complete, FLAGS, Flag, Opt};
+use crate::subcommands::SUBCOMMANDS;
 
 /// `knuffle`: shuf mode's options and operands, and every subcommand.
 pub fn command() -> Command {
-    let subcommands = [
-        crate::deal::Args::command(),
-        crate::chars::Args::command(),
-        crate::trace::Args::command(),
-        crate::lab::Args::command(),
-        crate::audit::Args::command(),
-        crate::draw::Args::command(),
-        crate::verify::Args::command(),
-        crate::sample::Args::command(),
-        crate::split::Args::command(),
-    ]
-    .into_iter()
-    .zip(SUBCOMMANDS)
-    .map(|(sub, name)| sub.name(*name).bin_name(format!("knuffle {name}")));
+    let subcommands = SUBCOMMANDS.iter().map(|sub| {
+        (sub.command)()
+            .name(sub.name)
+            .bin_name(format!("knuffle {}", sub.name))
+    });
+    let names: Vec<&str> = SUBCOMMANDS.iter().map(|sub| sub.name).collect();
     Command::new("knuffle")
         .version(env!("CARGO_PKG_VERSION"))
-        .about("Shuffle lines like GNU shuf, only faster; deal cards, shuffle characters, trace and audit shuffles, draw verifiably")
+        .about(format!(
+            "Shuffle lines like GNU shuf, only faster. Subcommands: {}",
+            names.join(", ")
+        ))
         .long_about(
             "knuffle with no subcommand is a drop-in GNU shuf (coreutils 9.1): it writes a random \
              permutation of the input lines. Installed under the name shuf it is GNU shuf exactly \
@@ -47,122 +37,55 @@ pub fn command() -> Command {
         .subcommands(subcommands)
 }
 
-fn flag(name: &'static str, short: Option<char>, help: &'static str) -> Arg {
-    Arg::new(name)
-        .long(name)
-        .short(short)
-        .action(ArgAction::SetTrue)
-        .help(help)
-}
-
-fn valued(name: &'static str, short: Option<char>, value: &'static str, help: &'static str) -> Arg {
-    Arg::new(name)
-        .long(name)
-        .short(short)
-        .value_name(value)
-        .action(ArgAction::Set)
-        .help(help)
-}
-
-/// Shuf mode's options, as `--help` documents them.
+/// Shuf mode's flags as clap arguments, and its operands.
 fn shuf_arguments() -> Vec<Arg> {
-    vec![
-        flag("echo", Some('e'), "Treat each ARG as an input line"),
-        valued(
-            "input-range",
-            Some('i'),
-            "LO-HI",
-            "Treat each number LO through HI as an input line",
-        ),
-        valued(
-            "head-count",
-            Some('n'),
-            "COUNT",
-            "Output at most COUNT lines",
-        ),
-        valued(
-            "output",
-            Some('o'),
-            "FILE",
-            "Write result to FILE instead of standard output",
-        )
-        .value_hint(ValueHint::FilePath),
-        valued(
-            "random-source",
-            None,
-            "FILE",
-            "Get random bytes from FILE (output identical to GNU shuf)",
-        )
-        .value_hint(ValueHint::FilePath),
-        flag("repeat", Some('r'), "Output lines can be repeated"),
-        flag(
-            "zero-terminated",
-            Some('z'),
-            "Line delimiter is NUL, not newline",
-        ),
-        valued(
-            "seed",
-            None,
-            "TEXT",
-            "Reproducible output: ChaCha20 keyed with SHA-256 of TEXT (not under the name shuf)",
-        ),
-        valued(
-            "header",
-            None,
-            "N",
-            "Keep the first N input lines in place at the top (not under the name shuf)",
-        ),
-        valued(
-            "memory",
-            None,
-            "SIZE",
-            "Use at most SIZE of memory (512M, 4G, 10%); larger inputs go through temporary files",
-        ),
-        valued(
-            "temporary-directory",
-            Some('T'),
-            "DIR",
-            "Put temporary files in DIR, not $TMPDIR or /tmp",
-        )
-        .value_hint(ValueHint::DirPath),
-        Arg::new("help")
-            .long("help")
-            .short('h')
-            .action(ArgAction::Help)
-            .help("Display this help and exit"),
-        Arg::new("version")
-            .long("version")
-            .action(ArgAction::Version)
-            .help("Output version information and exit"),
-        valued(
-            "generate",
-            None,
-            "KIND",
-            "Print the man page or a shell completion script",
-        )
-        .value_parser(GENERATE_KINDS.to_vec()),
-        Arg::new("FILE")
-            .num_args(0..)
-            .value_hint(ValueHint::FilePath)
-            .help("Input files (standard input when none or -); with -e, the input lines"),
-    ]
+    FLAGS
+        .iter()
+        .map(flag_argument)
+        .chain(std::iter::once(
+            Arg::new("FILE")
+                .num_args(0..)
+                .value_hint(ValueHint::FilePath)
+                .help("Input files (standard input when none or -); with -e, the input lines"),
+        ))
+        .collect()
+}
+
+/// One row of the flag table as a clap argument: its `--help` text
+/// capitalised, extensions marked as such.
+fn flag_argument(flag: &Flag) -> Arg {
+    let mut help = capitalised(flag.doc);
+    if !flag.gnu {
+        help.push_str(" (not under the name shuf)");
+    }
+    let arg = Arg::new(flag.long)
+        .long(flag.long)
+        .short(flag.short_letter(false).map(char::from))
+        .help(help);
+    let arg = match (flag.opt, flag.value) {
+        (Opt::Help, _) => arg.action(ArgAction::Help),
+        (Opt::Version, _) => arg.action(ArgAction::Version),
+        (_, None) => arg.action(ArgAction::SetTrue),
+        (_, Some(value)) => arg.value_name(value).action(ArgAction::Set),
+    };
+    match flag.complete {
+        Complete::Nothing => arg,
+        Complete::File => arg.value_hint(ValueHint::FilePath),
+        Complete::Dir => arg.value_hint(ValueHint::DirPath),
+        Complete::OneOf(words) => arg.value_parser(words.to_vec()),
+    }
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn shuf_options_are_the_parsers_options() {
-        let mut parser = crate::shuf::option_names();
-        let arguments = super::shuf_arguments();
-        let mut defined: Vec<(&str, Option<char>)> = arguments
-            .iter()
-            .filter_map(|arg| Some((arg.get_long()?, arg.get_short())))
-            .collect();
-        parser.sort();
-        defined.sort();
-        assert_eq!(parser, defined);
-    }
-
     #[test]
     fn the_definition_is_consistent() {
         super::command().debug_assert();

@@ -12,8 +12,9 @@
 //! | `errors.rs` | GNU's messages for files, reads and memory (constructors of [`CliError`]) |
 //! | `record_errors.rs` | the record library's errors in GNU's words |
 //! | `memory_option.rs` | `--memory SIZE` checked while parsing |
-//! | `options.rs` | the option table and a getopt_long-compatible parser (GNU's messages) |
-//! | `help.rs` | `--help`, `--version` |
+//! | `flags.rs` | the one table of shuf's flags (parser, `--help`, man page and completions read it) |
+//! | `options.rs` | a getopt_long-compatible parser of the table's flags (GNU's messages) |
+//! | `help.rs` | `--help` (from the flag table and the subcommand registry), `--version` |
 //! | `numbers.rs` | fast decimal formatting for `-i` |
 //! | `mapped_input.rs` | a mapped input file that shrank, reported (`SIGBUS`) |
 //! | `progress_bar.rs` | the progress bar on a terminal, fed by the library's reports |
@@ -29,21 +30,19 @@ use std::io::Write;
 use std::path::Path;
 
 mod errors;
+pub mod flags;
 mod help;
 mod mapped_input;
 mod memory_option;
 mod modes;
 mod numbers;
-mod options;
+pub mod options;
 mod progress_bar;
-mod quote;
+pub mod quote;
 mod record_errors;
 
 use crate::failure::CliError;
 use options::{Command, Personality};
-
-#[cfg(test)]
-pub use options::option_names;
 
 /// Runs shuf mode with the full argument list (`args[0]` is the program
 /// name as invoked; the name `shuf` selects exact GNU behaviour). A failure

@@ -8,16 +8,14 @@
 //! order (the first bad option wins, `--help` wins over later errors). clap
 //! reproduces none of that byte for byte, so this small parser does.
 //!
-//! To add an option: add a row to [`LONG_OPTIONS`] (and to
-//! [`SHORT_OPTIONS`] if it has a short form), a field to [`Options`], and a
-//! match arm in [`apply`]. Rows marked `gnu: false` are knuffle extensions:
-//! they are unavailable under the name `shuf`, and a prefix only selects
-//! them when it matches no GNU option, so every GNU command line keeps its
-//! meaning (`--head` is still `--head-count`, not `--header`).
+//! The flags themselves (names, letters, values, which are GNU's) are the
+//! one table in `flags.rs`; this module only reads it. To add a flag: a row
+//! there, a field in [`Options`], and a match arm in [`apply`].
 
 use std::ffi::{OsStr, OsString};
 
 use super::errors::{CliError, quote};
+use super::flags::{FLAGS, Flag, Opt};
 
 /// What the command line asks for.
 #[derive(Debug)]
@@ -98,154 +96,6 @@ pub enum Personality {
     Knuffle,
 }
 
-/// Identifies an option independently of how it was spelled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Opt {
-    Echo,
-    InputRange,
-    HeadCount,
-    Output,
-    RandomSource,
-    Repeat,
-    ZeroTerminated,
-    Help,
-    Version,
-    Seed,
-    Header,
-    Memory,
-    TempDir,
-    Generate,
-}
-
-/// One long option: its name, whether it takes an argument, and whether GNU
-/// shuf has it.
-struct LongOption {
-    name: &'static str,
-    takes_value: bool,
-    gnu: bool,
-    opt: Opt,
-}
-
-/// The long options, in GNU's order (the order of "possibilities" in the
-/// ambiguity message).
-const LONG_OPTIONS: &[LongOption] = &[
-    LongOption {
-        name: "echo",
-        takes_value: false,
-        gnu: true,
-        opt: Opt::Echo,
-    },
-    LongOption {
-        name: "input-range",
-        takes_value: true,
-        gnu: true,
-        opt: Opt::InputRange,
-    },
-    LongOption {
-        name: "head-count",
-        takes_value: true,
-        gnu: true,
-        opt: Opt::HeadCount,
-    },
-    LongOption {
-        name: "output",
-        takes_value: true,
-        gnu: true,
-        opt: Opt::Output,
-    },
-    LongOption {
-        name: "random-source",
-        takes_value: true,
-        gnu: true,
-        opt: Opt::RandomSource,
-    },
-    LongOption {
-        name: "repeat",
-        takes_value: false,
-        gnu: true,
-        opt: Opt::Repeat,
-    },
-    LongOption {
-        name: "zero-terminated",
-        takes_value: false,
-        gnu: true,
-        opt: Opt::ZeroTerminated,
-    },
-    LongOption {
-        name: "help",
-        takes_value: false,
-        gnu: true,
-        opt: Opt::Help,
-    },
-    LongOption {
-        name: "version",
-        takes_value: false,
-        gnu: true,
-        opt: Opt::Version,
-    },
-    LongOption {
-        name: "seed",
-        takes_value: true,
-        gnu: false,
-        opt: Opt::Seed,
-    },
-    LongOption {
-        name: "header",
-        takes_value: true,
-        gnu: false,
-        opt: Opt::Header,
-    },
-    LongOption {
-        name: "memory",
-        takes_value: true,
-        gnu: false,
-        opt: Opt::Memory,
-    },
-    LongOption {
-        name: "temporary-directory",
-        takes_value: true,
-        gnu: false,
-        opt: Opt::TempDir,
-    },
-    LongOption {
-        name: "generate",
-        takes_value: true,
-        gnu: false,
-        opt: Opt::Generate,
-    },
-];
-
-/// Every long option's name and short letter (the man page and the
-/// completions must offer exactly these).
-#[cfg(test)]
-pub fn option_names() -> Vec<(&'static str, Option<char>)> {
-    LONG_OPTIONS
-        .iter()
-        .map(|o| {
-            let short = SHORT_OPTIONS
-                .iter()
-                .find(|(_, _, opt)| *opt == o.opt)
-                .map(|(l, _, _)| char::from(*l));
-            (o.name, short)
-        })
-        .collect()
-}
-
-/// The short options (GNU's optstring `ei:n:o:rz`): letter, takes a value.
-const SHORT_OPTIONS: &[(u8, bool, Opt)] = &[
-    (b'e', false, Opt::Echo),
-    (b'i', true, Opt::InputRange),
-    (b'n', true, Opt::HeadCount),
-    (b'o', true, Opt::Output),
-    (b'r', false, Opt::Repeat),
-    (b'z', false, Opt::ZeroTerminated),
-    (b'T', true, Opt::TempDir), // knuffle only
-    (b'h', false, Opt::Help),   // knuffle only
-];
-
-/// Short options GNU shuf does not have (refused under the name `shuf`).
-const KNUFFLE_ONLY_SHORT: &[u8] = b"Th";
-
 /// Parses the arguments after the program name.
 ///
 /// Errors carry GNU's message (without the `program: ` prefix) and whether
@@ -270,7 +120,7 @@ pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, Cli
                 None => (body, None),
             };
             let found = find_long(name, body, personality)?;
-            let value = if found.takes_value {
+            let value = if found.takes_value() {
                 match inline_value {
                     Some(v) => Some(os(v)),
                     None if index < args.len() => {
@@ -280,7 +130,7 @@ pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, Cli
                     None => {
                         return Err(CliError::usage(format!(
                             "option '--{}' requires an argument",
-                            found.name
+                            found.long
                         )));
                     }
                 }
@@ -288,7 +138,7 @@ pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, Cli
                 if inline_value.is_some() {
                     return Err(CliError::usage(format!(
                         "option '--{}' doesn't allow an argument",
-                        found.name
+                        found.long
                     )));
                 }
                 None
@@ -301,17 +151,13 @@ pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, Cli
             while pos < arg.len() {
                 let letter = arg[pos];
                 pos += 1;
-                let offered =
-                    personality == Personality::Knuffle || !KNUFFLE_ONLY_SHORT.contains(&letter);
-                let Some(&(_, takes_value, opt)) = SHORT_OPTIONS
-                    .iter()
-                    .find(|(l, _, _)| *l == letter && offered)
-                else {
+                let gnu = personality == Personality::Gnu;
+                let Some(flag) = FLAGS.iter().find(|f| f.short_letter(gnu) == Some(letter)) else {
                     let mut message = b"invalid option -- '".to_vec();
                     message.extend([letter, b'\'']);
                     return Err(CliError::usage_bytes(message));
                 };
-                let value = if takes_value {
+                let value = if flag.takes_value() {
                     if pos < arg.len() {
                         let v = os(&arg[pos..]);
                         pos = arg.len();
@@ -328,7 +174,7 @@ pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, Cli
                 } else {
                     None
                 };
-                if let Some(command) = apply(opt, value, &mut options, &mut state)? {
+                if let Some(command) = apply(flag.opt, value, &mut options, &mut state)? {
                     return Ok(command);
                 }
             }
@@ -364,28 +210,28 @@ fn find_long(
     name: &[u8],
     body: &[u8],
     personality: Personality,
-) -> Result<&'static LongOption, CliError> {
-    let offered = |o: &&LongOption| o.gnu || personality == Personality::Knuffle;
-    if let Some(exact) = LONG_OPTIONS
+) -> Result<&'static Flag, CliError> {
+    let offered = |o: &&Flag| o.gnu || personality == Personality::Knuffle;
+    if let Some(exact) = FLAGS
         .iter()
         .filter(offered)
-        .find(|o| o.name.as_bytes() == name)
+        .find(|o| o.long.as_bytes() == name)
     {
         return Ok(exact);
     }
     // GNU options first: an extension never makes a GNU prefix ambiguous.
     for gnu in [true, false] {
-        let matches: Vec<&LongOption> = LONG_OPTIONS
+        let matches: Vec<&Flag> = FLAGS
             .iter()
             .filter(offered)
-            .filter(|o| o.gnu == gnu && o.name.as_bytes().starts_with(name))
+            .filter(|o| o.gnu == gnu && o.long.as_bytes().starts_with(name))
             .collect();
         match matches.as_slice() {
             [] => continue,
             [one] => return Ok(one),
             many => {
                 let possibilities: Vec<String> =
-                    many.iter().map(|o| format!("'--{}'", o.name)).collect();
+                    many.iter().map(|o| format!("'--{}'", o.long)).collect();
                 let mut message = b"option '--".to_vec();
                 message.extend(body);
                 message.extend(b"' is ambiguous; possibilities: ");
