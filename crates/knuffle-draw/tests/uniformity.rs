@@ -3,13 +3,12 @@
 //! seeds, passes for the draw and fails for a biased negative control fed
 //! the very same SHA-256 stream (the naive "swap each position with any
 //! position" loop of the BASIC write-up, n^n equally likely paths onto n!
-//! orders).
+//! orders). The tests are knuffle-stats' uniformity battery.
 
 use knuffle_draw::{Mode, Population, Sha256Stream, Source, derive_key, draw_indices};
-use knuffle_stats::stats::chi_square_p;
+use knuffle_stats::battery::{self, Verdict};
 
 const N: u64 = 4;
-const ORDERS: usize = 24;
 const TRIALS: usize = 24 * 400;
 /// A correct draw fails this with probability 0.001 (fixed seeds: it
 /// either always passes or always fails).
@@ -22,26 +21,6 @@ fn key(trial: usize, mode: Mode) -> [u8; 32] {
         &population.digest(),
         &[Source::Text(format!("uniformity trial {trial}"))],
     )
-}
-
-/// The Lehmer rank of a permutation of `0..n`.
-fn rank(perm: &[u64]) -> usize {
-    let mut rank = 0;
-    for i in 0..perm.len() {
-        let smaller_after = perm[i + 1..].iter().filter(|&&x| x < perm[i]).count();
-        rank = rank * (perm.len() - i) + smaller_after;
-    }
-    rank
-}
-
-fn p_value(counts: &[u64]) -> f64 {
-    let total: u64 = counts.iter().sum();
-    let expected = total as f64 / counts.len() as f64;
-    let x2: f64 = counts
-        .iter()
-        .map(|&c| (c as f64 - expected).powi(2) / expected)
-        .sum();
-    chi_square_p(x2, (counts.len() - 1) as f64)
 }
 
 /// The naive loop: for every position i, swap with below(n) (any position).
@@ -57,22 +36,21 @@ fn naive_swap(key: [u8; 32]) -> Vec<u64> {
 
 #[test]
 fn every_order_of_four_items_is_equally_likely_and_the_naive_swap_is_caught() {
-    let mut fair = vec![0u64; ORDERS];
-    let mut naive = vec![0u64; ORDERS];
-    for trial in 0..TRIALS {
-        let k = key(trial, Mode::Perm);
-        fair[rank(&draw_indices(k, Mode::Perm, N, N).unwrap())] += 1;
-        naive[rank(&naive_swap(k))] += 1;
-    }
-    let p_fair = p_value(&fair);
-    let p_naive = p_value(&naive);
+    let as_order = |drawn: Vec<u64>| drawn.into_iter().map(|i| i as usize).collect();
+    let mut trial = 0;
+    let fair = battery::full_permutation(N as usize, TRIALS, ALPHA, |p| {
+        *p = as_order(draw_indices(key(trial, Mode::Perm), Mode::Perm, N, N).unwrap());
+        trial += 1;
+    });
+    let mut trial = 0;
+    let naive = battery::full_permutation(N as usize, TRIALS, ALPHA, |p| {
+        *p = as_order(naive_swap(key(trial, Mode::Perm)));
+        trial += 1;
+    });
+    assert!(fair.passed(), "the draw looks biased: {fair}");
     assert!(
-        p_fair > ALPHA,
-        "the draw looks biased: p = {p_fair}, counts {fair:?}"
-    );
-    assert!(
-        p_naive < ALPHA,
-        "the negative control was not flagged: p = {p_naive}, counts {naive:?}"
+        !naive.passed(),
+        "the negative control was not flagged: {naive}"
     );
 }
 
@@ -95,7 +73,16 @@ fn picks_with_replacement_are_uniform_and_a_modulo_reduction_is_caught() {
     for i in drawn {
         via_draw[i as usize] += 1;
     }
-    assert!(p_value(&fair) > ALPHA, "{fair:?}");
-    assert!(p_value(&via_draw) > ALPHA, "{via_draw:?}");
-    assert!(p_value(&modulo) < ALPHA, "{modulo:?}");
+    let verdict = |counts: &[u64]| -> Verdict { battery::uniform_counts(counts, ALPHA) };
+    assert!(verdict(&fair).passed(), "{fair:?}: {}", verdict(&fair));
+    assert!(
+        verdict(&via_draw).passed(),
+        "{via_draw:?}: {}",
+        verdict(&via_draw)
+    );
+    assert!(
+        !verdict(&modulo).passed(),
+        "{modulo:?}: {}",
+        verdict(&modulo)
+    );
 }

@@ -3,7 +3,8 @@
 //! The statistics that several crates need, with no plotting and no I/O:
 //! `knuffle-lab` builds its analyses and pictures on it, `knuffle-draw`
 //! reports the bias of other people's samplers with it (and so needs no
-//! plotting stack).
+//! plotting stack), and the tests of every crate check uniformity with its
+//! [`battery`].
 //!
 //! Workspace layer 1 (cli/python -> records/lab/draw -> stats -> library):
 //! it depends on no crate of the workspace (checked by
@@ -23,6 +24,9 @@
 //!    counts up to 256-bit words, and the bias report `knuffle draw
 //!    --compat` prints; uses `ratio`), [`tally`] (counts of orders and of
 //!    positions, merged across threads; uses `perm`).
+//! 3. **Tests**: [`battery`] (the uniformity battery: full-permutation and
+//!    position chi-square tests of any shuffler at a significance level;
+//!    uses `perm` and `stats`).
 //!
 //! ## Example
 //!
@@ -32,6 +36,7 @@
 //! assert!(!split.is_uniform()); // 256 = 85 * 3 + 1: value 0 is favoured
 //! assert!(split.is_favoured(0));
 //! ```
+pub mod battery;
 pub mod perm;
 pub mod ratio;
 pub mod reduction;

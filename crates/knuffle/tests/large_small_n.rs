@@ -60,8 +60,8 @@ fn trials_for(cells: usize, per_cell: usize) -> usize {
 
 fn check_uniform(name: &str, n: usize, per_cell: usize, mut shuffler: impl FnMut(&mut Vec<usize>)) {
     let counts = order_counts(n, trials_for(factorial(n), per_cell), &mut shuffler);
-    let (x2, p) = chi_square_uniform(&counts);
-    assert!(p > PASS_P, "{name} n={n}: X2={x2:.1} p={p:.2e}");
+    let verdict = uniform_counts(&counts, PASS_P);
+    assert!(verdict.passed(), "{name} n={n}: {verdict}");
     assert!(
         counts.iter().all(|&c| c > 0),
         "{name} n={n}: every order must occur"
@@ -137,13 +137,12 @@ fn fixed_size_scatter<R: Rng>(v: &mut Vec<usize>, rng: &mut R) {
 fn the_chi_square_catches_fixed_bucket_sizes() {
     for n in 4..=6 {
         let mut rng = Seed::from_text(&format!("large-chi2-broken-{n}")).rng();
-        let counts = order_counts(n, trials_for(factorial(n), 150), |p| {
+        let verdict = battery::full_permutation(n, trials_for(factorial(n), 150), FAIL_P, |p| {
             fixed_size_scatter(p, &mut rng)
         });
-        let (x2, p) = chi_square_uniform(&counts);
         assert!(
-            p < FAIL_P,
-            "the broken scatter passed at n={n}: X2={x2:.1} p={p:.2e}"
+            !verdict.passed(),
+            "the broken scatter passed at n={n}: {verdict}"
         );
     }
 }

@@ -1,10 +1,12 @@
-//! Full-permutation chi-square tests under fixed seeds: every correct
+//! Full-permutation chi-square tests (knuffle-stats' uniformity battery)
+//! under fixed seeds: every correct
 //! algorithm passes, the naive "swap with any position" shuffle fails.
 
 mod common;
 
 use common::*;
 use knuffle::{Seed, choose, partial_shuffle, permutation, sample, sattolo, shuffle, shuffled};
+use knuffle_stats::perm::unrank;
 
 /// At least 60,000 trials and about 300 expected counts per order: enough
 /// for the naive shuffle's bias to stand out at every n tested.
@@ -17,8 +19,8 @@ fn shuffle_is_uniform_for_n_3_to_6() {
     for n in 3..=6 {
         let mut rng = Seed::from_text(&format!("shuffle-chi2-{n}")).rng();
         let counts = order_counts(n, trials_for(factorial(n)), |p| shuffle(p, &mut rng));
-        let (x2, p) = chi_square_uniform(&counts);
-        assert!(p > PASS_P, "shuffle n={n}: X2={x2:.1} p={p:.2e}");
+        let verdict = uniform_counts(&counts, PASS_P);
+        assert!(verdict.passed(), "shuffle n={n}: {verdict}");
         assert!(counts.iter().all(|&c| c > 0), "every order must occur");
     }
 }
@@ -27,12 +29,11 @@ fn shuffle_is_uniform_for_n_3_to_6() {
 fn shuffled_copy_is_uniform_for_n_3_to_6() {
     for n in 3..=6 {
         let mut rng = Seed::from_text(&format!("shuffled-chi2-{n}")).rng();
-        let counts = order_counts(n, trials_for(factorial(n)), |p| {
+        let verdict = battery::full_permutation(n, trials_for(factorial(n)), PASS_P, |p| {
             let copy = shuffled(p, &mut rng);
             *p = copy;
         });
-        let (x2, p) = chi_square_uniform(&counts);
-        assert!(p > PASS_P, "shuffled n={n}: X2={x2:.1} p={p:.2e}");
+        assert!(verdict.passed(), "shuffled n={n}: {verdict}");
     }
 }
 
@@ -40,11 +41,10 @@ fn shuffled_copy_is_uniform_for_n_3_to_6() {
 fn permutation_is_uniform_for_n_3_to_6() {
     for n in 3..=6 {
         let mut rng = Seed::from_text(&format!("permutation-chi2-{n}")).rng();
-        let counts = order_counts(n, trials_for(factorial(n)), |p| {
+        let verdict = battery::full_permutation(n, trials_for(factorial(n)), PASS_P, |p| {
             *p = permutation(n, &mut rng)
         });
-        let (x2, p) = chi_square_uniform(&counts);
-        assert!(p > PASS_P, "permutation n={n}: X2={x2:.1} p={p:.2e}");
+        assert!(verdict.passed(), "permutation n={n}: {verdict}");
     }
 }
 
@@ -53,14 +53,10 @@ fn full_partial_shuffle_is_uniform_for_n_3_to_6() {
     for n in 3..=6 {
         for k in [n - 1, n] {
             let mut rng = Seed::from_text(&format!("partial-chi2-{n}-{k}")).rng();
-            let counts = order_counts(n, trials_for(factorial(n)), |p| {
+            let verdict = battery::full_permutation(n, trials_for(factorial(n)), PASS_P, |p| {
                 partial_shuffle(p, k, &mut rng);
             });
-            let (x2, p) = chi_square_uniform(&counts);
-            assert!(
-                p > PASS_P,
-                "partial_shuffle n={n} k={k}: X2={x2:.1} p={p:.2e}"
-            );
+            assert!(verdict.passed(), "partial_shuffle n={n} k={k}: {verdict}");
         }
     }
 }
@@ -83,8 +79,8 @@ fn dealt_prefix_is_uniform() {
             counts[cell] += 1;
         }
         assert_eq!(index.len(), cells, "every ordered hand must occur");
-        let (x2, p) = chi_square_uniform(&counts);
-        assert!(p > PASS_P, "deal {k} of {n}: X2={x2:.1} p={p:.2e}");
+        let verdict = uniform_counts(&counts, PASS_P);
+        assert!(verdict.passed(), "deal {k} of {n}: {verdict}");
     }
 }
 
@@ -99,15 +95,15 @@ fn sattolo_is_uniform_over_cycles() {
             .iter()
             .enumerate()
             .filter(|&(rank, &c)| {
-                let cyclic = is_single_cycle(&unrank(n, rank));
+                let cyclic = is_single_cycle(&unrank(n, rank as u64));
                 assert!(cyclic || c == 0, "sattolo produced a non-cyclic order");
                 cyclic
             })
             .map(|(_, &c)| c)
             .collect();
         assert_eq!(support.len(), cells);
-        let (x2, p) = chi_square_uniform(&support);
-        assert!(p > PASS_P, "sattolo n={n}: X2={x2:.1} p={p:.2e}");
+        let verdict = uniform_counts(&support, PASS_P);
+        assert!(verdict.passed(), "sattolo n={n}: {verdict}");
     }
 }
 
@@ -116,9 +112,10 @@ fn sattolo_is_uniform_over_cycles() {
 fn naive_swap_is_rejected_for_n_3_to_6() {
     for n in 3..=6 {
         let mut rng = Seed::from_text(&format!("naive-chi2-{n}")).rng();
-        let counts = order_counts(n, trials_for(factorial(n)), |p| naive_swap(p, &mut rng));
-        let (x2, p) = chi_square_uniform(&counts);
-        assert!(p < FAIL_P, "naive n={n} not caught: X2={x2:.1} p={p:.2e}");
+        let verdict = battery::full_permutation(n, trials_for(factorial(n)), FAIL_P, |p| {
+            naive_swap(p, &mut rng)
+        });
+        assert!(!verdict.passed(), "naive n={n} not caught: {verdict}");
     }
 }
 
@@ -128,21 +125,11 @@ fn naive_swap_is_rejected_for_n_3_to_6() {
 fn off_by_one_is_rejected() {
     for n in 3..=6 {
         let mut rng = Seed::from_text(&format!("offbyone-chi2-{n}")).rng();
-        let counts = order_counts(n, trials_for(factorial(n)), |p| sattolo(p, &mut rng));
-        let (_, p) = chi_square_uniform(&counts);
-        assert!(p < FAIL_P, "off-by-one n={n} not caught: p={p:.2e}");
+        let verdict = battery::full_permutation(n, trials_for(factorial(n)), FAIL_P, |p| {
+            sattolo(p, &mut rng)
+        });
+        assert!(!verdict.passed(), "off-by-one n={n} not caught: {verdict}");
     }
-}
-
-fn unrank(n: usize, mut rank: usize) -> Vec<usize> {
-    let mut digits = vec![0; n];
-    for i in (0..n).rev() {
-        let base = n - i;
-        digits[i] = rank % base;
-        rank /= base;
-    }
-    let mut pool: Vec<usize> = (0..n).collect();
-    digits.into_iter().map(|d| pool.remove(d)).collect()
 }
 
 fn is_single_cycle(perm: &[usize]) -> bool {
@@ -154,13 +141,6 @@ fn is_single_cycle(perm: &[usize]) -> bool {
         }
     }
     false
-}
-
-#[test]
-fn lehmer_rank_and_unrank_agree() {
-    for rank in 0..factorial(5) {
-        assert_eq!(lehmer_rank(&unrank(5, rank)), rank);
-    }
 }
 
 /// Counts of each ordered k-tuple of `0..n` drawn by `draw` (n!/(n-k)!
@@ -194,14 +174,14 @@ fn sample_and_choose_are_uniform() {
         let counts = tuple_counts(n, k, |items| {
             sample(items, k, &mut rng).into_iter().copied().collect()
         });
-        let (x2, p) = chi_square_uniform(&counts);
-        assert!(p > PASS_P, "sample {k} of {n}: X2={x2:.1} p={p:.2e}");
+        let verdict = uniform_counts(&counts, PASS_P);
+        assert!(verdict.passed(), "sample {k} of {n}: {verdict}");
     }
     for n in [2, 3, 7] {
         let mut rng = Seed::from_text(&format!("choose-chi2-{n}")).rng();
         let counts = tuple_counts(n, 1, |items| vec![*choose(items, &mut rng).unwrap()]);
-        let (x2, p) = chi_square_uniform(&counts);
-        assert!(p > PASS_P, "choose of {n}: X2={x2:.1} p={p:.2e}");
+        let verdict = uniform_counts(&counts, PASS_P);
+        assert!(verdict.passed(), "choose of {n}: {verdict}");
     }
 }
 
@@ -217,7 +197,7 @@ fn a_biased_sample_is_rejected() {
             v.truncate(k);
             v
         });
-        let (x2, p) = chi_square_uniform(&counts);
-        assert!(p < FAIL_P, "naive sample {k} of {n}: X2={x2:.1} p={p:.2e}");
+        let verdict = uniform_counts(&counts, FAIL_P);
+        assert!(!verdict.passed(), "naive sample {k} of {n}: {verdict}");
     }
 }
