@@ -326,30 +326,16 @@ fn libc_sigpipe() -> i32 {
     13
 }
 
-/// Chi-square statistic of `counts` against equal expectation.
-fn chi_square(counts: &[u64]) -> f64 {
-    let total: u64 = counts.iter().sum();
-    let expected = total as f64 / counts.len() as f64;
-    counts
-        .iter()
-        .map(|&c| (c as f64 - expected).powi(2) / expected)
-        .sum()
-}
-
-/// The order of four items as an index 0..24 (its Lehmer code).
+/// The order of four items `a`..`d` as an index 0..24 (its Lehmer code).
 fn order_index(order: &[u8]) -> usize {
-    let mut index = 0;
-    for i in 0..4 {
-        let smaller_after = order[i + 1..].iter().filter(|&&b| b < order[i]).count();
-        index = index * (4 - i) + smaller_after;
-    }
-    index
+    let items: Vec<usize> = order.iter().map(|&b| usize::from(b - b'a')).collect();
+    knuffle_stats::perm::rank(&items) as usize
 }
 
 #[test]
 fn every_order_is_equally_likely_and_a_biased_shuffle_is_caught() {
-    // 23 degrees of freedom: 49.73 is the 0.001 critical value.
-    const CRITICAL: f64 = 49.73;
+    // 23 degrees of freedom: fails above 49.73, the 0.001 critical value.
+    const ALPHA: f64 = 1e-3;
     const TRIALS: u64 = 960;
     let dir = work();
     let mut counts = [0u64; 24];
@@ -364,9 +350,10 @@ fn every_order_is_equally_likely_and_a_biased_shuffle_is_caught() {
         let order: Vec<u8> = out.stdout.iter().copied().filter(|&b| b != b'\n').collect();
         counts[order_index(&order)] += 1;
     }
+    let verdict = knuffle_stats::battery::uniform_counts(&counts, ALPHA);
     assert!(
-        chi_square(&counts) < CRITICAL,
-        "knuffle looks biased: {counts:?}"
+        verdict.passed(),
+        "knuffle looks biased: {verdict}, {counts:?}"
     );
 
     // The naive "swap each position with any position" shuffle ("How not to shuffle #2" in "Shuffle things in .Net", 2009),
@@ -384,9 +371,10 @@ fn every_order_is_equally_likely_and_a_biased_shuffle_is_caught() {
         }
         naive[order_index(&deck)] += 1;
     }
+    let verdict = knuffle_stats::battery::uniform_counts(&naive, ALPHA);
     assert!(
-        chi_square(&naive) > CRITICAL,
-        "the biased shuffle was not caught: {naive:?}"
+        !verdict.passed(),
+        "the biased shuffle was not caught: {verdict}, {naive:?}"
     );
 }
 

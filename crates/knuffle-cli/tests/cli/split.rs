@@ -164,18 +164,10 @@ fn the_header_heads_every_part_and_csv_records_stay_whole() {
     );
 }
 
-/// Pearson's X^2 of `counts` against equal expected counts.
-fn chi_square(counts: &[usize]) -> f64 {
-    let total: usize = counts.iter().sum();
-    let expected = total as f64 / counts.len() as f64;
-    counts
-        .iter()
-        .map(|&c| (c as f64 - expected).powi(2) / expected)
-        .sum()
-}
-
-/// The 0.999 quantile of chi-square with 5 degrees of freedom.
-const CHI2_5_999: f64 = 20.515;
+/// The significance level of the uniformity check (a correct split fails
+/// it with probability 0.001; fixed seeds: always or never). X^2 on 5
+/// degrees of freedom above 20.515 (its 0.999 quantile) fails.
+const ALPHA: f64 = 1e-3;
 
 #[test]
 fn the_assignment_is_uniform_and_first_records_to_train_fails() {
@@ -184,7 +176,7 @@ fn the_assignment_is_uniform_and_first_records_to_train_fails() {
     let dir = tempfile::tempdir().unwrap();
     let subsets: Vec<[u8; 2]> = vec![[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]];
     let trials = 600;
-    let mut counts = vec![0usize; 6];
+    let mut counts = vec![0u64; 6];
     for trial in 0..trials {
         let parts = split(
             dir.path(),
@@ -202,16 +194,13 @@ fn the_assignment_is_uniform_and_first_records_to_train_fails() {
             .expect("a 2-subset in order");
         counts[at] += 1;
     }
-    let statistic = chi_square(&counts);
-    assert!(
-        statistic < CHI2_5_999,
-        "X^2 = {statistic}, counts {counts:?}"
-    );
+    let verdict = knuffle_stats::battery::uniform_counts(&counts, ALPHA);
+    assert!(verdict.passed(), "{verdict}, counts {counts:?}");
     // The stand-in: the first records to the first part (a cut without a
     // shuffle), the same check.
-    let mut biased = vec![0usize; 6];
+    let mut biased = vec![0u64; 6];
     biased[0] = trials;
-    assert!(chi_square(&biased) > CHI2_5_999);
+    assert!(!knuffle_stats::battery::uniform_counts(&biased, ALPHA).passed());
 }
 
 #[test]
