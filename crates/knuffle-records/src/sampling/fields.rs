@@ -150,6 +150,30 @@ impl Splitter {
         })
     }
 
+    /// Field `index` (0-based) of `record` (terminator included), splitting
+    /// lines no further than that field; `None` when the record has fewer
+    /// fields ([`Splitter::split`] then counts them). The same field as
+    /// [`Splitter::split`] then [`Splitter::field`].
+    pub fn field_at<'a>(&'a mut self, record: &'a [u8], index: usize) -> Option<&'a [u8]> {
+        if self.csv.is_some() {
+            self.split(record);
+            return self.field(record, index);
+        }
+        let content = record.strip_suffix(&[self.terminator]).unwrap_or(record);
+        let content = if self.terminator == b'\n' {
+            content.strip_suffix(b"\r").unwrap_or(content)
+        } else {
+            content
+        };
+        let mut start = 0;
+        let mut ends = memchr::memchr_iter(self.delimiter, content);
+        for _ in 0..index {
+            start = ends.next()? + 1;
+        }
+        let end = ends.next().unwrap_or(content.len());
+        Some(&content[start..end])
+    }
+
     /// Every field of `record`, owned (for the header).
     pub fn all_fields(&mut self, record: &[u8]) -> Vec<Vec<u8>> {
         let count = self.split(record);
@@ -162,6 +186,34 @@ impl Splitter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn field_at_is_the_field_of_a_whole_split() {
+        let records: [&[u8]; 8] = [
+            b"a\tb\tc\n",
+            b"a\tb\tc\r\n",
+            b"\t\t\n",
+            b"one\n",
+            b"no terminator\tx",
+            b"\n",
+            b"",
+            b"x,\"y\tz\",w\n",
+        ];
+        for csv in [false, true] {
+            for delimiter in [b'\t', b','] {
+                let mut whole = Splitter::new(csv, delimiter, b'\n');
+                let mut lazy = Splitter::new(csv, delimiter, b'\n');
+                for record in records {
+                    let count = whole.split(record);
+                    for index in 0..count + 2 {
+                        let expected = whole.field(record, index).map(<[u8]>::to_vec);
+                        let got = lazy.field_at(record, index).map(<[u8]>::to_vec);
+                        assert_eq!(got, expected, "{record:?} field {index} csv {csv}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn lines_split_at_the_delimiter_and_csv_unquotes() {

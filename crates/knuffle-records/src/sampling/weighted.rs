@@ -77,8 +77,8 @@ impl WeightField {
         record: &[u8],
         reader: &RecordReader,
     ) -> Result<Option<Weight>, SampleError> {
-        let fields = self.splitter.split(record);
-        let Some(text) = self.splitter.field(record, self.index) else {
+        let Some(text) = self.splitter.field_at(record, self.index) else {
+            let fields = self.splitter.split(record);
             return Err(SampleError::data(format!(
                 "{} has {fields} field{}, so no {} (the weight)",
                 reader.place(),
