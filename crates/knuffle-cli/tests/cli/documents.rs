@@ -12,7 +12,7 @@
 //! cannot run here carries `<!-- not run: REASON -->` on the line before
 //! its fence; a marker without a reason fails, and nothing else is skipped.
 //! Relative links of these documents and of CONTRIBUTING.md must name files
-//! that exist.
+//! that exist, and their `#anchors` headings of those files.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -248,8 +248,38 @@ fn blocks_are_marked_only_with_a_reason_and_only_where_they_would_run() {
     }
 }
 
+/// GitHub's anchor of a heading: lower case, spaces to `-`, punctuation
+/// other than `-` and `_` dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            '-' | '_' => Some(c),
+            c if c.is_alphanumeric() => Some(c),
+            _ => None,
+        })
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The anchors of a Markdown file's headings (outside fenced blocks).
+fn anchors(text: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut found = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            found.push(slug(line.trim_start_matches('#')));
+        }
+    }
+    found
+}
+
 #[test]
-fn relative_links_of_the_documents_name_existing_files() {
+fn relative_links_of_the_documents_name_existing_files_and_headings() {
     let mut documents = documents();
     documents.push(repository().join("CONTRIBUTING.md"));
     let mut broken = Vec::new();
@@ -261,20 +291,23 @@ fn relative_links_of_the_documents_name_existing_files() {
             search = &search[at + 2..];
             let Some(end) = search.find(')') else { break };
             let target = &search[..end];
-            if target.contains("://") || target.starts_with('#') || target.starts_with("mailto:") {
+            if target.contains("://") || target.starts_with("mailto:") {
                 continue;
             }
-            let file = target.split('#').next().unwrap_or(target);
-            if !base.join(file).exists() {
-                broken.push(format!("{}: {target}", document.display()));
+            let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+            let path = if file.is_empty() {
+                document.clone()
+            } else {
+                base.join(file)
+            };
+            if !path.exists() {
+                broken.push(format!("{}: {target}: no such file", document.display()));
+            } else if !anchor.is_empty() && !anchors(&read(&path)).iter().any(|a| a == anchor) {
+                broken.push(format!("{}: {target}: no such heading", document.display()));
             }
         }
     }
-    assert!(
-        broken.is_empty(),
-        "links to missing files:\n{}",
-        broken.join("\n")
-    );
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
 #[test]
@@ -289,4 +322,9 @@ fn a_console_block_is_read_as_commands_and_expected_lines() {
         blocks("<!-- not run: needs the network -->\n```sh\ncurl x\n```\n```sh\nls\n```\n");
     assert_eq!(marked[0].not_run.as_deref(), Some("needs the network"));
     assert_eq!(marked[1].not_run, None);
+    assert_eq!(
+        slug(" `knuffle::shuffle` against rand 0.9 and rip_shuffle"),
+        "knuffleshuffle-against-rand-09-and-rip_shuffle"
+    );
+    assert_eq!(slug(" Dask: a global shuffle"), "dask-a-global-shuffle");
 }
