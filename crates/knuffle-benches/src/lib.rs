@@ -8,3 +8,6 @@
 //!
 //! Measured figures, with the command, commit and machine of each run, are
 //! in `BENCHMARKS.md` at the repository root.
+//!
+//! Workspace layer 4 (tools, above cli/python -> records/lab/draw -> stats
+//! -> library; checked by `crates/knuffle/tests/architecture.rs`).

@@ -1,6 +1,11 @@
 //! Verifiable draws: lotteries, audit samples and card deals that anyone can
 //! re-derive from public inputs with SHA-256 alone (format `knuffle-vd/1`).
 //!
+//! Workspace layer 2 (cli/python -> records/lab/draw -> stats -> library):
+//! it depends on `knuffle` and `knuffle-stats` (the exact bias of other
+//! people's reductions), never on the lab, so no plotting stack comes with
+//! it (checked by `crates/knuffle/tests/architecture.rs`).
+//!
 //! The full specification, with byte-level encodings and worked vectors, is
 //! `docs/verifiable-draws.md` in the repository; an independent verifier in
 //! Python (standard library only) is `docs/verifiable/reference_verifier.py`.

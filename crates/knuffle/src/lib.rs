@@ -4,6 +4,10 @@
 //! from a 52-card deal to arrays of a billion elements, and makes every
 //! result reproducible from a seed.
 //!
+//! Workspace layer 0, the bottom (cli/python -> records/lab/draw -> stats ->
+//! library): it depends on no crate of the workspace, and every other crate
+//! builds on it (checked by `crates/knuffle/tests/architecture.rs`).
+//!
 //! ## Example
 //!
 //! ```

@@ -1,6 +1,15 @@
-//! No import cycles between the modules of any crate of the workspace.
+//! The workspace's layers, and no import cycles between the modules of any
+//! crate of the workspace.
 //!
-//! Reads every `crates/*/src` tree (and that of any other workspace member), finds which module uses which (`use
+//! **Layers.** DESIGN.md: data flows one way, cli/python -> records/lab/draw
+//! -> stats -> library. [`LAYERS`] numbers them (library 0, stats 1,
+//! records/lab/draw 2, cli/python 3, benchmarks and fuzz targets 4), each
+//! crate's `lib.rs` states its number ("Workspace layer N"), and a crate may
+//! depend (`[dependencies]`, `[build-dependencies]`, any target's) only on
+//! crates of a lower layer; dev-dependencies (tests may use anything) do not
+//! count.
+//!
+//! **Modules.** Reads every `crates/*/src` tree (and that of any other workspace member), finds which module uses which (`use
 //! crate::a::b`, `crate::a::f()`, `super::x`, `self::x`, and a parent's
 //! `child::x`), and fails on any cycle: a module may only use modules
 //! below it, so that each crate reads top-down. Edges to the crate root
@@ -95,6 +104,211 @@ fn the_checker_sees_cycles_through_every_kind_of_path() {
     write("outer/inner.rs", "pub fn k() {}\n");
     assert!(cycles(&module_graph(&src)).is_empty());
     fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The documented layer of every crate of the repository (DESIGN.md: "cli/
+/// python -> records/lab/draw -> stats -> library"); tools sit above it all.
+const LAYERS: &[(&str, u32)] = &[
+    ("knuffle", 0),
+    ("knuffle-stats", 1),
+    ("knuffle-records", 2),
+    ("knuffle-lab", 2),
+    ("knuffle-draw", 2),
+    ("knuffle-cli", 3),
+    ("knuffle-python", 3),
+    ("knuffle-benches", 4),
+    ("knuffle-fuzz", 4),
+];
+
+/// Crates whose `lib.rs` does not state its layer yet (their files are being
+/// rewritten elsewhere). A crate listed here that states it fails the test,
+/// so the list can only shrink.
+const LAYER_NOT_YET_STATED: &[&str] = &["knuffle-records", "knuffle-cli", "knuffle-python"];
+
+fn layer_of(name: &str) -> Option<u32> {
+    LAYERS.iter().find(|(n, _)| *n == name).map(|&(_, l)| l)
+}
+
+#[test]
+fn every_crate_depends_only_on_crates_of_lower_layers() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut dirs = workspace_crates();
+    for extra in ["python", "fuzz"] {
+        if root.join(extra).join("Cargo.toml").is_file() {
+            dirs.insert(root.join(extra).canonicalize().expect("directory"));
+        }
+    }
+    let mut failures = Vec::new();
+    let mut seen = BTreeSet::new();
+    for dir in &dirs {
+        let manifest = fs::read_to_string(dir.join("Cargo.toml")).expect("Cargo.toml");
+        let Some(name) = package_name(&manifest) else {
+            continue;
+        };
+        seen.insert(name.clone());
+        let Some(layer) = layer_of(&name) else {
+            failures.push(format!(
+                "{name} has no layer: add it to LAYERS (and DESIGN.md)"
+            ));
+            continue;
+        };
+        failures.extend(layer_violations(&name, &normal_dependencies(&manifest)));
+        let lib = dir.join("src/lib.rs");
+        let stated = fs::read_to_string(&lib).ok().and_then(|t| stated_layer(&t));
+        let exempt = LAYER_NOT_YET_STATED.contains(&name.as_str());
+        match (stated, exempt) {
+            (Some(s), _) if s != layer => failures.push(format!(
+                "{name}: lib.rs states workspace layer {s}, the table says {layer}"
+            )),
+            (Some(_), true) => failures.push(format!(
+                "{name} states its layer now: delete it from LAYER_NOT_YET_STATED"
+            )),
+            (None, false) if lib.is_file() => failures.push(format!(
+                "{name}: lib.rs does not state its layer (\"Workspace layer {layer}\")"
+            )),
+            _ => {}
+        }
+    }
+    for needed in [
+        "knuffle",
+        "knuffle-stats",
+        "knuffle-lab",
+        "knuffle-draw",
+        "knuffle-cli",
+    ] {
+        assert!(
+            seen.contains(needed),
+            "{needed} not found: wrong directory?"
+        );
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn the_layer_check_fails_on_a_fabricated_edge() {
+    let manifest = r#"
+[package]
+name = "knuffle-stats"
+
+[dependencies]
+knuffle.workspace = true
+statrs = "0.18"
+plots = { package = "knuffle-lab", path = "../knuffle-lab" }
+
+[dependencies.knuffle-draw]
+path = "../knuffle-draw"
+
+[target.'cfg(unix)'.dependencies]
+knuffle-cli = { workspace = true }
+
+[dev-dependencies]
+knuffle-records.workspace = true
+"#;
+    assert_eq!(package_name(manifest).as_deref(), Some("knuffle-stats"));
+    let deps = normal_dependencies(manifest);
+    assert_eq!(
+        deps,
+        [
+            "knuffle",
+            "statrs",
+            "knuffle-lab",
+            "knuffle-draw",
+            "knuffle-cli"
+        ],
+        "dev-dependencies do not count; renamed and table forms do"
+    );
+    let failures = layer_violations("knuffle-stats", &deps);
+    assert_eq!(failures.len(), 3, "{failures:?}");
+    assert!(failures[0].contains("knuffle-stats (layer 1) depends on knuffle-lab (layer 2)"));
+    // The same layer is refused too: draw must not use the lab.
+    assert_eq!(
+        layer_violations("knuffle-draw", &["knuffle-lab".to_string()]).len(),
+        1
+    );
+    // Downward edges are fine.
+    let down = ["knuffle-stats".to_string(), "knuffle".to_string()];
+    assert!(layer_violations("knuffle-lab", &down).is_empty());
+    assert_eq!(stated_layer("//! Workspace layer 2 (cli -> ...)"), Some(2));
+    assert_eq!(stated_layer("//! no statement"), None);
+}
+
+/// `from`'s dependencies on workspace crates of its own or a higher layer.
+fn layer_violations(from: &str, dependencies: &[String]) -> Vec<String> {
+    let layer = layer_of(from).expect("a crate of LAYERS");
+    dependencies
+        .iter()
+        .filter_map(|dep| {
+            let target = layer_of(dep)?;
+            (target >= layer).then(|| {
+                format!(
+                    "{from} (layer {layer}) depends on {dep} (layer {target}): \
+                     only lower layers may be used"
+                )
+            })
+        })
+        .collect()
+}
+
+/// The `name` of a manifest's `[package]`.
+fn package_name(manifest: &str) -> Option<String> {
+    let mut in_package = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+        } else if in_package
+            && let Some(value) = line.strip_prefix("name")
+            && let Some(value) = value.trim_start().strip_prefix('=')
+        {
+            return Some(value.trim().trim_matches('"').to_string());
+        }
+    }
+    None
+}
+
+/// The packages named in `[dependencies]`, `[build-dependencies]` and any
+/// `[target.*.dependencies]` (by their package name when renamed), in order.
+fn normal_dependencies(manifest: &str) -> Vec<String> {
+    let mut deps = Vec::new();
+    let mut in_deps = false;
+    for line in manifest.lines().map(str::trim) {
+        if let Some(header) = line.strip_prefix('[') {
+            let header = header.trim_end_matches(']');
+            let normal = |h: &str| h == "dependencies" || h == "build-dependencies";
+            let table = header.rsplit_once('.');
+            in_deps = normal(header)
+                || (header.starts_with("target.") && table.is_some_and(|(_, t)| normal(t)));
+            if let Some((section, name)) = table
+                && (normal(section)
+                    || section.starts_with("target.") && section.ends_with("dependencies"))
+                && !section.ends_with("dev-dependencies")
+            {
+                deps.push(name.to_string());
+            }
+            continue;
+        }
+        if !in_deps || line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let key: String = line
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '-' || *c == '_')
+            .collect();
+        let renamed = line.split("package").nth(1).and_then(|rest| {
+            let rest = rest.trim_start().strip_prefix('=')?;
+            rest.split('"').nth(1).map(str::to_string)
+        });
+        if !key.is_empty() {
+            deps.push(renamed.unwrap_or(key));
+        }
+    }
+    deps
+}
+
+/// The number after "Workspace layer " in a crate root's text.
+fn stated_layer(text: &str) -> Option<u32> {
+    let rest = &text[text.find("Workspace layer ")? + "Workspace layer ".len()..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
 }
 
 /// Every `crates/*` directory, and every workspace member listed in the
