@@ -114,6 +114,14 @@ impl Weight {
     /// The weight written in `text` (ASCII blanks around it ignored), if
     /// it is positive and finite.
     pub fn parse(text: &[u8]) -> Option<Weight> {
+        // The common case first: up to 19 digits always fit in a u64.
+        let trimmed = text.trim_ascii();
+        if (1..=19).contains(&trimmed.len()) && trimmed.iter().all(u8::is_ascii_digit) {
+            let integer = trimmed
+                .iter()
+                .fold(0u64, |value, &digit| value * 10 + u64::from(digit - b'0'));
+            return (integer > 0).then_some(Weight::Integer(integer));
+        }
         let text = std::str::from_utf8(text)
             .ok()?
             .trim_matches(|c: char| c.is_ascii_whitespace());
@@ -254,6 +262,19 @@ mod tests {
     #[test]
     fn weights_are_positive_integers_or_finite_floats() {
         assert_eq!(Weight::parse(b" 42 "), Some(Weight::Integer(42)));
+        assert_eq!(Weight::parse(b"007"), Some(Weight::Integer(7)));
+        assert_eq!(
+            Weight::parse(b"9999999999999999999"),
+            Some(Weight::Integer(9_999_999_999_999_999_999))
+        );
+        assert_eq!(
+            Weight::parse(b"\t18446744073709551615\r"),
+            Some(Weight::Integer(u64::MAX))
+        );
+        assert_eq!(
+            Weight::parse(b"0000000000000000000042"),
+            Some(Weight::Integer(42))
+        );
         assert_eq!(Weight::parse(b"0.5"), Some(Weight::Float(0.5)));
         assert_eq!(Weight::parse(b"1e3"), Some(Weight::Float(1000.0)));
         assert_eq!(
@@ -270,6 +291,8 @@ mod tests {
             b"x",
             b"0.0",
             b"\xff",
+            b"0000000000000000000",
+            b"1 2",
         ] {
             assert_eq!(Weight::parse(bad), None, "{bad:?}");
         }
