@@ -102,91 +102,122 @@ pub enum Personality {
 /// the "Try '... --help'" hint follows.
 pub fn parse(args: &[OsString], personality: Personality) -> Result<Command, CliError> {
     let posixly_correct = std::env::var_os("POSIXLY_CORRECT").is_some();
-    let mut options = Options::new();
-    let mut state = ParseState::default();
+    let mut parser = Parser {
+        args,
+        next: 0,
+        personality,
+        options: Options::new(),
+        state: ParseState::default(),
+    };
     let mut operands: Vec<OsString> = Vec::new();
-    let mut index = 0;
-    while index < args.len() {
-        let arg = args[index].as_encoded_bytes();
-        index += 1;
-        if arg == b"--" {
-            operands.extend(args[index..].iter().cloned());
+    while let Some(arg) = parser.next_arg() {
+        let bytes = arg.as_encoded_bytes();
+        let command = if bytes == b"--" {
+            operands.extend(parser.rest());
             break;
-        }
-        if arg.len() > 2 && arg.starts_with(b"--") {
-            let body = &arg[2..];
-            let (name, inline_value) = match body.iter().position(|&b| b == b'=') {
-                Some(eq) => (&body[..eq], Some(&body[eq + 1..])),
-                None => (body, None),
-            };
-            let found = find_long(name, body, personality)?;
-            let value = if found.takes_value() {
-                match inline_value {
-                    Some(v) => Some(os(v)),
-                    None if index < args.len() => {
-                        index += 1;
-                        Some(args[index - 1].clone())
-                    }
-                    None => {
-                        return Err(CliError::usage(format!(
-                            "option '--{}' requires an argument",
-                            found.long
-                        )));
-                    }
-                }
-            } else {
-                if inline_value.is_some() {
-                    return Err(CliError::usage(format!(
-                        "option '--{}' doesn't allow an argument",
-                        found.long
-                    )));
-                }
-                None
-            };
-            if let Some(command) = apply(found.opt, value, &mut options, &mut state)? {
-                return Ok(command);
-            }
-        } else if arg.len() > 1 && arg[0] == b'-' {
-            let mut pos = 1;
-            while pos < arg.len() {
-                let letter = arg[pos];
-                pos += 1;
-                let gnu = personality == Personality::Gnu;
-                let Some(flag) = FLAGS.iter().find(|f| f.short_letter(gnu) == Some(letter)) else {
-                    let mut message = b"invalid option -- '".to_vec();
-                    message.extend([letter, b'\'']);
-                    return Err(CliError::usage_bytes(message));
-                };
-                let value = if flag.takes_value() {
-                    if pos < arg.len() {
-                        let v = os(&arg[pos..]);
-                        pos = arg.len();
-                        Some(v)
-                    } else if index < args.len() {
-                        index += 1;
-                        Some(args[index - 1].clone())
-                    } else {
-                        return Err(CliError::usage(format!(
-                            "option requires an argument -- '{}'",
-                            letter as char
-                        )));
-                    }
-                } else {
-                    None
-                };
-                if let Some(command) = apply(flag.opt, value, &mut options, &mut state)? {
-                    return Ok(command);
-                }
-            }
+        } else if bytes.len() > 2 && bytes.starts_with(b"--") {
+            parser.long_option(&bytes[2..])?
+        } else if bytes.len() > 1 && bytes[0] == b'-' {
+            parser.short_options(&bytes[1..])?
         } else {
-            operands.push(args[index - 1].clone());
+            operands.push(arg.clone());
             if posixly_correct {
-                operands.extend(args[index..].iter().cloned());
+                operands.extend(parser.rest());
                 break;
             }
+            None
+        };
+        if let Some(command) = command {
+            return Ok(command);
         }
     }
+    let Parser { options, state, .. } = parser;
     finish(options, state, operands, personality).map(Command::Shuffle)
+}
+
+/// The arguments being parsed, and what they said so far.
+struct Parser<'a> {
+    args: &'a [OsString],
+    /// The index of the next argument to read.
+    next: usize,
+    personality: Personality,
+    options: Options,
+    state: ParseState,
+}
+
+impl<'a> Parser<'a> {
+    /// The next argument (an option's value or the next option), if any.
+    fn next_arg(&mut self) -> Option<&'a OsString> {
+        let arg = self.args.get(self.next)?;
+        self.next += 1;
+        Some(arg)
+    }
+
+    /// Every argument not read yet (operands after `--`, or after the
+    /// first operand under `POSIXLY_CORRECT`).
+    fn rest(&mut self) -> impl Iterator<Item = OsString> + 'a {
+        let rest = &self.args[self.next..];
+        self.next = self.args.len();
+        rest.iter().cloned()
+    }
+
+    /// `--name`, `--name=VALUE` or `--name VALUE` (`body`: after `--`);
+    /// a command when the option ends parsing.
+    fn long_option(&mut self, body: &[u8]) -> Result<Option<Command>, CliError> {
+        let (name, inline_value) = match body.iter().position(|&b| b == b'=') {
+            Some(eq) => (&body[..eq], Some(&body[eq + 1..])),
+            None => (body, None),
+        };
+        let found = find_long(name, body, self.personality)?;
+        let value = match (found.takes_value(), inline_value) {
+            (true, Some(value)) => Some(os(value)),
+            (true, None) => Some(self.next_arg().cloned().ok_or_else(|| {
+                CliError::usage(format!("option '--{}' requires an argument", found.long))
+            })?),
+            (false, Some(_)) => {
+                return Err(CliError::usage(format!(
+                    "option '--{}' doesn't allow an argument",
+                    found.long
+                )));
+            }
+            (false, None) => None,
+        };
+        apply(found.opt, value, &mut self.options, &mut self.state)
+    }
+
+    /// A bundle of short options (`-rn3`; `letters`: after `-`); a command
+    /// when an option ends parsing.
+    fn short_options(&mut self, letters: &[u8]) -> Result<Option<Command>, CliError> {
+        let gnu = self.personality == Personality::Gnu;
+        let mut pos = 0;
+        while pos < letters.len() {
+            let letter = letters[pos];
+            pos += 1;
+            let Some(flag) = FLAGS.iter().find(|f| f.short_letter(gnu) == Some(letter)) else {
+                let mut message = b"invalid option -- '".to_vec();
+                message.extend([letter, b'\'']);
+                return Err(CliError::usage_bytes(message));
+            };
+            let value = if !flag.takes_value() {
+                None
+            } else if pos < letters.len() {
+                let value = os(&letters[pos..]);
+                pos = letters.len();
+                Some(value)
+            } else {
+                Some(self.next_arg().cloned().ok_or_else(|| {
+                    CliError::usage(format!(
+                        "option requires an argument -- '{}'",
+                        letter as char
+                    ))
+                })?)
+            };
+            if let Some(command) = apply(flag.opt, value, &mut self.options, &mut self.state)? {
+                return Ok(Some(command));
+            }
+        }
+        Ok(None)
+    }
 }
 
 /// Facts gathered while parsing that the final checks need.
