@@ -21,7 +21,7 @@
 //! | `modes.rs` | the three input kinds: FILEs to `knuffle_records`, `-e` and `-i` to its engine |
 //!
 //! Flow: [`run`] parses the arguments into [`Options`](options::Options),
-//! then [`modes::execute`] hands FILE input to
+//! then `modes::execute` hands FILE input to
 //! [`knuffle_records::shuffle_records_planned`] (read, choose, open the
 //! output last, write) or runs `-e`/`-i` through the same engine.
 

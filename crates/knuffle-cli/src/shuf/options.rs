@@ -10,7 +10,7 @@
 //!
 //! The flags themselves (names, letters, values, which are GNU's) are the
 //! one table in `flags.rs`; this module only reads it. To add a flag: a row
-//! there, a field in [`Options`], and a match arm in [`apply`].
+//! there, a field in [`Options`], and a match arm in `apply`.
 
 use std::ffi::{OsStr, OsString};
 
