@@ -592,6 +592,60 @@ fn with_replacement_without_n_is_endless_and_limits_are_errors() {
     assert_eq!(code, 2, "{err}");
 }
 
+#[test]
+fn with_replacement_files_larger_than_memory_are_read_twice_to_the_same_sample() {
+    // 40,000 records of 4 MB in all: above --memory 1M. Weights 1..=7 in
+    // field 1; every 1000th weight is bad (for --skip-bad-weights).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.tsv");
+    let mut text = String::new();
+    for i in 0..40_000u32 {
+        let weight = if i % 1000 == 999 {
+            "x".to_owned()
+        } else {
+            (1 + i % 7).to_string()
+        };
+        text.push_str(&format!("{weight}\t{i:096}\n"));
+    }
+    std::fs::write(&path, &text).unwrap();
+    let file = path.to_str().unwrap();
+    for mode in [
+        &["-r", "-n", "3000"][..],
+        &["-r", "-w", "1", "--skip-bad-weights", "-n", "3000"],
+        &["-r", "-n", "1"],
+    ] {
+        let run = |memory: &str| {
+            let mut args = vec!["sample", "--seed", "twice", "--memory", memory];
+            args.extend_from_slice(mode);
+            args.push(file);
+            let output = TestCommand::knuffle().args(&args).output();
+            assert!(
+                output.status.success(),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            output.stdout
+        };
+        let held = run("1G");
+        let twice = run("1M");
+        assert!(!held.is_empty());
+        assert!(
+            held == twice,
+            "{mode:?}: the two-pass sample differs from the held one"
+        );
+    }
+    // Too many draws for the limit, and standard input, are clear errors.
+    let (code, err) = failure(&["-r", "-n", "1000000", "--memory", "1M", file], b"");
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("1000000 draws"), "{err}");
+    let (code, err) = failure(&["-r", "-n", "5", "--memory", "1M"], text.as_bytes());
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("FILEs that do not fit are read twice"),
+        "{err}"
+    );
+}
+
 /// A log of `users` users, `per_user` lines each, interleaved, with a
 /// header; `tag` marks the file.
 fn user_log(users: usize, per_user: usize, tag: &str) -> String {

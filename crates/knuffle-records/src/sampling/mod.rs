@@ -157,7 +157,21 @@ pub fn sample(
             &mut out,
         )?,
         (Mode::Replacement { count, .. }, weights) => {
-            replacement::run(&mut reader, weights, *count, &mut rng, &mut out, notes)?
+            // FILEs can be read twice when their records do not fit.
+            let reads_stdin = inputs.is_empty() || inputs.iter().any(|input| input == "-");
+            let reopen = || {
+                records::RecordReader::open(inputs, options.framing, options.header, options.memory)
+            };
+            let reopen: Option<replacement::Reopen<'_>> = (!reads_stdin).then_some(&reopen);
+            replacement::run(
+                &mut reader,
+                weights,
+                *count,
+                reopen,
+                &mut rng,
+                &mut out,
+                notes,
+            )?
         }
     }
     out.finish()

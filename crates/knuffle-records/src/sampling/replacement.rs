@@ -3,6 +3,12 @@
 //! drawn. Every draw needs the number of records (or their total weight),
 //! so all records are read into memory first (their bytes, an 8-byte
 //! offset each, and with `-w` an 8-byte weight each, within `--memory`).
+//! When they do not fit and `-n K` is given for FILEs (not standard
+//! input), the FILEs are read twice instead: once to count the records
+//! (and read their weights: 16 bytes each are held), then, after the K
+//! draws, once more to collect the records drawn (each drawn record held
+//! once, within `--memory`). The draws are the same either way, and so is
+//! the output.
 //!
 //! - Uniform: each draw is record `below(N)`, exactly 1/N each
 //!   (knuffle's unbiased bounded integers).
@@ -23,12 +29,18 @@ use super::output::Output;
 use super::records::RecordReader;
 use super::weighted::{Weight, WeightField, note_skipped};
 
+/// Opens the inputs again from their start (FILEs only: standard input
+/// cannot be read twice).
+pub type Reopen<'a> = &'a dyn Fn() -> Result<RecordReader, SampleError>;
+
 /// Draws `count` records (`None`: endlessly) of `reader` with
-/// replacement, uniformly or by `weights`.
+/// replacement, uniformly or by `weights`; `reopen` reads the inputs
+/// twice when their records do not fit the memory limit.
 pub fn run(
     reader: &mut RecordReader,
     mut weights: Option<WeightField>,
     count: Option<u64>,
+    reopen: Option<Reopen<'_>>,
     rng: &mut DefaultRng,
     out: &mut Output<'_>,
     notes: &mut dyn FnMut(Note),
@@ -56,9 +68,14 @@ pub fn run(
         starts.push(bytes.len());
         let held = bytes.len() as u64 + 16 * starts.len() as u64;
         if held > budget {
+            if let (Some(count), Some(reopen)) = (count, reopen) {
+                drop((bytes, starts, drawn_weights));
+                return two_passes(reopen, weights, count, budget, rng, out, notes);
+            }
             return Err(SampleError::memory(format!(
                 "sampling with replacement holds every record, and they take more than the \
-                 memory limit ({budget} bytes); give a larger --memory"
+                 memory limit ({budget} bytes); give a larger --memory (with -n K, FILEs \
+                 that do not fit are read twice instead of held)"
             )));
         }
     }
@@ -79,6 +96,113 @@ pub fn run(
         };
         out.write(&bytes[starts[i]..starts[i + 1]])?;
         left = left.map(|k| k - 1);
+    }
+    Ok(())
+}
+
+/// `-r -n COUNT` over inputs whose records do not fit `budget`: a pass
+/// counts the records (and reads their weights), the draws are made as in
+/// memory, and a second pass collects each drawn record once; they are
+/// written in the order drawn.
+fn two_passes(
+    reopen: Reopen<'_>,
+    mut weights: Option<WeightField>,
+    count: u64,
+    budget: u64,
+    rng: &mut DefaultRng,
+    out: &mut Output<'_>,
+    notes: &mut dyn FnMut(Note),
+) -> Result<(), SampleError> {
+    let too_much = |what: &str| {
+        SampleError::memory(format!(
+            "sampling with replacement from FILEs larger than memory holds {what}, more than \
+             the memory limit ({budget} bytes); give a larger --memory or a smaller -n"
+        ))
+    };
+    // Pass 1: how many records there are, and their weights.
+    let mut reader = reopen()?;
+    let mut record = Vec::new();
+    let mut drawn_weights: Vec<Weight> = Vec::new();
+    let mut skipped = 0u64;
+    let n = match weights.as_mut() {
+        None => reader.skip_records(u64::MAX, &mut record)?,
+        Some(field) => {
+            while reader.next_record(&mut record)? {
+                match field.weight(&record, &reader)? {
+                    Some(weight) => drawn_weights.push(weight),
+                    None => skipped += 1,
+                }
+                // The weights, then the index's cumulative sums.
+                if 16 * drawn_weights.len() as u64 > budget {
+                    return Err(too_much("the weight of every record"));
+                }
+            }
+            drawn_weights.len() as u64
+        }
+    };
+    note_skipped(skipped, notes);
+    if n == 0 {
+        return Ok(());
+    }
+    let index = match weights {
+        None => None,
+        Some(_) => Some(weighted_index(&drawn_weights)?),
+    };
+    drop(drawn_weights);
+    // The draws, in the order of the in-memory path: the same records.
+    // Held: each draw, each distinct one, and a record's slot.
+    let mut held = count.saturating_mul(40);
+    if held > budget {
+        return Err(too_much(&format!("{count} draws")));
+    }
+    let draws: Vec<u64> = (0..count)
+        .map(|_| match &index {
+            Some(index) => index.draw(rng) as u64,
+            None => knuffle::below(n, rng),
+        })
+        .collect();
+    let mut wanted = draws.clone();
+    wanted.sort_unstable();
+    wanted.dedup();
+    // Pass 2: each drawn record, once, in input order. Only records with
+    // a weight count; without a skipped one, those before the next drawn
+    // record are passed over unread.
+    let mut reader = reopen()?;
+    let mut kept: Vec<Vec<u8>> = Vec::with_capacity(wanted.len());
+    let mut at = 0u64;
+    for &next in &wanted {
+        if skipped == 0 {
+            at += reader.skip_records(next - at, &mut record)?;
+        }
+        loop {
+            if !reader.next_record(&mut record)? {
+                return Err(SampleError::data(
+                    "the input changed between the two readings of a sample with \
+                     replacement (counting, then collecting the records drawn); sample \
+                     FILEs that do not change",
+                ));
+            }
+            if let Some(field) = weights.as_mut()
+                && field.weight(&record, &reader)?.is_none()
+            {
+                continue;
+            }
+            at += 1;
+            if at > next {
+                break;
+            }
+        }
+        held += record.len() as u64;
+        if held > budget {
+            return Err(too_much(&format!("the {} records drawn", wanted.len())));
+        }
+        kept.push(record.clone());
+    }
+    for draw in &draws {
+        let slot = wanted
+            .binary_search(draw)
+            .expect("every draw was collected");
+        out.write(&kept[slot])?;
     }
     Ok(())
 }
