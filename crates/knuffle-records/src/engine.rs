@@ -8,7 +8,7 @@ use std::ops::Range;
 
 use crate::error::Error;
 use crate::output::{OutputPlan, write_items};
-use crate::randomness::Randomness;
+use crate::randomness::Draws;
 
 /// How items become bytes.
 pub struct Render<'a, T> {
@@ -61,10 +61,10 @@ impl<T: Copy> Render<'_, T> {
 /// of `items`, in uniformly random order, at its front, and returns `h`
 /// (`notice(h)` is told first). The one choice of [`permute_and_write`] and
 /// [`permute_and_write_held`], so that both make the same draws.
-fn choose_front<T: Send>(
+fn choose_front<T: Send, D: Draws>(
     items: &mut [T],
     head_count: u64,
-    randomness: &mut Randomness,
+    randomness: &mut D,
     notice: &dyn Fn(u64),
 ) -> Result<usize, Error> {
     let h = usize::try_from(head_count)
@@ -79,11 +79,11 @@ fn choose_front<T: Send>(
 /// `min(head_count, items.len())` of `items` in uniformly random order.
 /// `notice(h)` is told how many items are permuted before any draw. The
 /// output is opened only after the permutation is chosen.
-pub fn permute_and_write<T: Copy + Send + Sync>(
+pub fn permute_and_write<T: Copy + Send + Sync, D: Draws>(
     header: &[T],
     items: &mut [T],
     head_count: u64,
-    randomness: &mut Randomness,
+    randomness: &mut D,
     render: &Render<'_, T>,
     output: &OutputPlan<'_>,
     notice: &dyn Fn(u64),
@@ -181,11 +181,11 @@ impl<T> Held<'_, '_, T> {
 /// would not fit the memory limit): the same draws, the same bytes, with
 /// at most a block of memory for the output.
 #[allow(clippy::too_many_arguments)]
-pub fn permute_and_write_held<T: Copy + Send>(
+pub fn permute_and_write_held<T: Copy + Send, D: Draws>(
     header: &[T],
     items: &mut [T],
     head_count: u64,
-    randomness: &mut Randomness,
+    randomness: &mut D,
     held: &Held<'_, '_, T>,
     output: &OutputPlan<'_>,
     notice: &dyn Fn(u64),
@@ -208,13 +208,13 @@ pub fn permute_and_write_held<T: Copy + Send>(
 /// [`repeat_and_write`] for lines written from where they are held: the
 /// same draws, the same bytes (the lines drawn before a random source runs
 /// out are written before the error, as GNU does).
-pub fn repeat_and_write_held<T: Copy>(
+pub fn repeat_and_write_held<T: Copy, D: Draws>(
     header: &[T],
     n: u64,
     nth: &dyn Fn(u64) -> T,
     held: &Held<'_, '_, T>,
     head_count: u64,
-    randomness: &mut Randomness,
+    randomness: &mut D,
     output: &OutputPlan<'_>,
 ) -> Result<(), Error> {
     if head_count > 0 && n == 0 {
@@ -276,13 +276,13 @@ const REPEAT_BATCH_BYTES: usize = 8 << 20;
 /// `-n 0`; "no lines to repeat" when there are none. When a random source
 /// runs out, the lines drawn so far are written before the error, as GNU
 /// does.
-pub fn repeat_and_write<T: Copy + Sync>(
+pub fn repeat_and_write<T: Copy + Sync, D: Draws>(
     header: &[T],
     n: u64,
     nth: &dyn Fn(u64) -> T,
     render: &Render<'_, T>,
     head_count: u64,
-    randomness: &mut Randomness,
+    randomness: &mut D,
     output: &OutputPlan<'_>,
 ) -> Result<(), Error> {
     if head_count > 0 && n == 0 {
@@ -358,11 +358,11 @@ pub fn prefetch_bytes(data: &[u8], at: usize) {
 /// (with replacement), otherwise a permutation of it (`head_count` of them
 /// at most). `notice(h)` is told how many items are permuted.
 #[allow(clippy::too_many_arguments)]
-pub fn write_shuffled<T: Copy + Send + Sync>(
+pub fn write_shuffled<T: Copy + Send + Sync, D: Draws>(
     header: &[T],
     body: &mut [T],
     render: &Render<'_, T>,
-    randomness: &mut Randomness,
+    randomness: &mut D,
     output: &OutputPlan<'_>,
     repeat: bool,
     head_count: u64,

@@ -20,13 +20,16 @@
 //! # Ok::<(), knuffle_records::Error>(())
 //! ```
 //!
-//! Three ways through, chosen by size and options (see [`records`]): a
-//! reservoir for `-n COUNT` over a stream (Li's Algorithm L), an in-memory
-//! index of line starts, permuted with `knuffle`'s shuffles, and for inputs
-//! larger than [`Options::memory`] an external scatter/gather through
-//! nameless temporary files (see [`external`] for why every order is
-//! exactly equally likely). GNU's `--random-source` is reproduced byte for
-//! byte ([`Randomness::gnu_source`]).
+//! One plan, decided once from the inputs, the options and the source of
+//! randomness (see `plan.rs`), names one strategy, executed by its own
+//! module: a reservoir for `-n COUNT` over a stream (Li's Algorithm L), an
+//! in-memory index of line starts (of the width the input's size takes,
+//! the one file mapped or copied), permuted with `knuffle`'s shuffles or
+//! drawn from with `-r`, and for inputs larger than [`Options::memory`]
+//! an external scatter/gather through nameless temporary files (see
+//! [`external`] for why every order is exactly equally likely). GNU's
+//! `--random-source` is reproduced byte for byte
+//! ([`Randomness::gnu_source`]).
 //!
 //! # Layers
 //!
@@ -44,10 +47,13 @@
 //! 4. **Lines out**: [`output`] (late-opened output, `-o` by rename,
 //!    parallel rendering), [`engine`] (permute-and-write,
 //!    repeat-and-write).
-//! 5. **Strategies**: [`sample`] (reservoir), [`external`] (plan, temp,
-//!    labels, scatter, sink, input, gather), [`route`] (in memory or
-//!    external).
-//! 6. **Entry**: [`records`], and this file's [`shuffle_records`] family.
+//! 5. **Plan**: `plan` (every decision, once: the strategy, the memory
+//!    limit, the count, whether the one file is mapped).
+//! 6. **Strategies**, one module each: [`sample`] (reservoir),
+//!    `in_memory` (permute or repeat), [`external`] (plan, temp, labels,
+//!    scatter, sink, input, gather) run by `external_run`, `spill` (pipes:
+//!    in memory or external); then the entry, [`records`], and this
+//!    file's [`shuffle_records`] family.
 //! 7. **Sampling** ([`sampling`], its own folder, using only layer 1:
 //!    [`written_file`], [`error`], [`memory`]): the record-level engine of
 //!    `knuffle sample` and `knuffle split` (records and CSV in, fields,
@@ -77,8 +83,11 @@ pub mod engine;
 pub mod output;
 
 pub mod external;
-pub mod route;
+mod external_run;
+mod in_memory;
+mod plan;
 pub mod sample;
+mod spill;
 
 pub mod records;
 

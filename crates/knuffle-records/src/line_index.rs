@@ -42,6 +42,37 @@ impl Offset for u64 {
     }
 }
 
+/// Whether the lines of `len` bytes are indexed with `u32` offsets (under
+/// 4 GiB) rather than `u64`: the one place the width is chosen.
+fn narrow(len: u64) -> bool {
+    u32::try_from(len).is_ok()
+}
+
+/// The bytes an offset takes in the index of `len` bytes of input (what
+/// the memory plan counts per line).
+pub fn offset_bytes(len: u64) -> u64 {
+    if narrow(len) { 4 } else { 8 }
+}
+
+/// A computation over the line index of some bytes, for either offset
+/// width: [`by_width`] runs it with the width those bytes take.
+pub trait ByWidth {
+    /// What the computation returns.
+    type Output;
+    /// Runs it with offsets of type `O`.
+    fn run<O: Offset>(self) -> Self::Output;
+}
+
+/// Runs `work` with `u32` offsets for `len` bytes under 4 GiB, `u64`
+/// otherwise.
+pub fn by_width<W: ByWidth>(len: usize, work: W) -> W::Output {
+    if narrow(len as u64) {
+        work.run::<u32>()
+    } else {
+        work.run::<u64>()
+    }
+}
+
 /// Chunks of at least this many bytes are scanned by one task.
 const MIN_CHUNK: usize = 1 << 20;
 

@@ -52,37 +52,19 @@ impl Randomness {
     /// Opens a GNU random source now when `needed`, as GNU does at this
     /// point of its run (knuffle's generator: nothing to do).
     pub fn open_if(&mut self, needed: bool) -> Result<(), Error> {
-        match self {
-            Randomness::Knuffle(_) => Ok(()),
-            Randomness::Gnu(source) => source.open_if(needed),
-        }
+        Draws::open_if(self, needed)
     }
 
     /// Makes the first `h` items of `items` a uniformly random selection of
     /// `h` of them, in uniformly random order (all of them when
     /// `h >= items.len()`).
     pub fn shuffle_prefix<T: Send>(&mut self, items: &mut [T], h: usize) -> Result<(), Error> {
-        match self {
-            Randomness::Knuffle(rng) => {
-                let rng = rng.as_mut();
-                if h >= items.len() {
-                    // Same permutation for any number of threads.
-                    knuffle::par_shuffle(items, rng);
-                } else {
-                    knuffle::partial_shuffle(items, h, rng);
-                }
-                Ok(())
-            }
-            Randomness::Gnu(source) => gnu_random::permute_prefix(items, h, source),
-        }
+        Draws::shuffle_prefix(self, items, h)
     }
 
     /// A uniform integer in `0..n` (`n >= 1`).
     pub fn choose(&mut self, n: u64) -> Result<u64, Error> {
-        match self {
-            Randomness::Knuffle(rng) => Ok(knuffle::below(n, rng.as_mut())),
-            Randomness::Gnu(source) => source.choose(n),
-        }
+        Draws::choose(self, n)
     }
 
     /// `h` distinct values of `0..n` in uniformly random order, in O(h)
@@ -105,6 +87,80 @@ impl Randomness {
                 Ok(knuffle::sample_indices(n, k, rng.as_mut()))
             }
             Randomness::Gnu(source) => gnu_random::sparse_permutation(h, n, source),
+        }
+    }
+}
+
+/// The choices the record strategies make, from either source: a
+/// [`Randomness`] (whichever it holds), or one of the two sources itself
+/// once the plan has told them apart (`crate::records`).
+pub trait Draws {
+    /// Opens a GNU random source now when `needed`, as GNU does at this
+    /// point of its run (knuffle's generator: nothing to do).
+    fn open_if(&mut self, needed: bool) -> Result<(), Error>;
+
+    /// Makes the first `h` items of `items` a uniformly random selection of
+    /// `h` of them, in uniformly random order (all of them when
+    /// `h >= items.len()`).
+    fn shuffle_prefix<T: Send>(&mut self, items: &mut [T], h: usize) -> Result<(), Error>;
+
+    /// A uniform integer in `0..n` (`n >= 1`).
+    fn choose(&mut self, n: u64) -> Result<u64, Error>;
+}
+
+impl Draws for DefaultRng {
+    fn open_if(&mut self, _needed: bool) -> Result<(), Error> {
+        Ok(())
+    }
+
+    fn shuffle_prefix<T: Send>(&mut self, items: &mut [T], h: usize) -> Result<(), Error> {
+        if h >= items.len() {
+            // Same permutation for any number of threads.
+            knuffle::par_shuffle(items, self);
+        } else {
+            knuffle::partial_shuffle(items, h, self);
+        }
+        Ok(())
+    }
+
+    fn choose(&mut self, n: u64) -> Result<u64, Error> {
+        Ok(knuffle::below(n, self))
+    }
+}
+
+impl Draws for GnuRandom {
+    fn open_if(&mut self, needed: bool) -> Result<(), Error> {
+        GnuRandom::open_if(self, needed)
+    }
+
+    fn shuffle_prefix<T: Send>(&mut self, items: &mut [T], h: usize) -> Result<(), Error> {
+        gnu_random::permute_prefix(items, h, self)
+    }
+
+    fn choose(&mut self, n: u64) -> Result<u64, Error> {
+        GnuRandom::choose(self, n)
+    }
+}
+
+impl Draws for Randomness {
+    fn open_if(&mut self, needed: bool) -> Result<(), Error> {
+        match self {
+            Randomness::Knuffle(rng) => rng.as_mut().open_if(needed),
+            Randomness::Gnu(source) => Draws::open_if(source, needed),
+        }
+    }
+
+    fn shuffle_prefix<T: Send>(&mut self, items: &mut [T], h: usize) -> Result<(), Error> {
+        match self {
+            Randomness::Knuffle(rng) => rng.as_mut().shuffle_prefix(items, h),
+            Randomness::Gnu(source) => source.shuffle_prefix(items, h),
+        }
+    }
+
+    fn choose(&mut self, n: u64) -> Result<u64, Error> {
+        match self {
+            Randomness::Knuffle(rng) => Draws::choose(rng.as_mut(), n),
+            Randomness::Gnu(source) => Draws::choose(source, n),
         }
     }
 }

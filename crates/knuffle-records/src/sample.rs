@@ -1,5 +1,6 @@
-//! `-n COUNT` over a stream (a pipe, or a large file for GNU compatibility):
-//! a reservoir of COUNT lines in memory, whatever the input's length.
+//! The reservoir strategy: `-n COUNT` over a stream (a pipe, or a large
+//! file for GNU compatibility): header lines, then a reservoir of COUNT
+//! lines in memory, whatever the input's length, written in random order.
 //!
 //! With knuffle's generator: Li's Algorithm L (`knuffle::Reservoir`), which
 //! draws only O(k log(N/k)) numbers and passes over the other lines with
@@ -9,37 +10,70 @@
 //! slot `j` when `j < k`, including one last draw at the end of the input,
 //! so that the same bytes are consumed as GNU consumes them.
 
-use knuffle::Reservoir;
+use knuffle::{DefaultRng, Reservoir};
 
+use crate::engine::{Held, HeldLine, permute_and_write_held};
 use crate::error::Error;
-use crate::randomness::Randomness;
-use crate::stream::{LineStream, stream_buffer};
-
-/// What a kept line costs besides its bytes (its `Vec` and the
-/// allocator's header), counted against the budget.
-pub const LINE_OVERHEAD: u64 = 32;
+use crate::gnu_random::GnuRandom;
+use crate::input::Opened;
+use crate::plan::{LINE_OVERHEAD, Run, sample_budget};
+use crate::randomness::Draws;
+use crate::stream::LineStream;
 
 /// The memory a kept line takes.
-pub fn line_cost(line: &[u8]) -> u64 {
+fn line_cost(line: &[u8]) -> u64 {
     line.len() as u64 + LINE_OVERHEAD
 }
 
-/// The bytes the lines kept by `-n` over a stream may take under the
-/// memory `limit`: all that the stream's buffer leaves (they are written
-/// out from where they are held, never copied whole). Beyond the limit, the
-/// process needs a small constant of its own (documented in the README).
-pub fn sample_budget(limit: u64) -> u64 {
-    limit.saturating_sub(stream_buffer(limit) as u64)
+/// A source of randomness that samples a stream: each source its own way.
+pub(crate) trait Sampler: Draws {
+    /// Samples up to `k` lines of `stream` uniformly (not in random order),
+    /// holding at most `budget` bytes of lines (by [`line_cost`]), or fails
+    /// with [`Error::RecordTooLong`].
+    fn reservoir_sample(
+        &mut self,
+        stream: &mut LineStream<'_>,
+        k: u64,
+        budget: u64,
+    ) -> Result<Vec<Vec<u8>>, Error>;
 }
 
-/// Whether a reservoir of `k` lines is the way `-n k` is served under the
-/// memory `limit`: when `k` lines of the smallest cost (a delimiter and
-/// [`LINE_OVERHEAD`]) fill at most half of [`sample_budget`]. When not,
-/// the count is served another way (the in-memory index of a file that
-/// fits, or the external shuffle). The rule decides which way, and so the
-/// order written for a seed: it stays as it is.
-pub fn reservoir_fits(k: u64, limit: u64) -> bool {
-    k.saturating_mul(LINE_OVERHEAD + 1) <= sample_budget(limit) / 2
+/// `-n COUNT` over a stream: header lines, then a reservoir sample, held
+/// within [`sample_budget`], written in random order.
+pub(crate) fn run<S: Sampler>(
+    run: &Run<'_, '_>,
+    opened: Vec<Opened>,
+    sampler: &mut S,
+) -> Result<(), Error> {
+    let options = run.options;
+    sampler.open_if(true)?;
+    let limit = run.limit;
+    let mut budget = sample_budget(limit);
+    let mut stream = LineStream::new(opened, options.delimiter)
+        .with_limit(limit)
+        .with_progress(run.progress);
+    let mut lines: Vec<Vec<u8>> = Vec::new();
+    for _ in 0..options.header {
+        let mut line = Vec::new();
+        if !stream.next_line(&mut line, budget.saturating_sub(LINE_OVERHEAD))? {
+            break;
+        }
+        budget = budget.saturating_sub(line_cost(&line));
+        lines.push(line);
+    }
+    let header_len = lines.len();
+    lines.extend(sampler.reservoir_sample(&mut stream, run.head_count, budget)?);
+    let mut indices: Vec<u32> = (0..lines.len() as u32).collect();
+    let (header, body) = indices.split_at_mut(header_len);
+    let line = |i: u32| -> HeldLine<'_> { (&lines[i as usize], false) };
+    let held = Held {
+        line: &line,
+        delimiter: options.delimiter,
+        intact: None,
+    };
+    let progress = run.progress;
+    let notice = |h: u64| progress.permuting(h);
+    permute_and_write_held(header, body, u64::MAX, sampler, &held, run.output, &notice)
 }
 
 /// Reads the next line into `line` while the lines `kept` (an upper
@@ -71,76 +105,80 @@ fn take_line(
     }
 }
 
-/// Samples up to `k` lines of `stream` uniformly (not in random order),
-/// holding at most `budget` bytes of lines (by [`line_cost`]), or fails
-/// with [`Error::RecordTooLong`].
-pub fn reservoir_sample(
-    stream: &mut LineStream<'_>,
-    k: u64,
-    randomness: &mut Randomness,
-    budget: u64,
-) -> Result<Vec<Vec<u8>>, Error> {
-    let k = usize::try_from(k).unwrap_or(usize::MAX);
-    let limit = stream.limit();
-    let too_long = || Error::RecordTooLong { limit };
-    match randomness {
-        Randomness::Knuffle(rng) => {
-            let rng = rng.as_mut();
-            let mut reservoir: Reservoir<Vec<u8>> = Reservoir::new(k);
-            // An upper bound of the kept lines' cost (lines replaced are not
-            // subtracted), made exact whenever it exceeds the budget.
-            let mut kept = 0u64;
-            loop {
-                let skip = reservoir.items_to_skip();
-                if skip > 0 {
-                    let skipped = stream.skip_lines(skip)?;
-                    reservoir.skip(skipped);
-                    if skipped < skip {
-                        break;
-                    }
-                }
-                let mut line = Vec::new();
-                let exact = || reservoir.items().iter().map(|l| line_cost(l)).sum();
-                if !take_line(stream, &mut line, budget, &mut kept, exact)? {
+/// Li's Algorithm L.
+impl Sampler for DefaultRng {
+    fn reservoir_sample(
+        &mut self,
+        stream: &mut LineStream<'_>,
+        k: u64,
+        budget: u64,
+    ) -> Result<Vec<Vec<u8>>, Error> {
+        let k = usize::try_from(k).unwrap_or(usize::MAX);
+        let limit = stream.limit();
+        let mut reservoir: Reservoir<Vec<u8>> = Reservoir::new(k);
+        // An upper bound of the kept lines' cost (lines replaced are not
+        // subtracted), made exact whenever it exceeds the budget.
+        let mut kept = 0u64;
+        loop {
+            let skip = reservoir.items_to_skip();
+            if skip > 0 {
+                let skipped = stream.skip_lines(skip)?;
+                reservoir.skip(skipped);
+                if skipped < skip {
                     break;
                 }
-                kept += line_cost(&line);
-                reservoir.offer(line, rng);
-                if kept > budget {
-                    kept = reservoir.items().iter().map(|l| line_cost(l)).sum();
-                    if kept > budget {
-                        return Err(too_long());
-                    }
-                }
             }
-            Ok(reservoir.into_vec())
-        }
-        Randomness::Gnu(source) => {
-            let mut kept: Vec<Vec<u8>> = Vec::new();
-            let mut cost = 0u64;
             let mut line = Vec::new();
-            while kept.len() < k {
-                let room = budget.saturating_sub(cost).saturating_sub(LINE_OVERHEAD);
-                if !stream.next_line(&mut line, room)? {
-                    return Ok(kept);
-                }
-                cost += line_cost(&line);
-                kept.push(std::mem::take(&mut line));
+            let exact = || reservoir.items().iter().map(|l| line_cost(l)).sum();
+            if !take_line(stream, &mut line, budget, &mut kept, exact)? {
+                break;
             }
-            let mut lines_so_far = kept.len() as u64;
-            loop {
-                let j = source.choose(lines_so_far + 1)?;
-                line.clear();
-                let room = budget.saturating_sub(cost).saturating_sub(LINE_OVERHEAD);
-                if !stream.next_line(&mut line, room)? {
-                    return Ok(kept);
+            kept += line_cost(&line);
+            reservoir.offer(line, self);
+            if kept > budget {
+                kept = reservoir.items().iter().map(|l| line_cost(l)).sum();
+                if kept > budget {
+                    return Err(Error::RecordTooLong { limit });
                 }
-                if let Some(slot) = usize::try_from(j).ok().filter(|&j| j < k) {
-                    cost = cost - line_cost(&kept[slot]) + line_cost(&line);
-                    std::mem::swap(&mut kept[slot], &mut line);
-                }
-                lines_so_far += 1;
             }
+        }
+        Ok(reservoir.into_vec())
+    }
+}
+
+/// GNU's reservoir, draw for draw.
+impl Sampler for GnuRandom {
+    fn reservoir_sample(
+        &mut self,
+        stream: &mut LineStream<'_>,
+        k: u64,
+        budget: u64,
+    ) -> Result<Vec<Vec<u8>>, Error> {
+        let k = usize::try_from(k).unwrap_or(usize::MAX);
+        let mut kept: Vec<Vec<u8>> = Vec::new();
+        let mut cost = 0u64;
+        let mut line = Vec::new();
+        while kept.len() < k {
+            let room = budget.saturating_sub(cost).saturating_sub(LINE_OVERHEAD);
+            if !stream.next_line(&mut line, room)? {
+                return Ok(kept);
+            }
+            cost += line_cost(&line);
+            kept.push(std::mem::take(&mut line));
+        }
+        let mut lines_so_far = kept.len() as u64;
+        loop {
+            let j = self.choose(lines_so_far + 1)?;
+            line.clear();
+            let room = budget.saturating_sub(cost).saturating_sub(LINE_OVERHEAD);
+            if !stream.next_line(&mut line, room)? {
+                return Ok(kept);
+            }
+            if let Some(slot) = usize::try_from(j).ok().filter(|&j| j < k) {
+                cost = cost - line_cost(&kept[slot]) + line_cost(&line);
+                std::mem::swap(&mut kept[slot], &mut line);
+            }
+            lines_so_far += 1;
         }
     }
 }
