@@ -202,12 +202,23 @@ mod tests {
             })
             .collect();
         assert_eq!(headings, registry());
-        for shell in ["complete-bash", "complete-zsh", "complete-fish"] {
+        // Each shell's list of subcommands is the registry's, then help.
+        let listed = names().collect::<Vec<_>>().join(" ");
+        for (shell, list) in [
+            ("complete-bash", format!("--generate {listed}\"")),
+            (
+                "complete-fish",
+                format!("__fish_seen_subcommand_from {listed}\""),
+            ),
+        ] {
             let script = crate::generate::render(OsStr::new(shell)).unwrap();
             let script = String::from_utf8(script).unwrap();
-            for name in registry() {
-                assert!(script.contains(&format!("knuffle {name}")) || script.contains(name));
-            }
+            assert!(script.contains(&list), "{shell} lists other subcommands");
+        }
+        let zsh = crate::generate::render(OsStr::new("complete-zsh")).unwrap();
+        let zsh = String::from_utf8(zsh).unwrap();
+        for name in names() {
+            assert!(zsh.contains(&format!("\n'{name}:")), "zsh omits {name}");
         }
         // The crate's description names every face.
         let description = env!("CARGO_PKG_DESCRIPTION");
