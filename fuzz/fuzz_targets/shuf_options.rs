@@ -6,22 +6,17 @@
 //! Input: the first byte chooses the name (`shuf` or `knuffle`), the rest
 //! is split at NUL bytes into arguments (as a C `argv` is).
 //!
-//! The parser's modules are compiled here from knuffle-cli's sources (the
-//! binary crate has no library target), so this fuzzes the shipped code.
+//! The parser is knuffle-cli's library (`knuffle_cli::shuf`), the code the
+//! binary runs.
 
 #![no_main]
-#![allow(dead_code)]
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 
+use knuffle_cli::shuf;
+use knuffle_cli::shuf::options::{Command, InputSpec, Personality, parse};
 use libfuzzer_sys::fuzz_target;
-
-#[path = "../../crates/knuffle-cli/src/failure.rs"]
-mod failure;
-mod shuf;
-
-use shuf::options::{Command, InputSpec, Personality, parse};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&name, rest)) = data.split_first() else {
