@@ -201,3 +201,17 @@ fn a_biased_sample_is_rejected() {
         assert!(!verdict.passed(), "naive sample {k} of {n}: {verdict}");
     }
 }
+
+/// Beyond the full-permutation test's reach: where each item ends (the
+/// battery's position test), with the naive shuffle as negative control.
+#[test]
+fn positions_are_uniform_for_n_8_and_12_and_the_naive_swap_is_rejected() {
+    for n in [8, 12] {
+        let mut rng = Seed::from_text(&format!("positions-{n}")).rng();
+        let verdict = battery::positions(n, 20_000, PASS_P, |p| shuffle(p, &mut rng));
+        assert!(verdict.passed(), "shuffle n={n}: {verdict}");
+        let mut rng = Seed::from_text(&format!("naive-positions-{n}")).rng();
+        let verdict = battery::positions(n, 20_000, FAIL_P, |p| naive_swap(p, &mut rng));
+        assert!(!verdict.passed(), "naive n={n} not caught: {verdict}");
+    }
+}
