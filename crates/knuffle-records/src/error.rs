@@ -59,6 +59,10 @@ pub enum Error {
     /// ([`Options::map_input`](crate::Options::map_input)), shrank while
     /// it was being shuffled: some of what was written may be zeros.
     InputShrank,
+    /// Words ([`Input::Words`](crate::Input::Words)) or a range
+    /// ([`Input::Range`](crate::Input::Range)) given with other inputs:
+    /// each is shuffled only on its own.
+    MixedInputs,
 }
 
 impl fmt::Display for Error {
@@ -92,6 +96,9 @@ impl fmt::Display for Error {
             ),
             Error::NoRecordsToRepeat => f.write_str("no lines to repeat"),
             Error::Entropy(text) => write!(f, "getrandom: {text}"),
+            Error::MixedInputs => f.write_str(
+                "words (-e) or a range (-i) are shuffled only on their own, not with other inputs",
+            ),
             Error::InputShrank => f.write_str(
                 "read error: the file shrank or could not be read while it was being shuffled",
             ),

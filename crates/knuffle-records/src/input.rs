@@ -28,6 +28,18 @@ pub enum Input {
     Path(PathBuf),
     /// Any reader (always read as a stream).
     Reader(Box<dyn Read + Send>),
+    /// Words given as they are (the command line's `-e`): each one record,
+    /// even one that holds the delimiter. Only as the sole input.
+    Words(Vec<Vec<u8>>),
+    /// The numbers from `lo` to `hi` in decimal, each one record (none
+    /// when `hi < lo`; the command line's `-i LO-HI`). Only as the sole
+    /// input.
+    Range {
+        /// The first number.
+        lo: u64,
+        /// The last number.
+        hi: u64,
+    },
 }
 
 impl Input {
@@ -54,6 +66,7 @@ impl Input {
             }
             Input::Path(path) => Opened::open(path.as_os_str()),
             Input::Reader(reader) => Ok(Opened::Reader(reader)),
+            Input::Words(_) | Input::Range { .. } => Err(Error::MixedInputs),
         }
     }
 }

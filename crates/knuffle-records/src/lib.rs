@@ -79,7 +79,9 @@ pub mod input;
 pub mod line_index;
 pub mod stream;
 
+mod decimal;
 pub mod engine;
+mod operands;
 pub mod output;
 
 pub mod external;
@@ -193,7 +195,12 @@ pub fn shuffle_records_planned(
         randomness.open_if(options.repeat)?;
         return output.open()?.finish();
     }
-    let inputs: Vec<Input> = inputs.into_iter().collect();
+    let mut inputs: Vec<Input> = inputs.into_iter().collect();
+    if let [Input::Words(_) | Input::Range { .. }] = inputs.as_slice()
+        && let Some(operand) = inputs.pop()
+    {
+        return operands::shuffle(operand, options, randomness, output, progress);
+    }
     let opened = if inputs.len() == 1 {
         inputs
             .into_iter()

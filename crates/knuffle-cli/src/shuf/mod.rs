@@ -15,15 +15,15 @@
 //! | `flags.rs` | the one table of shuf's flags (parser, `--help`, man page and completions read it) |
 //! | `options.rs` | a getopt_long-compatible parser of the table's flags (GNU's messages) |
 //! | `help.rs` | `--help` (from the flag table and the subcommand registry), `--version` |
-//! | `numbers.rs` | fast decimal formatting for `-i` |
 //! | `mapped_input.rs` | a mapped input file that shrank, reported (`SIGBUS`) |
 //! | `progress_bar.rs` | the progress bar on a terminal, fed by the library's reports |
-//! | `modes.rs` | the three input kinds: FILEs to `knuffle_records`, `-e` and `-i` to its engine |
+//! | `modes.rs` | the three input kinds (FILEs, `-e` words, `-i` ranges), each an input of `knuffle_records` |
 //!
 //! Flow: [`run`] parses the arguments into [`Options`](options::Options),
 //! then `modes::execute` hands FILE input to
 //! [`knuffle_records::shuffle_records_planned`] (read, choose, open the
-//! output last, write) or runs `-e`/`-i` through the same engine.
+//! output last, write), `-e` and `-i` as its `Input::Words` and
+//! `Input::Range`.
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -35,7 +35,6 @@ mod help;
 mod mapped_input;
 mod memory_option;
 mod modes;
-mod numbers;
 pub mod options;
 mod progress_bar;
 pub mod quote;

@@ -1,25 +1,17 @@
 //! The three input kinds (FILEs, `-e` operands, `-i` numbers) wired to the
 //! record library, in GNU's order of operations: read the input, open the
-//! random source, choose, open the output, write. FILEs go to
-//! [`knuffle_records::shuffle_records_planned`]; `-e` and `-i` use its
-//! engine directly.
+//! random source, choose, open the output, write. Each becomes an input of
+//! [`knuffle_records::shuffle_records_planned`] (FILE, standard input,
+//! `Input::Words`, `Input::Range`), with the options translated into the
+//! library's `Options` once.
 
 use std::ffi::{OsStr, OsString};
 
-use knuffle_records::engine::{
-    Render, permute_and_write, repeat_and_write, write_in_order, write_shuffled,
-};
-use knuffle_records::gnu_random::source_needed;
 use knuffle_records::{Input, OutputPlan, Randomness};
 
 use super::errors::CliError;
-use super::numbers::push_number;
 use super::options::{InputSpec, Options};
 use super::progress_bar::Progress;
-
-/// Ranges of at least this many numbers, sampled sparsely enough, are
-/// drawn without materialising the range (GNU's `randperm` rule).
-const SPARSE_MIN_RANGE: u64 = 128 * 1024;
 
 /// One run's settings and helpers.
 pub struct Run<'a> {
@@ -67,12 +59,6 @@ impl<'a> Run<'a> {
             map_input: true,
         }
     }
-
-    /// Warns when `--seed` is a 64-bit integer (or a short number) that
-    /// cannot reach every order of `h` lines.
-    pub fn notice_permutation(&self, h: u64) {
-        warn_if_seed_too_short(self.program, self.options.seed.as_deref(), h);
-    }
 }
 
 /// Warns when `--seed` is a 64-bit integer (or a short number) that cannot
@@ -111,19 +97,25 @@ pub fn execute(options: &Options, program: &str) -> Result<(), CliError> {
     }
     match &options.input {
         InputSpec::Echo(operands) => {
-            knuffle_records::Progress::start(&progress, None);
-            echo(&run, operands)
+            let words = operands.iter().map(|o| o.as_encoded_bytes().to_vec());
+            operands_input(&run, Input::Words(words.collect()))
         }
-        InputSpec::Range { lo, hi } => {
-            knuffle_records::Progress::start(&progress, None);
-            range(&run, *lo, *hi)
-        }
+        InputSpec::Range { lo, hi } => operands_input(&run, Input::Range { lo: *lo, hi: *hi }),
         InputSpec::Files(names) => files(&run, names),
     }
 }
 
-fn gnu_needs_source(options: &Options, h: u64, n: u64) -> bool {
-    source_needed(options.repeat, h, n)
+/// `-e` words or an `-i` range, through the record library.
+fn operands_input(run: &Run<'_>, input: Input) -> Result<(), CliError> {
+    let mut randomness = run.unopened_randomness()?;
+    knuffle_records::shuffle_records_planned(
+        [input],
+        &run.record_options(),
+        &mut randomness,
+        &run.output,
+        run.progress,
+    )?;
+    Ok(())
 }
 
 /// FILE operands (none: standard input), through the record library.
@@ -169,100 +161,4 @@ fn files(run: &Run<'_>, names: &[OsString]) -> Result<(), CliError> {
         knuffle_records::Error::InputShrank => super::mapped_input::shrank(mapped),
         other => other.into(),
     })
-}
-
-/// `-e`: each operand is a line (even one containing the delimiter).
-fn echo(run: &Run<'_>, operands: &[OsString]) -> Result<(), CliError> {
-    let options = run.options;
-    let lines: Vec<&[u8]> = operands.iter().map(|o| o.as_encoded_bytes()).collect();
-    let n = lines.len() as u64;
-    let h = options.head_count.min(n);
-    let mut randomness = run.randomness(gnu_needs_source(options, h, n))?;
-    let delimiter = options.delimiter;
-    let write = |i: u32, buffer: &mut Vec<u8>| {
-        buffer.extend_from_slice(lines[i as usize]);
-        buffer.push(delimiter);
-    };
-    let total: usize = lines.iter().map(|l| l.len() + 1).sum();
-    let render = Render {
-        write: &write,
-        item_bytes: total / lines.len().max(1),
-        prefetch: None,
-        intact: None,
-    };
-    let header_len = options.header.min(n) as usize;
-    let mut indices: Vec<u32> = (0..lines.len() as u32).collect();
-    let (header, body) = indices.split_at_mut(header_len);
-    let notice = |h: u64| run.notice_permutation(h);
-    write_shuffled(
-        header,
-        body,
-        &render,
-        &mut randomness,
-        &run.output,
-        options.repeat,
-        options.head_count,
-        &notice,
-    )?;
-    Ok(())
-}
-
-/// `-i LO-HI`.
-fn range(run: &Run<'_>, lo: u64, hi: u64) -> Result<(), CliError> {
-    let options = run.options;
-    let n = if hi < lo { 0 } else { hi - lo + 1 };
-    let delimiter = options.delimiter;
-    let h = options.head_count.min(n);
-    let mut randomness = run.randomness(gnu_needs_source(options, h, n))?;
-    let notice = |h: u64| run.notice_permutation(h);
-    let write = |v: u64, buffer: &mut Vec<u8>| push_number(buffer, lo + v, delimiter);
-    let render = Render {
-        write: &write,
-        item_bytes: 0,
-        prefetch: None,
-        intact: None,
-    };
-    if options.repeat {
-        let nth = |j: u64| j;
-        return Ok(repeat_and_write(
-            &[],
-            n,
-            &nth,
-            &render,
-            options.head_count,
-            &mut randomness,
-            &run.output,
-        )?);
-    }
-    if h == 0 {
-        return Ok(run.output.open()?.finish()?);
-    }
-    let sparse = n > u64::from(u32::MAX) + 1 || (n >= SPARSE_MIN_RANGE && n / h >= 32);
-    if sparse {
-        notice(h);
-        let values = randomness.sample_range(n, h)?;
-        // Already a uniformly ordered selection: written as it is.
-        return Ok(write_in_order(&values, &render, &run.output)?);
-    }
-    let mut values: Vec<u32> = Vec::new();
-    values
-        .try_reserve_exact(n as usize)
-        .map_err(|_| CliError::memory())?;
-    values.extend(0..=(n - 1) as u32);
-    let write32 = |v: u32, buffer: &mut Vec<u8>| push_number(buffer, lo + u64::from(v), delimiter);
-    let render32 = Render {
-        write: &write32,
-        item_bytes: 0,
-        prefetch: None,
-        intact: None,
-    };
-    Ok(permute_and_write(
-        &[],
-        &mut values,
-        h,
-        &mut randomness,
-        &render32,
-        &run.output,
-        &notice,
-    )?)
 }

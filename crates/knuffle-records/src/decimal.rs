@@ -18,7 +18,7 @@ const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 /// assert_eq!(out, b"1234567\n");
 /// ```
 #[inline]
-pub fn push_number(out: &mut Vec<u8>, mut value: u64, delimiter: u8) {
+pub(crate) fn push_number(out: &mut Vec<u8>, mut value: u64, delimiter: u8) {
     let digits = value.checked_ilog10().map_or(1, |d| d as usize + 1);
     // Fixed-size copies only (no call to memmove for a few bytes): write the
     // digits left-aligned into a 21-byte scratch, append all 21 bytes, then
