@@ -193,6 +193,20 @@ mod tests {
     }
 
     #[test]
+    fn long_texts_and_long_names_are_laid_out_as_gnu_does() {
+        let text = help("knuffle", Personality::Knuffle);
+        let expected = "      --memory=SIZE         use at most SIZE of memory (512M, 4G, 10%; default\n\
+             \x20                           3/4 of the available memory, within ulimit -v and\n\
+             \x20                           the cgroup's limit); a larger input is shuffled\n\
+             \x20                           through temporary files\n\
+             \x20 -T, --temporary-directory=DIR\n\
+             \x20                           put temporary files in DIR, not $TMPDIR or /tmp\n\
+             \x20 -h, --help                display this help and exit\n\
+             \x20     --version             output version information and exit\n";
+        assert!(text.contains(expected), "{text}");
+    }
+
+    #[test]
     fn gnu_help_lists_gnus_flags_only() {
         let text = help("shuf", Personality::Gnu);
         for flag in FLAGS {
