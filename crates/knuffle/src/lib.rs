@@ -159,9 +159,9 @@ pub use rng::{DefaultRng, Seed};
 #[cfg(feature = "std")]
 pub use sample::Reservoir;
 pub use sample::{sample_indices, sample_indices_usize};
+pub use shuffle::{partial_shuffle, permutation, sattolo, shuffle, shuffled};
 #[cfg(feature = "std")]
 pub use weighted_sample::{WeightedReservoir, weighted_log_key};
-pub use shuffle::{partial_shuffle, permutation, sattolo, shuffle, shuffled};
 
 #[cfg(feature = "parallel")]
 pub use parallel::par_shuffle;
