@@ -1,9 +1,9 @@
 //! The record scanner of `shuf` and the external mode
-//! (`knuffle_records::scan`): every delimiter is found, in order, exactly
+//! (`knuffle_records::scan`, exported for fuzzing): every delimiter is found, in order, exactly
 //! once, as a plain byte scan finds it, at every alignment.
 #![no_main]
 
-use knuffle_records::scan;
+use knuffle_records::fuzzing as scan;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -459,16 +459,15 @@ class Generator:
             raise TypeError("memory must be a number of bytes or a size such as '512M'")
         if isinstance(memory, int) and memory < 0:
             raise ValueError(f"memory must be positive, got {memory}")
-        self._core.shuffle_file_paths(
-            _paths(input),
-            os.fsdecode(os.fspath(output)),
-            bool(zero_terminated),
-            _index(header, "header"),
-            None if count is None else _index(count, "count"),
-            bool(repeat),
-            memory,
-            None if temp_dir is None else os.fsdecode(os.fspath(temp_dir)),
-        )
+        options = {
+            "zero_terminated": bool(zero_terminated),
+            "header": _index(header, "header"),
+            "count": None if count is None else _index(count, "count"),
+            "repeat": bool(repeat),
+            "memory": memory,
+            "temp_dir": None if temp_dir is None else os.fsdecode(os.fspath(temp_dir)),
+        }
+        self._core.shuffle_file_paths(_paths(input), os.fsdecode(os.fspath(output)), options)
 
 
 def _paths(inputs: Any) -> list[str]:

@@ -13,7 +13,7 @@ use knuffle_records::{
 };
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyInt};
+use pyo3::types::{PyBool, PyDict, PyInt};
 
 /// `memory=`: bytes, or a size as `--memory` takes it (`"512M"`, `"25%"`).
 pub enum MemoryLimit {
@@ -82,17 +82,22 @@ pub struct FileJob {
 }
 
 impl FileJob {
-    #[allow(clippy::too_many_arguments)]
+    /// The job from the options dict that `Generator.shuffle_file` builds
+    /// (`zero_terminated`, `header`, `count`, `repeat`, `memory`,
+    /// `temp_dir`, all present), translated into the record library's
+    /// [`Options`] as the command line translates its flags.
     pub fn new(
         inputs: Vec<PathBuf>,
         output: PathBuf,
-        zero_terminated: bool,
-        header: u64,
-        count: Option<u64>,
-        repeat: bool,
-        memory: Option<MemoryLimit>,
-        temp_dir: Option<PathBuf>,
+        options: &Bound<'_, PyDict>,
     ) -> PyResult<FileJob> {
+        let zero_terminated: bool = get(options, "zero_terminated")?;
+        let header: u64 = get(options, "header")?;
+        let count: Option<u64> = get(options, "count")?;
+        let repeat: bool = get(options, "repeat")?;
+        let memory: Option<Bound<'_, PyAny>> = get(options, "memory")?;
+        let memory = memory.as_ref().map(MemoryLimit::from_python).transpose()?;
+        let temp_dir: Option<PathBuf> = get(options, "temp_dir")?;
         if repeat && count.is_none() {
             return Err(PyValueError::new_err(
                 "repeat=True needs count= (a file cannot hold an endless output)",
@@ -138,6 +143,18 @@ impl FileJob {
             *rng = *stream;
         }
         result.map_err(to_python)
+    }
+}
+
+/// `options[key]` (the Python layer passes every key), extracted as a
+/// positional argument would be.
+fn get<'py, T: for<'a> FromPyObject<'a, 'py>>(
+    options: &Bound<'py, PyDict>,
+    key: &str,
+) -> PyResult<T> {
+    match options.get_item(key)? {
+        Some(value) => value.extract::<T>().map_err(Into::into),
+        None => Err(PyValueError::new_err(format!("missing option {key}"))),
     }
 }
 

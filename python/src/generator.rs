@@ -14,11 +14,11 @@ use numpy::{
 };
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyDict, PyList};
 
 use std::path::PathBuf;
 
-use crate::files::{FileJob, MemoryLimit};
+use crate::files::FileJob;
 use crate::threads::{self, DEFAULT_THREADS};
 use crate::{rows, weighted};
 
@@ -294,32 +294,15 @@ impl Generator {
     /// Shuffles the lines (records) of files into `output`, exactly as
     /// `knuffle --seed SEED --memory M ...` does from a fresh generator:
     /// in memory, or through temporary files beyond the memory limit.
-    #[pyo3(signature = (inputs, output, zero_terminated, header, count, repeat, memory, temp_dir))]
-    #[allow(clippy::too_many_arguments)]
+    /// `options`: one dict (see `FileJob::new`).
     fn shuffle_file_paths(
         &mut self,
         py: Python<'_>,
         inputs: Vec<PathBuf>,
         output: PathBuf,
-        zero_terminated: bool,
-        header: u64,
-        count: Option<u64>,
-        repeat: bool,
-        memory: Option<Bound<'_, PyAny>>,
-        temp_dir: Option<PathBuf>,
+        options: Bound<'_, PyDict>,
     ) -> PyResult<()> {
-        let memory = memory.as_ref().map(MemoryLimit::from_python).transpose()?;
-        FileJob::new(
-            inputs,
-            output,
-            zero_terminated,
-            header,
-            count,
-            repeat,
-            memory,
-            temp_dir,
-        )?
-        .run(py, &mut self.rng)
+        FileJob::new(inputs, output, &options)?.run(py, &mut self.rng)
     }
 
     fn __repr__(&self) -> String {

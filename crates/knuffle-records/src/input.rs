@@ -3,7 +3,7 @@
 //! ([`read_indexed`]); anything else is read into one buffer ([`load`]).
 //! Several files are concatenated, each ending in a delimiter.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Read};
 use std::mem::ManuallyDrop;
@@ -266,7 +266,8 @@ fn current_offset(file: &File) -> Option<u64> {
 
 /// Opens every input in order (`-` or no operand: standard input), as
 /// GNU does before anything else, so a missing file is reported first.
-pub fn open_all(files: &[OsString]) -> Result<Vec<Opened>, Error> {
+#[cfg(test)]
+pub fn open_all(files: &[std::ffi::OsString]) -> Result<Vec<Opened>, Error> {
     if files.is_empty() {
         return Ok(vec![Opened::open(OsStr::new("-"))?]);
     }
@@ -450,8 +451,10 @@ fn publish_mapped(start: usize, len: usize) {
     MAPPED[1].store(start + len, Ordering::SeqCst);
 }
 
-/// Whether `address` lies in the input that [`map_indexed`] mapped, while
-/// a [`MappedInput`] guard holds it. Async-signal-safe.
+/// Whether `address` lies in the input file that a shuffle with
+/// [`Options::map_input`](crate::Options::map_input) has mapped, while it
+/// is mapped: for a `SIGBUS` handler to tell a fault in it from any other.
+/// Async-signal-safe.
 pub fn in_mapped_input(address: usize) -> bool {
     let start = MAPPED[0].load(Ordering::SeqCst);
     let end = MAPPED[1].load(Ordering::SeqCst);

@@ -27,71 +27,84 @@
 //! the one file mapped or copied), permuted with `knuffle`'s shuffles or
 //! drawn from with `-r`, and for inputs larger than [`Options::memory`]
 //! an external scatter/gather through nameless temporary files (see
-//! [`external`] for why every order is exactly equally likely). GNU's
+//! `external` for why every order is exactly equally likely). GNU's
 //! `--random-source` is reproduced byte for byte
 //! ([`Randomness::gnu_source`]).
+//!
+//! # The API
+//!
+//! The entry points [`shuffle_records`], [`shuffle_records_to_file`],
+//! [`shuffle_records_to`] (a [`Destination`], a [`Progress`] observer) and
+//! [`shuffle_records_planned`] (an [`OutputPlan`]); what they take:
+//! [`Input`]s (files, standard input, readers, `-e` words, `-i` ranges),
+//! [`Options`] and [`Randomness`]; what they fail with: [`Error`]. Besides:
+//! memory sizes ([`parse_size`], [`default_limit`], [`MIN_LIMIT`]), the
+//! written-file rule ([`write_file`], [`WrittenFile`], ...), the `SIGBUS`
+//! helper of [`Options::map_input`] ([`in_mapped_input`]), and the
+//! sampling engine of `knuffle sample` and `knuffle split` ([`sampling`]).
+//! Every module below is private.
 //!
 //! # Layers
 //!
 //! Each module uses only modules of the layers below it (checked: no
 //! module imports one that imports it back).
 //!
-//! 1. **Foundations**: [`error`], [`buffers`] (buffer sizes), [`read`]
-//!    (`read_some`), [`bytes`], [`scan`] (the delimiter scanner),
-//!    [`memory`] (`parse_size`, the default limit), [`options`],
-//!    [`progress`], [`written_file`] (the one rule for files written).
-//! 2. **Randomness**: [`gnu_random`] (GNU's `randint`/`randperm`), then
-//!    [`randomness`] (knuffle's generator or a GNU source).
-//! 3. **Lines in**: [`line_index`], [`input`] (opening, reading into
-//!    memory), [`stream`] (lines in constant memory).
-//! 4. **Lines out**: [`output`] (late-opened output, `-o` by rename,
-//!    parallel rendering), [`engine`] (permute-and-write,
+//! 1. **Foundations**: `error`, `buffers` (buffer sizes), `read`
+//!    (`read_some`), `bytes`, `scan` (the delimiter scanner),
+//!    `memory` (`parse_size`, the default limit), `options`,
+//!    `progress`, `written_file` (the one rule for files written).
+//! 2. **Randomness**: `gnu_random` (GNU's `randint`/`randperm`), then
+//!    `randomness` (knuffle's generator or a GNU source).
+//! 3. **Lines in**: `line_index`, `input` (opening, reading into
+//!    memory), `stream` (lines in constant memory).
+//! 4. **Lines out**: `output` (late-opened output, `-o` by rename,
+//!    parallel rendering), `engine` (permute-and-write,
 //!    repeat-and-write).
 //! 5. **Plan**: `plan` (every decision, once: the strategy, the memory
 //!    limit, the count, whether the one file is mapped).
-//! 6. **Strategies**, one module each: [`sample`] (reservoir),
-//!    `in_memory` (permute or repeat), [`external`] (plan, temp, labels,
+//! 6. **Strategies**, one module each: `sample` (reservoir),
+//!    `in_memory` (permute or repeat), `external` (plan, temp, labels,
 //!    scatter, sink, input, gather) run by `external_run`, `spill` (pipes:
-//!    in memory or external); then the entry, [`records`], and this
+//!    in memory or external); then the entry, `records`, and this
 //!    file's [`shuffle_records`] family.
 //! 7. **Sampling** ([`sampling`], its own folder, using only layer 1:
-//!    [`written_file`], [`error`], [`memory`]): the record-level engine of
+//!    `written_file`, `error`, `memory`): the record-level engine of
 //!    `knuffle sample` and `knuffle split` (records and CSV in, fields,
 //!    exact probabilities, one module per mode), so that the command line
 //!    and Python give the same bytes for the same seed.
 
 #![warn(missing_docs)]
 
-pub mod buffers;
-pub mod bytes;
-pub mod error;
-pub mod memory;
-pub mod options;
-pub mod progress;
-pub mod read;
-pub mod scan;
-pub mod written_file;
+mod buffers;
+mod bytes;
+mod error;
+mod memory;
+mod options;
+mod progress;
+mod read;
+mod scan;
+mod written_file;
 
-pub mod gnu_random;
-pub mod randomness;
+mod gnu_random;
+mod randomness;
 
-pub mod input;
-pub mod line_index;
-pub mod stream;
+mod input;
+mod line_index;
+mod stream;
 
 mod decimal;
-pub mod engine;
+mod engine;
 mod operands;
-pub mod output;
+mod output;
 
-pub mod external;
+mod external;
 mod external_run;
 mod in_memory;
 mod plan;
-pub mod sample;
+mod sample;
 mod spill;
 
-pub mod records;
+mod records;
 
 pub mod sampling;
 
@@ -99,17 +112,22 @@ use std::io::Write;
 use std::path::Path;
 
 pub use error::Error;
-pub use input::Input;
+pub use input::{Input, in_mapped_input};
 pub use memory::{MIN_LIMIT, default_limit, parse_size};
 pub use options::Options;
-pub use output::OutputPlan;
+pub use output::{Output, OutputPlan};
 pub use progress::{NoProgress, Progress};
 pub use randomness::Randomness;
 /// Writing a file by knuffle's one rule: a regular file (or a symlink's
 /// target) replaced atomically, a device or FIFO written in place, a
-/// missing directory named in the error, never created (see
-/// [`written_file`]).
+/// missing directory named in the error, never created.
 pub use written_file::{WrittenFile, check_writable, write_file, write_new_file};
+
+/// The delimiter scanner, for the fuzz targets (not part of the API).
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use crate::scan::{count_delimiters, for_each_delimiter};
+}
 
 /// Where the output goes.
 pub enum Destination<'a> {

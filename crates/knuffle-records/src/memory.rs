@@ -62,8 +62,8 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 /// room left under the cgroup's limit (v2 `memory.max`, v1
 /// `memory.limit_in_bytes`, ancestors included), and the address space left
 /// under `RLIMIT_AS` (`ulimit -v`) after what the process already maps and
-/// [`address_headroom`]; at least [`MIN_LIMIT`]; 1 GiB when none can be
-/// read. See [`budget`].
+/// `address_headroom`; at least [`MIN_LIMIT`]; 1 GiB when none can be
+/// read. See `budget`.
 pub fn default_limit() -> u64 {
     let meminfo = fs::read_to_string("/proc/meminfo").ok();
     let available = meminfo
@@ -80,8 +80,7 @@ pub fn default_limit() -> u64 {
 /// able to use). The smallest wins, raised to [`MIN_LIMIT`]; 1 GiB when
 /// all three are unknown.
 ///
-/// ```
-/// use knuffle_records::memory::budget;
+/// ```text
 /// let gib = 1u64 << 30;
 /// assert_eq!(budget(Some(16 * gib), None, None), 12 * gib);
 /// assert_eq!(budget(Some(16 * gib), Some(4 * gib), None), 3 * gib);

@@ -30,7 +30,7 @@ pub struct Options {
     /// `SIGBUS` on a read past its new end, which kills the process unless
     /// it handles the signal: set this only in a program that reports
     /// `SIGBUS` (the command line does;
-    /// [`in_mapped_input`](crate::input::in_mapped_input) tells such a
+    /// [`in_mapped_input`](crate::in_mapped_input) tells such a
     /// fault from others). A shrink within the last page raises nothing
     /// (the rest of the page reads as zeros): the shuffle then ends with
     /// [`Error::InputShrank`](crate::Error::InputShrank) before the output

@@ -21,7 +21,7 @@ use std::ffi::OsStr;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use knuffle_records::input::in_mapped_input;
+use knuffle_records::in_mapped_input;
 
 use super::errors::CliError;
 use super::quote::quotef;
