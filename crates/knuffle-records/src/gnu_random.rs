@@ -45,7 +45,7 @@ impl GnuRandom {
     }
 
     /// FILE, not opened yet: [`GnuRandom::open_if`] opens it when GNU
-    /// would (when its byte budget, [`randperm_bound`], is not zero). A
+    /// would (when its byte budget, GNU's `randperm_bound`, is not zero). A
     /// draw from a source never opened fails with "end of file".
     pub fn unopened(name: &OsStr) -> Self {
         GnuRandom {

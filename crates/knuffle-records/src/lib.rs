@@ -37,7 +37,8 @@
 //! [`shuffle_records_to`] (a [`Destination`], a [`Progress`] observer) and
 //! [`shuffle_records_planned`] (an [`OutputPlan`]); what they take:
 //! [`Input`]s (files, standard input, readers, `-e` words, `-i` ranges),
-//! [`Options`] and [`Randomness`]; what they fail with: [`Error`]. Besides:
+//! [`Options`] and [`Randomness`] (a GNU source: [`GnuRandom`]); what
+//! they fail with: [`Error`]. Besides:
 //! memory sizes ([`parse_size`], [`default_limit`], [`MIN_LIMIT`]), the
 //! written-file rule ([`write_file`], [`WrittenFile`], ...), the `SIGBUS`
 //! helper of [`Options::map_input`] ([`in_mapped_input`]), and the
@@ -112,6 +113,8 @@ use std::io::Write;
 use std::path::Path;
 
 pub use error::Error;
+/// The GNU-compatible source inside [`Randomness::Gnu`].
+pub use gnu_random::GnuRandom;
 pub use input::{Input, in_mapped_input};
 pub use memory::{MIN_LIMIT, default_limit, parse_size};
 pub use options::Options;

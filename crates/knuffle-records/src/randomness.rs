@@ -94,7 +94,7 @@ impl Randomness {
 /// The choices the record strategies make, from either source: a
 /// [`Randomness`] (whichever it holds), or one of the two sources itself
 /// once the plan has told them apart (`crate::records`).
-pub trait Draws {
+pub(crate) trait Draws {
     /// Opens a GNU random source now when `needed`, as GNU does at this
     /// point of its run (knuffle's generator: nothing to do).
     fn open_if(&mut self, needed: bool) -> Result<(), Error>;
