@@ -1,14 +1,13 @@
 //! The in-memory strategies: the input held whole (one regular file
 //! mapped or read into a private copy by both cores, anything else loaded
 //! into one buffer), its line starts indexed with offsets of the width its
-//! size takes, then the index permuted (or drawn from, with `-r`) and the
-//! lines written.
+//! size takes, then the index permuted and the lines written (or, with
+//! `-r`, drawn from by [`crate::repeat`]).
 
 use std::fs::File;
 
 use crate::engine::{
-    DIRECT_LINE, Held, HeldLine, Render, permute_and_write_held, prefetch_bytes,
-    repeat_and_write_held, write_shuffled,
+    DIRECT_LINE, Held, HeldLine, Render, permute_and_write, permute_and_write_held, prefetch_bytes,
 };
 use crate::error::Error;
 use crate::gnu_random::source_needed;
@@ -16,6 +15,7 @@ use crate::input::{self, Bytes, Opened};
 use crate::line_index::{ByWidth, Offset, append_line, by_width, line_starts};
 use crate::plan::{Holding, Run};
 use crate::randomness::Draws;
+use crate::repeat;
 
 /// The check that a mapped input is still whole (see
 /// [`Render::intact`](crate::engine::Render::intact)).
@@ -192,37 +192,29 @@ fn shuffle_lines<O: Offset, D: Draws>(
         prefetch: Some(&prefetch),
         intact,
     };
+    let line = |start: O| -> HeldLine<'_> {
+        let rest = &data[start.get()..];
+        match memchr::memchr(delimiter, rest) {
+            Some(end) => (&rest[..=end], false),
+            None => (rest, true),
+        }
+    };
+    let held = held_in_place.then_some(Held {
+        line: &line,
+        delimiter,
+        intact,
+    });
+    if repeat {
+        return repeat::write(run, header, body, &render, held.as_ref(), draws);
+    }
     let progress = run.progress;
     let notice = |h: u64| progress.permuting(h);
-    if held_in_place {
-        let line = |start: O| -> HeldLine<'_> {
-            let rest = &data[start.get()..];
-            match memchr::memchr(delimiter, rest) {
-                Some(end) => (&rest[..=end], false),
-                None => (rest, true),
-            }
-        };
-        let held = Held {
-            line: &line,
-            delimiter,
-            intact,
-        };
-        if repeat {
-            let body: &[O] = body;
-            let nth = |j: u64| body[j as usize];
-            return repeat_and_write_held(
-                header,
-                body.len() as u64,
-                &nth,
-                &held,
-                head_count,
-                draws,
-                run.output,
-            );
+    match &held {
+        Some(held) => {
+            permute_and_write_held(header, body, head_count, draws, held, run.output, &notice)
         }
-        return permute_and_write_held(header, body, head_count, draws, &held, run.output, &notice);
+        None => permute_and_write(
+            header, body, head_count, draws, &render, run.output, &notice,
+        ),
     }
-    write_shuffled(
-        header, body, &render, draws, run.output, repeat, head_count, &notice,
-    )
 }

@@ -64,7 +64,7 @@
 //! 5. **Plan**: `plan` (every decision, once: the strategy, the memory
 //!    limit, the count, whether the one file is mapped).
 //! 6. **Strategies**, one module each: `sample` (reservoir),
-//!    `in_memory` (permute or repeat), `external` (plan, temp, labels,
+//!    `in_memory` (permute), `repeat` (`-r`), `external` (plan, temp, labels,
 //!    scatter, sink, input, gather) run by `external_run`, `spill` (pipes:
 //!    in memory or external); then the entry, `records`, and this
 //!    file's [`shuffle_records`] family.
@@ -102,6 +102,7 @@ mod external;
 mod external_run;
 mod in_memory;
 mod plan;
+mod repeat;
 mod sample;
 mod spill;
 

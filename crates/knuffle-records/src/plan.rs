@@ -6,7 +6,7 @@
 //! | --- | --- | --- |
 //! | reservoir | `-n COUNT` over a stream | [`crate::sample`] |
 //! | in memory (permute) | the input fits the limit; an offset width and, for one regular file, a map or a copy | [`crate::in_memory`] |
-//! | in memory (repeat) | `-r` (held whole, as GNU does) | [`crate::in_memory`] |
+//! | repeat | `-r` (held whole, as GNU does) | [`crate::in_memory`], then [`crate::repeat`] |
 //! | external | regular files larger than the limit | [`crate::external`] |
 //! | spill | pipes, knuffle's generator: read while they fit, else external | [`crate::spill`] |
 //!
