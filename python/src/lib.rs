@@ -3,6 +3,9 @@
 //! The pure-Python package `knuffle` (python/knuffle) is the public API and
 //! validates its arguments; this module holds the shuffles, which release
 //! the GIL while they run.
+//!
+//! Workspace layer 3 (cli/python -> records/lab/draw -> stats -> library):
+//! bindings over the record library, the lab and the library.
 
 mod audit;
 mod dask;

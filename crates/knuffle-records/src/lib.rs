@@ -47,6 +47,9 @@
 //!
 //! # Layers
 //!
+//! Workspace layer 2 (cli/python -> records/lab/draw -> stats -> library):
+//! this crate uses only the library (`knuffle`).
+//!
 //! Each module uses only modules of the layers below it (checked: no
 //! module imports one that imports it back).
 //!
