@@ -88,7 +88,9 @@ def test_the_largest_memory_limit_is_accepted(tmp_path):
 
 def test_the_core_refuses_a_bad_memory_type_in_words():
     core = knuffle._knuffle.Generator("m", 1)
+    options = {"zero_terminated": False, "header": 0, "count": None, "repeat": False,
+               "temp_dir": None}
     with pytest.raises(TypeError, match="memory= takes a number of bytes"):
-        core.shuffle_file_paths(["a"], "b", False, 0, None, False, 1.5, None)
+        core.shuffle_file_paths(["a"], "b", {**options, "memory": 1.5})
     with pytest.raises(TypeError, match="not bool"):
-        core.shuffle_file_paths(["a"], "b", False, 0, None, False, True, None)
+        core.shuffle_file_paths(["a"], "b", {**options, "memory": True})
