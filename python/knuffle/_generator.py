@@ -5,6 +5,7 @@ from __future__ import annotations
 import operator
 import os
 import sys
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -30,6 +31,21 @@ class Hands(list[list[str]]):
 
     def __repr__(self) -> str:
         return f"Hands({list.__repr__(self)}, board={self.board!r}, remaining={self.remaining})"
+
+
+def _renamed(value: Any, old_value: Any, name: str, old_name: str) -> Any:
+    """``value``, or the value given under ``old_name`` (a renamed keyword:
+    it warns once per call site)."""
+    if old_value is None:
+        return value
+    if value is not None:
+        raise TypeError(f"give {name}= or its old name {old_name}=, not both")
+    warnings.warn(
+        f"{old_name}= is now {name}= (the name of knuffle deal's option)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return old_value
 
 
 def _index(value: Any, name: str) -> int:
@@ -267,12 +283,16 @@ class Generator:
         chosen = self._core.sample_u64(n, k)
         return chosen.view(np.int64) if n <= 2**63 else chosen
 
-    def choice(self, a: Any, k: int, weights: Any = None) -> np.ndarray:
-        """``k`` distinct elements (rows) of ``a``, in the order drawn.
+    def choice(self, a: Any, k: int, weights: Any = None, *, replace: bool = False) -> np.ndarray:
+        """``k`` distinct elements (rows) of ``a``, in the order drawn, or
+        with ``replace=True`` ``k`` independent draws (an element may come
+        back; ``k`` may exceed ``len(a)``).
 
         ``a`` is an array-like (rows along axis 0) or an integer ``n``
         (then indices of ``range(n)`` are returned). Without ``weights``,
-        every k-subset and order is equally likely (``sample``).
+        every k-subset and order is equally likely (``sample``); with
+        ``replace=True`` each draw is exactly uniform (Lemire's bounded
+        integers).
 
         With ``weights`` (one non-negative weight per element): weighted
         sampling without replacement by successive draws, each element drawn
@@ -285,11 +305,15 @@ class Generator:
         than ``2**-61`` of the largest weight are dropped, so weights within
         a factor of ``2**10`` of the largest are always exact, and within
         ``2**40`` for up to ``2**32`` elements; a positive weight never
-        becomes 0. No float rounding decides a draw.
+        becomes 0. No float rounding decides a draw. With ``replace=True``
+        each draw picks element ``i`` with probability exactly
+        ``weights[i] / sum(weights)`` (for integer weights; floats as above).
 
         >>> g = knuffle.Generator("draw")
         >>> sorted(g.choice(["a", "b", "c", "d"], 2, weights=[1, 0, 0, 1]).tolist())
         ['a', 'd']
+        >>> len(g.choice(6, 10, replace=True)), set(g.choice(["x"], 3, replace=True).tolist())
+        (10, {'x'})
         """
         k = _index(k, "k")
         if k < 0:
@@ -306,72 +330,85 @@ class Generator:
             if pool.ndim == 0:
                 raise TypeError(f"cannot choose from a scalar of type {type(a).__name__}")
             n = pool.shape[0]
+        replace = bool(replace)
         if weights is None:
-            if k > n:
+            if replace:
+                if n == 0 and k > 0:
+                    raise ValueError(f"cannot draw k = {k} elements from an empty population")
+                index = self._core.draws_u64(n, k).astype(np.int64)
+            elif k > n:
                 raise ValueError(f"cannot choose k = {k} distinct elements from {n}")
-            index = self.sample(n, k)
+            else:
+                index = self.sample(n, k)
         else:
-            index = self._weighted(n, k, weights)
+            index = self._weighted(n, k, weights, replace)
         return index if pool is None else pool[index]
 
-    def _weighted(self, n: int, k: int, weights: Any) -> np.ndarray:
+    def _weighted(self, n: int, k: int, weights: Any, replace: bool = False) -> np.ndarray:
         w = np.asarray(weights)
         if w.shape != (n,):
             raise ValueError(f"weights must have one value per element: shape ({n},), got {w.shape}")
-        if k > n:
+        if k > n and not replace:
             raise ValueError(f"cannot choose k = {k} distinct elements from {n}")
         kind = w.dtype.kind
         if kind in "biu":
             if kind == "i" and n and w.min() < 0:
                 raise ValueError(f"weights must be non-negative, got {w.min()}")
-            return self._core.weighted_int(w.astype(np.uint64), k)
+            return self._core.weighted_int(w.astype(np.uint64), k, replace)
         if kind == "f":
-            return self._core.weighted_float(w.astype(np.float64), k)
+            return self._core.weighted_float(w.astype(np.float64), k, replace)
         if kind == "O":
             values = list(w)
             if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
                 bad = [v for v in values if not 0 <= v <= _MAX_U64]
                 if bad:
                     raise ValueError(f"integer weights must lie in 0..2**64-1, got {bad[0]}")
-                return self._core.weighted_int(np.array(values, dtype=np.uint64), k)
+                return self._core.weighted_int(np.array(values, dtype=np.uint64), k, replace)
         raise TypeError(f"weights must be integers or floats, got dtype {w.dtype}")
 
     # -- cards --------------------------------------------------------------
 
     def deal(
         self,
-        players: int = 4,
-        cards: int = 13,
+        hands: int | None = None,
+        cards_each: int | None = None,
         *,
         board: int = 0,
         decks: int = 1,
         jokers: int = 0,
         ascii: bool = False,
+        players: int | None = None,
+        cards: int | None = None,
     ) -> Hands:
-        """Deal ``players`` hands of ``cards`` cards (and ``board`` community
-        cards) from a standard 52-card deck (or a shoe of ``decks`` decks,
-        each with ``jokers`` jokers): the same deal as ``knuffle deal --seed
-        TEXT --players P --cards C --board B --decks D --jokers J`` from a
-        fresh ``Generator(TEXT)``. Only the dealt cards are randomised (a
-        partial Fisher-Yates shuffle); cards go round-robin, one to each
-        player per round, then to the board. Card names as the command line
-        writes them: ``A♠ 10♥`` (``ascii=True``: ``AS TH``).
+        """Deal ``hands`` hands of ``cards_each`` cards (default 4 of 13, and
+        ``board`` community cards) from a standard 52-card deck (or a shoe
+        of ``decks`` decks, each with ``jokers`` jokers): the same deal as
+        ``knuffle deal --seed TEXT --hands H --cards-each C --board B
+        --decks D --jokers J`` from a fresh ``Generator(TEXT)``, the same
+        names. Only the dealt cards are randomised (a partial Fisher-Yates
+        shuffle); cards go round-robin, one to each hand per round, then to
+        the board. Card names as the command line writes them: ``A♠ 10♥``
+        (``ascii=True``: ``AS TH``). ``players=`` and ``cards=``, this
+        method's names before 0.2, still work and warn (DeprecationWarning).
 
-        >>> h = knuffle.Generator("friday poker").deal(players=6, cards=2, board=5)
+        >>> h = knuffle.Generator("friday poker").deal(hands=6, cards_each=2, board=5)
         >>> len(h), len(h[0]), len(h.board), h.remaining
         (6, 2, 5, 35)
         """
-        players = _index(players, "players")
-        cards = _index(cards, "cards")
+        hands = _renamed(hands, players, "hands", "players")
+        cards_each = _renamed(cards_each, cards, "cards_each", "cards")
+        hands = _index(4 if hands is None else hands, "hands")
+        cards_each = _index(13 if cards_each is None else cards_each, "cards_each")
         board = _index(board, "board")
         decks = _index(decks, "decks")
         jokers = _index(jokers, "jokers")
-        if players < 1 or cards < 0 or board < 0:
-            raise ValueError("players must be at least 1, cards and board non-negative")
+        if hands < 1 or cards_each < 0 or board < 0:
+            raise ValueError("hands must be at least 1, cards_each and board non-negative")
         if not 1 <= decks <= 1000 or not 0 <= jokers <= 1000:
             raise ValueError("decks must be in 1..1000 and jokers in 0..1000 (as on the command line)")
-        if cards == 0 and board == 0:
-            raise ValueError("nothing to deal: cards and board are both 0")
+        if cards_each == 0 and board == 0:
+            raise ValueError("nothing to deal: cards_each and board are both 0")
+        players, cards = hands, cards_each
         hands, board_cards, remaining = self._core.deal(players, cards, board, decks, jokers, bool(ascii))
         return Hands(hands, board_cards, remaining)
 

@@ -213,24 +213,48 @@ impl Generator {
         Ok(PyArray1::from_vec(py, chosen))
     }
 
-    /// `k` distinct indices by weighted successive sampling, integer weights.
+    /// `k` integers of `range(n)`, each drawn independently and uniformly
+    /// (with replacement), as uint64.
+    fn draws_u64<'py>(
+        &mut self,
+        py: Python<'py>,
+        n: u64,
+        k: usize,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        if n == 0 && k > 0 {
+            return Err(PyValueError::new_err(
+                "cannot draw from an empty population",
+            ));
+        }
+        let mut drawn = reserve::<u64>(k, "a sample")?;
+        let rng = &mut self.rng;
+        py.detach(|| drawn.extend((0..k).map(|_| knuffle::below(n, rng))));
+        Ok(PyArray1::from_vec(py, drawn))
+    }
+
+    /// `k` indices by weight, integer weights: distinct by successive
+    /// sampling, or with `replace` independent draws.
+    #[pyo3(signature = (weights, k, replace=false))]
     fn weighted_int<'py>(
         &mut self,
         py: Python<'py>,
         weights: PyReadonlyArray1<'py, u64>,
         k: usize,
+        replace: bool,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let weights: Vec<u128> = weights.as_array().iter().map(|&w| u128::from(w)).collect();
-        self.weighted(py, weights, k)
+        self.weighted(py, weights, k, replace)
     }
 
-    /// `k` distinct indices by weighted successive sampling, float weights
-    /// (made exact integers by one power-of-two scale).
+    /// `k` indices by weight, float weights (made exact integers by one
+    /// power-of-two scale): distinct, or with `replace` independent draws.
+    #[pyo3(signature = (weights, k, replace=false))]
     fn weighted_float<'py>(
         &mut self,
         py: Python<'py>,
         weights: PyReadonlyArray1<'py, f64>,
         k: usize,
+        replace: bool,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let weights = weights.as_array().to_vec();
         if let Some(bad) = weights.iter().find(|w| !w.is_finite() || **w < 0.0) {
@@ -239,7 +263,7 @@ impl Generator {
             )));
         }
         let weights = weighted::float_weights_to_integers(&weights);
-        self.weighted(py, weights, k)
+        self.weighted(py, weights, k, replace)
     }
 
     /// The hands (and board) of `knuffle deal --players P --cards C --board B
@@ -316,9 +340,15 @@ impl Generator {
         py: Python<'py>,
         weights: Vec<u128>,
         k: usize,
+        replace: bool,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let positive = weights.iter().filter(|&&w| w > 0).count();
-        if k > positive {
+        if replace && k > 0 && positive == 0 {
+            return Err(PyValueError::new_err(
+                "cannot draw: no item has a positive weight",
+            ));
+        }
+        if !replace && k > positive {
             return Err(PyValueError::new_err(format!(
                 "cannot choose k = {k} distinct items: only {positive} have a positive weight"
             )));
@@ -329,8 +359,17 @@ impl Generator {
                 "the weights add up to 2**128 or more",
             ));
         }
+        if replace {
+            drop(reserve::<u64>(k, "a sample")?);
+        }
         let rng = &mut self.rng;
-        let chosen = py.detach(|| weighted::sample(&weights, k, rng));
+        let chosen = py.detach(|| {
+            if replace {
+                weighted::draws(&weights, k, rng)
+            } else {
+                weighted::sample(&weights, k, rng)
+            }
+        });
         Ok(PyArray1::from_vec(
             py,
             chosen.into_iter().map(|i| i as i64).collect(),

@@ -93,6 +93,19 @@ pub fn sample(weights: &[u128], k: usize, rng: &mut DefaultRng) -> Vec<u64> {
     chosen
 }
 
+/// `k` independent draws with replacement, index `i` each time with
+/// probability exactly `weights[i] / total`: inversion on integers (L.
+/// Devroye, Non-Uniform Random Variate Generation, 1986, §III.2), one
+/// exact draw below the total per draw, found in the Fenwick tree. The
+/// caller checks that the total is positive and fits in `u128`.
+pub fn draws(weights: &[u128], k: usize, rng: &mut DefaultRng) -> Vec<u64> {
+    let tree = Fenwick::new(weights);
+    let total = weights.iter().sum::<u128>();
+    (0..k)
+        .map(|_| tree.find(below_u128(rng, total)) as u64)
+        .collect()
+}
+
 /// Float weights as exact integers: each finite weight `m * 2^e` (a 53-bit
 /// integer `m`) is multiplied by one power of two `2^s`, chosen so that the
 /// largest becomes about `2^(126 - bits(n))` and the total stays below

@@ -35,5 +35,5 @@ def test_shuffle_of_arange_is_the_golden_permutation(golden):
 
 def test_deals_match_rust_and_the_command_line(golden):
     (case,) = golden["deals"]
-    hands = knuffle.Generator(case["seed"]).deal(players=case["players"], cards=case["cards"], ascii=True)
+    hands = knuffle.Generator(case["seed"]).deal(hands=case["players"], cards_each=case["cards"], ascii=True)
     assert [" ".join(h) for h in hands] == case["hands"]
