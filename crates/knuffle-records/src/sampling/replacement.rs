@@ -113,65 +113,111 @@ fn two_passes(
     out: &mut Output<'_>,
     notes: &mut dyn FnMut(Note),
 ) -> Result<(), SampleError> {
-    let too_much = |what: &str| {
-        SampleError::memory(format!(
-            "sampling with replacement from FILEs larger than memory holds {what}, more than \
-             the memory limit ({budget} bytes); give a larger --memory or a smaller -n"
-        ))
-    };
-    // Pass 1: how many records there are, and their weights.
-    let mut reader = reopen()?;
-    let mut record = Vec::new();
-    let mut drawn_weights: Vec<Weight> = Vec::new();
-    let mut skipped = 0u64;
-    let n = match weights.as_mut() {
-        None => reader.skip_records(u64::MAX, &mut record)?,
-        Some(field) => {
-            while reader.next_record(&mut record)? {
-                match field.weight(&record, &reader)? {
-                    Some(weight) => drawn_weights.push(weight),
-                    None => skipped += 1,
-                }
-                // The weights, then the index's cumulative sums.
-                if 16 * drawn_weights.len() as u64 > budget {
-                    return Err(too_much("the weight of every record"));
-                }
-            }
-            drawn_weights.len() as u64
-        }
-    };
-    note_skipped(skipped, notes);
-    if n == 0 {
+    let census = census(reopen, weights.as_mut(), budget)?;
+    note_skipped(census.skipped, notes);
+    if census.records == 0 {
         return Ok(());
     }
-    let index = match weights {
-        None => None,
-        Some(_) => Some(weighted_index(&drawn_weights)?),
-    };
-    drop(drawn_weights);
-    // The draws, in the order of the in-memory path: the same records.
     // Held: each draw, each distinct one, and a record's slot.
-    let mut held = count.saturating_mul(40);
+    let held = count.saturating_mul(40);
     if held > budget {
-        return Err(too_much(&format!("{count} draws")));
+        return Err(too_much(&format!("{count} draws"), budget));
     }
+    // The draws, in the order of the in-memory path: the same records.
     let draws: Vec<u64> = (0..count)
-        .map(|_| match &index {
+        .map(|_| match &census.index {
             Some(index) => index.draw(rng) as u64,
-            None => knuffle::below(n, rng),
+            None => knuffle::below(census.records, rng),
         })
         .collect();
     let mut wanted = draws.clone();
     wanted.sort_unstable();
     wanted.dedup();
-    // Pass 2: each drawn record, once, in input order. Only records with
-    // a weight count; without a skipped one, those before the next drawn
-    // record are passed over unread.
+    let kept = collect(
+        reopen,
+        weights.as_mut(),
+        &wanted,
+        census.skipped == 0,
+        held,
+        budget,
+    )?;
+    for draw in &draws {
+        let slot = wanted
+            .binary_search(draw)
+            .expect("every draw was collected");
+        out.write(&kept[slot])?;
+    }
+    Ok(())
+}
+
+/// What the first of [`two_passes`] finds.
+struct Census {
+    /// Records (with a weight, under `-w`).
+    records: u64,
+    /// Records skipped for their weight.
+    skipped: u64,
+    /// The index of their weights, under `-w`.
+    index: Option<WeightedIndex>,
+}
+
+/// The first pass: how many records there are and, under `-w`, their
+/// weights (16 bytes each held, for the weights and then the index).
+fn census(
+    reopen: Reopen<'_>,
+    weights: Option<&mut WeightField>,
+    budget: u64,
+) -> Result<Census, SampleError> {
     let mut reader = reopen()?;
+    let mut record = Vec::new();
+    let Some(field) = weights else {
+        let records = reader.skip_records(u64::MAX, &mut record)?;
+        return Ok(Census {
+            records,
+            skipped: 0,
+            index: None,
+        });
+    };
+    let mut found: Vec<Weight> = Vec::new();
+    let mut skipped = 0u64;
+    while reader.next_record(&mut record)? {
+        match field.weight(&record, &reader)? {
+            Some(weight) => found.push(weight),
+            None => skipped += 1,
+        }
+        if 16 * found.len() as u64 > budget {
+            return Err(too_much("the weight of every record", budget));
+        }
+    }
+    let index = if found.is_empty() {
+        None
+    } else {
+        Some(weighted_index(&found)?)
+    };
+    Ok(Census {
+        records: found.len() as u64,
+        skipped,
+        index,
+    })
+}
+
+/// The second pass: the records numbered `wanted` (ascending, distinct;
+/// under `-w` only records with a weight are numbered), while `held`
+/// bytes and theirs stay within `budget`. With `unread_between`, the records between two wanted ones are
+/// passed over unread (no record was skipped for its weight).
+fn collect(
+    reopen: Reopen<'_>,
+    mut weights: Option<&mut WeightField>,
+    wanted: &[u64],
+    unread_between: bool,
+    mut held: u64,
+    budget: u64,
+) -> Result<Vec<Vec<u8>>, SampleError> {
+    let mut reader = reopen()?;
+    let mut record = Vec::new();
     let mut kept: Vec<Vec<u8>> = Vec::with_capacity(wanted.len());
     let mut at = 0u64;
-    for &next in &wanted {
-        if skipped == 0 {
+    for &next in wanted {
+        if unread_between {
             at += reader.skip_records(next - at, &mut record)?;
         }
         loop {
@@ -182,7 +228,7 @@ fn two_passes(
                      FILEs that do not change",
                 ));
             }
-            if let Some(field) = weights.as_mut()
+            if let Some(field) = weights.as_deref_mut()
                 && field.weight(&record, &reader)?.is_none()
             {
                 continue;
@@ -194,17 +240,22 @@ fn two_passes(
         }
         held += record.len() as u64;
         if held > budget {
-            return Err(too_much(&format!("the {} records drawn", wanted.len())));
+            return Err(too_much(
+                &format!("the {} records drawn", wanted.len()),
+                budget,
+            ));
         }
         kept.push(record.clone());
     }
-    for draw in &draws {
-        let slot = wanted
-            .binary_search(draw)
-            .expect("every draw was collected");
-        out.write(&kept[slot])?;
-    }
-    Ok(())
+    Ok(kept)
+}
+
+/// The error for what the two passes cannot hold within `budget`.
+fn too_much(what: &str, budget: u64) -> SampleError {
+    SampleError::memory(format!(
+        "sampling with replacement from FILEs larger than memory holds {what}, more than \
+         the memory limit ({budget} bytes); give a larger --memory or a smaller -n"
+    ))
 }
 
 /// The exact integer index of `weights`: integers as they are when all
