@@ -256,13 +256,17 @@ fn render(
     trace: &Trace,
     color: bool,
 ) -> String {
-    let n = labels.len();
-    let width = labels
-        .iter()
-        .map(|l| l.chars().count())
-        .max()
-        .unwrap_or(1)
-        .max(1);
+    let mut out = header(algorithm, seed, labels.len());
+    let table = Table::of(labels, trace, color);
+    table.write(&mut out);
+    out.push('\n');
+    out.push_str(&summary(labels, trace, &table.counts));
+    out
+}
+
+/// The lines above the table: the algorithm, the seed, its source and
+/// fairness, and how an offset is made.
+fn header(algorithm: Algorithm, seed: &RunSeed, n: usize) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -279,98 +283,171 @@ fn render(
         "  offset = (number × bound) >> 64; number: 'word' = fresh 64-bit word, 'low' = low half left by the previous draw"
     );
     out.push('\n');
+    out
+}
 
-    // Columns: step, number, bound, offset, swap, values.
-    let mut rows: Vec<[String; 5]> = Vec::new();
-    let mut values: Vec<Option<String>> = Vec::new();
-    let mut notes: Vec<Vec<String>> = Vec::new();
-    rows.push([
-        "step".into(),
-        "random number".into(),
-        "× bound".into(),
-        "= offset".into(),
-        "swap".into(),
-    ]);
-    values.push(Some("values after the step".into()));
-    notes.push(Vec::new());
-    let none = BTreeSet::new();
-    rows.push([
-        "start".into(),
-        String::new(),
-        String::new(),
-        String::new(),
-        String::new(),
-    ]);
-    values.push(Some(values_line(
-        labels,
-        &(0..n).collect::<Vec<_>>(),
-        &none,
-        width,
-        color,
-    )));
-    notes.push(Vec::new());
-    let mut number = 0;
-    let (mut self_swaps, mut swaps, mut draws) = (0, 0, 0);
-    for step in &trace.steps {
-        let Some(after) = &step.after else {
-            rows.push(Default::default());
-            values.push(None);
-            notes.push(step.notes.clone());
-            continue;
+/// What the last line counts.
+#[derive(Default, Clone, Copy)]
+struct Counts {
+    draws: usize,
+    swaps: usize,
+    self_swaps: usize,
+}
+
+/// The step table: for each row, its five text columns (step, number,
+/// bound, offset, swap), the values after it (`None`: a row of notes
+/// only) and its notes.
+struct Table {
+    rows: Vec<[String; 5]>,
+    values: Vec<Option<String>>,
+    notes: Vec<Vec<String>>,
+    counts: Counts,
+}
+
+impl Table {
+    /// The table of `trace`: a heading row, the start, then each step.
+    fn of(labels: &[String], trace: &Trace, color: bool) -> Table {
+        let width = labels
+            .iter()
+            .map(|l| l.chars().count())
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let mut table = Table {
+            rows: Vec::new(),
+            values: Vec::new(),
+            notes: Vec::new(),
+            counts: Counts::default(),
         };
-        number += 1;
-        let (random, bound, offset) = match &step.draw {
-            Some(draw) => {
-                draws += 1;
-                let random = match draw.number {
-                    Some((word, Source::Word)) => format!("0x{word:016x} word"),
-                    Some((low, Source::Low)) => format!("0x{low:016x} low"),
-                    None => "(not shown)".to_owned(),
-                };
-                (
+        table.push(
+            [
+                "step".into(),
+                "random number".into(),
+                "× bound".into(),
+                "= offset".into(),
+                "swap".into(),
+            ],
+            Some("values after the step".into()),
+            Vec::new(),
+        );
+        let start: Vec<usize> = (0..labels.len()).collect();
+        table.push(
+            [
+                "start".into(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+            ],
+            Some(values_line(labels, &start, &BTreeSet::new(), width, color)),
+            Vec::new(),
+        );
+        let mut number = 0;
+        for step in &trace.steps {
+            let Some(after) = &step.after else {
+                table.push(Default::default(), None, step.notes.clone());
+                continue;
+            };
+            number += 1;
+            table.counts.count(step);
+            let marked: BTreeSet<usize> = step.swaps.iter().flat_map(|&(i, j)| [i, j]).collect();
+            let [random, bound, offset] = draw_columns(step);
+            table.push(
+                [
+                    number.to_string(),
                     random,
-                    format!("× {}", draw.bound),
-                    format!("= {}", draw.value),
-                )
-            }
-            None => (String::new(), String::new(), String::new()),
-        };
-        swaps += step.swaps.len();
-        self_swaps += step.swaps.iter().filter(|(i, j)| i == j).count();
-        let marked: BTreeSet<usize> = step.swaps.iter().flat_map(|&(i, j)| [i, j]).collect();
-        rows.push([
-            number.to_string(),
-            random,
-            bound,
-            offset,
-            swap_text(&step.swaps),
-        ]);
-        values.push(Some(values_line(labels, after, &marked, width, color)));
-        notes.push(step_notes(step));
-    }
-    let widths: Vec<usize> = (0..5)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    for ((row, value), row_notes) in rows.iter().zip(&values).zip(&notes) {
-        if let Some(value) = value {
-            let mut line = String::new();
-            for (c, text) in row.iter().enumerate() {
-                let pad = widths[c] - text.chars().count();
-                if c == 0 {
-                    let _ = write!(line, "{}{text}  ", " ".repeat(pad));
-                } else {
-                    let _ = write!(line, "{text}{}  ", " ".repeat(pad));
-                }
-            }
-            line.push_str(value);
-            out.push_str(line.trim_end());
-            out.push('\n');
+                    bound,
+                    offset,
+                    swap_text(&step.swaps),
+                ],
+                Some(values_line(labels, after, &marked, width, color)),
+                step_notes(step),
+            );
         }
-        for note in row_notes {
-            let _ = writeln!(out, "{}  · {note}", " ".repeat(widths[0]));
+        table
+    }
+
+    fn push(&mut self, row: [String; 5], values: Option<String>, notes: Vec<String>) {
+        self.rows.push(row);
+        self.values.push(values);
+        self.notes.push(notes);
+    }
+
+    /// Writes the rows, columns padded to their widest text (the step
+    /// number right-aligned), each followed by its notes.
+    fn write(&self, out: &mut String) {
+        let widths: Vec<usize> = (0..5)
+            .map(|c| {
+                self.rows
+                    .iter()
+                    .map(|r| r[c].chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        for ((row, value), row_notes) in self.rows.iter().zip(&self.values).zip(&self.notes) {
+            if let Some(value) = value {
+                out.push_str(row_line(row, &widths, value).trim_end());
+                out.push('\n');
+            }
+            for note in row_notes {
+                let _ = writeln!(out, "{}  · {note}", " ".repeat(widths[0]));
+            }
         }
     }
-    out.push('\n');
+}
+
+impl Counts {
+    /// Counts the draw and swaps of a step that moved the values.
+    fn count(&mut self, step: &Step) {
+        if step.draw.is_some() {
+            self.draws += 1;
+        }
+        self.swaps += step.swaps.len();
+        self.self_swaps += step.swaps.iter().filter(|(i, j)| i == j).count();
+    }
+}
+
+/// The number, bound and offset columns of a step (empty without a draw).
+fn draw_columns(step: &Step) -> [String; 3] {
+    let Some(draw) = &step.draw else {
+        return [String::new(), String::new(), String::new()];
+    };
+    let random = match draw.number {
+        Some((word, Source::Word)) => format!("0x{word:016x} word"),
+        Some((low, Source::Low)) => format!("0x{low:016x} low"),
+        None => "(not shown)".to_owned(),
+    };
+    [
+        random,
+        format!("× {}", draw.bound),
+        format!("= {}", draw.value),
+    ]
+}
+
+/// One table line: the columns padded to `widths`, then the values.
+fn row_line(row: &[String; 5], widths: &[usize], value: &str) -> String {
+    let mut line = String::new();
+    for (c, text) in row.iter().enumerate() {
+        let pad = widths[c] - text.chars().count();
+        if c == 0 {
+            let _ = write!(line, "{}{text}  ", " ".repeat(pad));
+        } else {
+            let _ = write!(line, "{text}{}  ", " ".repeat(pad));
+        }
+    }
+    line.push_str(value);
+    line
+}
+
+/// The lines below the table: the order reached, then the counts.
+fn summary(labels: &[String], trace: &Trace, counts: &Counts) -> String {
+    let Counts {
+        draws,
+        swaps,
+        self_swaps,
+    } = *counts;
+    let mut out = String::new();
     let result: Vec<&str> = trace.result.iter().map(|&i| labels[i].as_str()).collect();
     let _ = writeln!(out, "result: {}", result.join(" "));
     let _ = writeln!(
