@@ -152,21 +152,70 @@ pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report
     population
         .check_size()
         .map_err(|e| Trouble(e.to_string()))?;
-    let mode = Mode::parse(&transcript.mode)
-        .ok_or_else(|| Trouble(format!("unknown mode {:?}", transcript.mode)))?;
-    let sources: Vec<Source> = transcript
-        .sources
-        .iter()
-        .map(|s| s.to_source().map_err(Trouble))
-        .collect::<Result<_, _>>()?;
-    let recorded_digest = digest_from_hex(&transcript.population.digest)
-        .map_err(|e| Trouble(format!("population digest: {e}")))?;
-    let recorded_key =
-        digest_from_hex(&transcript.key).map_err(|e| Trouble(format!("key: {e}")))?;
+    let inputs = Inputs::parse(transcript)?;
     let mut report = Report::default();
 
     let digest = population.digest();
     let n = population.count();
+    check_population_digest(&mut report, transcript, &inputs, digest, n);
+    check_sources(&mut report, &inputs, &digest);
+    let key = derive_key(inputs.mode, &digest, &inputs.sources);
+    check_key(&mut report, transcript, &inputs, key);
+
+    if !check_k(&mut report, transcript, inputs.mode, n) {
+        // Re-deriving k draws that the transcript does not record would let
+        // a small transcript claim unbounded work (k = 2^64 - 1).
+        report.check(
+            "result",
+            false,
+            "not re-derived: the k check failed".to_owned(),
+        );
+        return Ok(report);
+    }
+    check_result(&mut report, transcript, population, key, inputs.mode, n)?;
+    Ok(report)
+}
+
+/// What the transcript records, parsed (malformed: trouble).
+struct Inputs {
+    mode: Mode,
+    sources: Vec<Source>,
+    recorded_digest: [u8; 32],
+    recorded_key: [u8; 32],
+}
+
+impl Inputs {
+    fn parse(transcript: &Transcript) -> Result<Self, Trouble> {
+        let mode = Mode::parse(&transcript.mode)
+            .ok_or_else(|| Trouble(format!("unknown mode {:?}", transcript.mode)))?;
+        let sources: Vec<Source> = transcript
+            .sources
+            .iter()
+            .map(|s| s.to_source().map_err(Trouble))
+            .collect::<Result<_, _>>()?;
+        let recorded_digest = digest_from_hex(&transcript.population.digest)
+            .map_err(|e| Trouble(format!("population digest: {e}")))?;
+        let recorded_key =
+            digest_from_hex(&transcript.key).map_err(|e| Trouble(format!("key: {e}")))?;
+        Ok(Inputs {
+            mode,
+            sources,
+            recorded_digest,
+            recorded_key,
+        })
+    }
+}
+
+/// The `population digest` check: the population's `n` items hash to the
+/// recorded digest, and the recorded count is `n`.
+fn check_population_digest(
+    report: &mut Report,
+    transcript: &Transcript,
+    inputs: &Inputs,
+    digest: [u8; 32],
+    n: u64,
+) {
+    let recorded_digest = inputs.recorded_digest;
     let same_count = n == transcript.population.count;
     report.check(
         "population digest",
@@ -184,7 +233,12 @@ pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report
             format!(" (the transcript says {})", to_hex(&recorded_digest))
         },
     );
+}
 
+/// The checks of each seed source, in order: a beacon's randomness (and
+/// signature), a commitment's opening and the beacon it names.
+fn check_sources(report: &mut Report, inputs: &Inputs, digest: &[u8; 32]) {
+    let sources = &inputs.sources;
     let drand_refs: Vec<String> = sources
         .iter()
         .filter(|s| matches!(s, Source::Drand { .. }))
@@ -199,7 +253,7 @@ pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report
         [a, b] => format!("{a}, {b}"),
         [a, b, rest @ ..] => format!("{a}, {b} and {} more", rest.len()),
     };
-    for source in &sources {
+    for source in sources {
         match source {
             Source::Drand {
                 signature,
@@ -207,28 +261,15 @@ pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report
                 round,
                 ..
             } => {
-                let derived = sha256(signature);
-                report.check(
-                    "beacon randomness",
-                    &derived == randomness,
-                    format!(
-                        "round {round}: SHA-256(signature) = {}{}",
-                        to_hex(&derived),
-                        if &derived == randomness {
-                            String::new()
-                        } else {
-                            format!(", the transcript says {}", to_hex(randomness))
-                        }
-                    ),
-                );
-                check_beacon_signature(&mut report, source);
+                check_beacon_randomness(report, *round, signature, randomness);
+                check_beacon_signature(report, source);
             }
             Source::Commit {
                 secret,
                 commitment: recorded,
                 beacon,
             } => {
-                let derived = commitment(mode, &digest, secret, beacon);
+                let derived = commitment(inputs.mode, digest, secret, beacon);
                 report.check(
                     "commitment opening",
                     &derived == recorded,
@@ -256,25 +297,57 @@ pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report
             Source::Text(_) => {}
         }
     }
+}
 
-    let key = derive_key(mode, &digest, &sources);
+/// The `beacon randomness` check: the round's randomness is the SHA-256
+/// of its signature.
+fn check_beacon_randomness(
+    report: &mut Report,
+    round: u64,
+    signature: &[u8],
+    randomness: &[u8; 32],
+) {
+    let derived = sha256(signature);
+    report.check(
+        "beacon randomness",
+        &derived == randomness,
+        format!(
+            "round {round}: SHA-256(signature) = {}{}",
+            to_hex(&derived),
+            if &derived == randomness {
+                String::new()
+            } else {
+                format!(", the transcript says {}", to_hex(randomness))
+            }
+        ),
+    );
+}
+
+/// The `key` check: the key derived from the mode, the population and the
+/// sources is the recorded one.
+fn check_key(report: &mut Report, transcript: &Transcript, inputs: &Inputs, key: [u8; 32]) {
+    let sources = &inputs.sources;
     report.check(
         "key",
-        key == recorded_key,
+        key == inputs.recorded_key,
         format!(
             "H(key, {}, population, {} source{}) = {}{}",
-            mode.as_str(),
+            inputs.mode.as_str(),
             sources.len(),
             if sources.len() == 1 { "" } else { "s" },
             to_hex(&key),
-            if key == recorded_key {
+            if key == inputs.recorded_key {
                 String::new()
             } else {
                 format!(", the transcript says {}", transcript.key)
             }
         ),
     );
+}
 
+/// The `k` check: `k` draws fit the `n` items in this mode, and the result
+/// records `k` indices and `k` items. Whether it passed.
+fn check_k(report: &mut Report, transcript: &Transcript, mode: Mode, n: u64) -> bool {
     let k = transcript.k;
     let result = &transcript.result;
     let k_fits = match mode {
@@ -299,17 +372,22 @@ pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report
             )
         },
     );
+    k_ok
+}
 
-    if !k_ok {
-        // Re-deriving k draws that the transcript does not record would let
-        // a small transcript claim unbounded work (k = 2^64 - 1).
-        report.check(
-            "result",
-            false,
-            "not re-derived: the k check failed".to_owned(),
-        );
-        return Ok(report);
-    }
+/// The `result` check, once `k` passed: the draws re-derived from `key`
+/// are the recorded indices, and the population's items at them the
+/// recorded items.
+fn check_result(
+    report: &mut Report,
+    transcript: &Transcript,
+    population: &Population,
+    key: [u8; 32],
+    mode: Mode,
+    n: u64,
+) -> Result<(), Trouble> {
+    let k = transcript.k;
+    let result = &transcript.result;
     // k is the number of recorded indices, bounded by the transcript's
     // size; the draws are compared as they come (stopping at the first
     // difference), never collected.
@@ -337,7 +415,7 @@ pub fn verify(transcript: &Transcript, population: &Population) -> Result<Report
             ),
         },
     );
-    Ok(report)
+    Ok(())
 }
 
 #[cfg(test)]
