@@ -8,7 +8,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
-use knuffle_draw::compat::{consistent, rivest, stake};
+use knuffle_draw::compat::{BiasReport, consistent, rivest, stake};
 use knuffle_draw::limits::{
     CONSISTENT_BYTES_PER_ID, DEFAULT_MAX_INPUT_BYTES, PERM_BYTES_PER_DRAW, check_memory,
     check_perm_draws, check_recorded_draws, embedded_items_memory, human_bytes,
@@ -375,6 +375,10 @@ fn warn_about_reach(mode: Mode, n: u64, k: u64) {
     }
 }
 
+/// The lines a compat scheme derives, one at a time (nothing is collected:
+/// any -n streams, and --expect stops at the first difference).
+type Lines = Box<dyn Iterator<Item = String>>;
+
 fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, CliError> {
     let expected = expected_text(args)?;
     let count = match (args.count, &expected) {
@@ -382,115 +386,130 @@ fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, CliError> {
         (None, Some(text)) => text.lines().count() as u64,
         (None, None) => unreachable!("clap requires -n or --expect"),
     };
-    // Each scheme gives its lines one at a time (nothing is collected: any
-    // -n streams, and --expect stops at the first difference).
-    let (lines, report): (Box<dyn Iterator<Item = String>>, _) = match scheme {
-        Compat::Rivest2011 => {
-            let seed = one_seed(args, "rivest2011")?;
-            if seed.len() < 20 || !seed.bytes().all(|b| b.is_ascii_digit()) {
-                eprintln!(
-                    "knuffle draw: warning: ColoradoRLA requires a seed of at least 20 decimal \
-                     digits (public dice rolls); {seed:?} is not one"
-                );
-            }
-            let population = population(args)?;
-            let (lo, hi) = match &population {
-                Population::Range { lo, hi } => (*lo, *hi),
-                Population::Items(items) if !items.is_empty() => (1, items.len() as u64),
-                Population::Items(_) => return Err(usage("the population is empty")),
-            };
-            let picks = rivest::picks(&seed, lo, hi, count, args.replace).map_err(usage)?;
-            if !args.replace {
-                // The picks so far are kept to skip repeats.
-                check_memory(
-                    format!("picking {count} distinct values"),
-                    count,
-                    "picks",
-                    PERM_BYTES_PER_DRAW,
-                    knuffle_records::default_limit(),
-                )
-                .map_err(|e| usage(e.to_string()))?;
-            }
-            let lines: Box<dyn Iterator<Item = String>> = match population {
-                Population::Items(items) => {
-                    Box::new(picks.map(move |pick| items[(pick - 1) as usize].clone()))
-                }
-                Population::Range { .. } => Box::new(picks.map(|pick| pick.to_string())),
-            };
-            (lines, rivest::bias(hi - lo + 1))
-        }
-        Compat::ConsistentSampler => {
-            let seed = one_seed(args, "consistent-sampler")?;
-            let population = population(args)?;
-            let n = population.count();
-            if !args.replace && count > n {
-                return Err(usage(format!(
-                    "cannot draw {count} ids without replacement from {n} (use --replace)"
-                )));
-            }
-            if n == 0 && count > 0 {
-                return Err(usage("the population is empty"));
-            }
-            // Every id has a ticket in memory: checked before any is made.
-            check_memory(
-                format!("keeping the tickets of {n} ids"),
-                n,
-                "ids",
-                CONSISTENT_BYTES_PER_ID + 2 * longest_item(&population),
-                knuffle_records::default_limit(),
-            )
-            .map_err(|e| usage(e.to_string()))?;
-            let ids: Vec<String> = match population {
-                Population::Items(items) => items,
-                range => (0..n).map(|i| range.item(i)).collect(),
-            };
-            let sampler = consistent::Sampler::new(&ids, &seed, args.replace);
-            let (tickets, digits) = (args.tickets, args.digits as usize);
-            let lines = sampler
-                .take(usize::try_from(count).unwrap_or(usize::MAX))
-                .map(move |ticket| {
-                    if tickets {
-                        format!(
-                            "{} {} {}",
-                            ticket.trimmed(digits),
-                            ids[ticket.id],
-                            ticket.generation
-                        )
-                    } else {
-                        ids[ticket.id].clone()
-                    }
-                });
-            (
-                Box::new(lines) as Box<dyn Iterator<Item = String>>,
-                consistent::bias(),
-            )
-        }
-        Compat::Stake => {
-            let seed = one_seed(args, "stake")?;
-            if args.echo || args.input_range.is_some() || !args.args.is_empty() {
-                return Err(usage(
-                    "--compat stake draws from its own unlimited 52-card deck: no population",
-                ));
-            }
-            let client = args
-                .client_seed
-                .as_deref()
-                .ok_or_else(|| usage("--compat stake needs --client-seed TEXT"))?;
-            let cards = stake::deal(&seed, client, args.nonce, count).map(stake::card);
-            (
-                Box::new(cards) as Box<dyn Iterator<Item = String>>,
-                stake::bias(),
-            )
-        }
-    };
+    let (lines, report) = compat_lines(args, scheme, count)?;
     for line in &report.lines {
         eprintln!("knuffle draw: bias of {}: {line}", report.scheme);
     }
     let Some(expected) = expected else {
         return stream_lines(lines);
     };
-    // Line by line against the published file: the first difference (a
-    // line that differs, or one side ending first) decides.
+    compare_with_expected(args, lines, &expected)
+}
+
+/// The lines of `scheme`'s draw of `count`, and its bias report.
+fn compat_lines(args: &Args, scheme: Compat, count: u64) -> Result<(Lines, BiasReport), CliError> {
+    match scheme {
+        Compat::Rivest2011 => rivest_lines(args, count),
+        Compat::ConsistentSampler => consistent_sampler_lines(args, count),
+        Compat::Stake => stake_lines(args, count),
+    }
+}
+
+/// `--compat rivest2011`: ColoradoRLA's sampler.
+fn rivest_lines(args: &Args, count: u64) -> Result<(Lines, BiasReport), CliError> {
+    let seed = one_seed(args, "rivest2011")?;
+    if seed.len() < 20 || !seed.bytes().all(|b| b.is_ascii_digit()) {
+        eprintln!(
+            "knuffle draw: warning: ColoradoRLA requires a seed of at least 20 decimal \
+             digits (public dice rolls); {seed:?} is not one"
+        );
+    }
+    let population = population(args)?;
+    let (lo, hi) = match &population {
+        Population::Range { lo, hi } => (*lo, *hi),
+        Population::Items(items) if !items.is_empty() => (1, items.len() as u64),
+        Population::Items(_) => return Err(usage("the population is empty")),
+    };
+    let picks = rivest::picks(&seed, lo, hi, count, args.replace).map_err(usage)?;
+    if !args.replace {
+        // The picks so far are kept to skip repeats.
+        check_memory(
+            format!("picking {count} distinct values"),
+            count,
+            "picks",
+            PERM_BYTES_PER_DRAW,
+            knuffle_records::default_limit(),
+        )
+        .map_err(|e| usage(e.to_string()))?;
+    }
+    let lines: Lines = match population {
+        Population::Items(items) => {
+            Box::new(picks.map(move |pick| items[(pick - 1) as usize].clone()))
+        }
+        Population::Range { .. } => Box::new(picks.map(|pick| pick.to_string())),
+    };
+    Ok((lines, rivest::bias(hi - lo + 1)))
+}
+
+/// `--compat consistent-sampler`: every id's ticket, smallest first.
+fn consistent_sampler_lines(args: &Args, count: u64) -> Result<(Lines, BiasReport), CliError> {
+    let seed = one_seed(args, "consistent-sampler")?;
+    let population = population(args)?;
+    let n = population.count();
+    if !args.replace && count > n {
+        return Err(usage(format!(
+            "cannot draw {count} ids without replacement from {n} (use --replace)"
+        )));
+    }
+    if n == 0 && count > 0 {
+        return Err(usage("the population is empty"));
+    }
+    // Every id has a ticket in memory: checked before any is made.
+    check_memory(
+        format!("keeping the tickets of {n} ids"),
+        n,
+        "ids",
+        CONSISTENT_BYTES_PER_ID + 2 * longest_item(&population),
+        knuffle_records::default_limit(),
+    )
+    .map_err(|e| usage(e.to_string()))?;
+    let ids: Vec<String> = match population {
+        Population::Items(items) => items,
+        range => (0..n).map(|i| range.item(i)).collect(),
+    };
+    let sampler = consistent::Sampler::new(&ids, &seed, args.replace);
+    let (tickets, digits) = (args.tickets, args.digits as usize);
+    let lines = sampler
+        .take(usize::try_from(count).unwrap_or(usize::MAX))
+        .map(move |ticket| {
+            if tickets {
+                format!(
+                    "{} {} {}",
+                    ticket.trimmed(digits),
+                    ids[ticket.id],
+                    ticket.generation
+                )
+            } else {
+                ids[ticket.id].clone()
+            }
+        });
+    Ok((Box::new(lines), consistent::bias()))
+}
+
+/// `--compat stake`: cards from its own unlimited 52-card deck.
+fn stake_lines(args: &Args, count: u64) -> Result<(Lines, BiasReport), CliError> {
+    let seed = one_seed(args, "stake")?;
+    if args.echo || args.input_range.is_some() || !args.args.is_empty() {
+        return Err(usage(
+            "--compat stake draws from its own unlimited 52-card deck: no population",
+        ));
+    }
+    let client = args
+        .client_seed
+        .as_deref()
+        .ok_or_else(|| usage("--compat stake needs --client-seed TEXT"))?;
+    let cards = stake::deal(&seed, client, args.nonce, count).map(stake::card);
+    Ok((Box::new(cards), stake::bias()))
+}
+
+/// Where the derived lines and the published file first differ: the
+/// number of equal lines before it, our line and theirs (`None` where a
+/// side ended first); `None` when they agree throughout.
+type Difference = (u64, Option<String>, Option<String>);
+
+/// Line by line against the published file: the first difference (a line
+/// that differs, or one side ending first) decides.
+fn first_difference(lines: Lines, expected: &str) -> (u64, Option<Difference>) {
     let mut published = expected.lines();
     let mut derived_count: u64 = 0;
     let mut first_difference = None;
@@ -508,6 +527,12 @@ fn run_compat(args: &Args, scheme: Compat) -> Result<ExitCode, CliError> {
     {
         first_difference = Some((derived_count, None, Some(theirs.to_owned())));
     }
+    (derived_count, first_difference)
+}
+
+/// `--expect FILE`: compares, writes the verdict and gives its exit status.
+fn compare_with_expected(args: &Args, lines: Lines, expected: &str) -> Result<ExitCode, CliError> {
+    let (derived_count, first_difference) = first_difference(lines, expected);
     let path = args.expect.as_deref().unwrap_or_default();
     let verdict = match &first_difference {
         None => format!(
