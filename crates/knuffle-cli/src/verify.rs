@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
-use knuffle_draw::{Check, Population, Source, Transcript, population_of, verify};
+use knuffle_draw::{Check, Population, Report, Source, Transcript, population_of, verify};
 
 use crate::draw_io::{read_beacon_within, read_bounded, read_population};
 use crate::emit::{self, write_stdout};
@@ -97,6 +97,22 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
     let args: Args = emit::parse("knuffle verify", args)?;
     // Every file is read up to --max-size (reading stops at one byte more),
     // so the work below is bounded by what was read.
+    let mut transcript = read_transcript(&args)?;
+    let population = population_for(&args, &mut transcript)?;
+    let mut report = match verify(&transcript, &population) {
+        Ok(report) => report,
+        Err(e) => return Err(trouble(&format!("{}: {e}", args.transcript))),
+    };
+    if let Some(path) = &args.beacon {
+        check_beacon_file(&mut report, &transcript, path, args.max_size)?;
+    }
+    let (out, code) = verdict(&args, &transcript, &report);
+    write_stdout(&out).map_err(|e| e.with_status(TROUBLE))?;
+    Ok(code)
+}
+
+/// The transcript file, read and parsed (unreadable or malformed: trouble).
+fn read_transcript(args: &Args) -> Result<Transcript, CliError> {
     let bytes = read_bounded(&args.transcript, args.max_size, "transcript")
         .map_err(|e| trouble(&e.message))?;
     let text = String::from_utf8(bytes).map_err(|e| {
@@ -106,63 +122,77 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
             e.utf8_error().valid_up_to()
         ))
     })?;
-    let mut transcript = match Transcript::parse(&text) {
-        Ok(t) => t,
-        Err(e) => return Err(trouble(&format!("{}: {e}", args.transcript))),
-    };
-    drop(text);
+    match Transcript::parse(&text) {
+        Ok(t) => Ok(t),
+        Err(e) => Err(trouble(&format!("{}: {e}", args.transcript))),
+    }
+}
+
+/// The population to verify against: the FILE given, else the items the
+/// transcript embeds, else its range.
+fn population_for(args: &Args, transcript: &mut Transcript) -> Result<Population, CliError> {
     let given = match args.population.as_deref() {
         Some(path) => Some(read_population(path, args.max_size).map_err(|e| trouble(&e.message))?),
         // Embedded items are moved out, not copied (verify uses the count
         // and digest of the record, and the population given to it).
         None => transcript.population.items.take().map(Population::Items),
     };
-    let population = match population_of(&transcript, given) {
-        Ok(p) => p,
-        Err(e) => return Err(trouble(&e.0)),
-    };
-    let mut report = match verify(&transcript, &population) {
-        Ok(report) => report,
-        Err(e) => return Err(trouble(&format!("{}: {e}", args.transcript))),
-    };
-    if let Some(path) = &args.beacon {
-        let beacon = match read_beacon_within(path, args.max_size) {
-            Ok(b) => b,
-            Err(e) => return Err(trouble(&e.message)),
-        };
-        let used = transcript
-            .sources
-            .iter()
-            .filter_map(|s| match s.to_source() {
-                Ok(Source::Drand {
-                    round, signature, ..
-                }) => Some((round, signature)),
-                _ => None,
-            });
-        let matches = used
-            .clone()
-            .any(|(round, sig)| round == beacon.round && sig == beacon.signature);
-        let rounds: Vec<String> = used.map(|(r, _)| r.to_string()).collect();
-        report.checks.push(Check {
-            name: "beacon file",
-            passed: matches,
-            detail: if matches {
-                format!("{path} is round {}, the round the draw used", beacon.round)
-            } else if rounds.is_empty() {
-                format!(
-                    "{path} is round {}, but the draw used no beacon",
-                    beacon.round
-                )
-            } else {
-                format!(
-                    "{path} is round {} (signature included), but the draw used round {} with \
-                     another signature",
-                    beacon.round,
-                    rounds.join(", ")
-                )
-            },
-        });
+    match population_of(transcript, given) {
+        Ok(p) => Ok(p),
+        Err(e) => Err(trouble(&e.0)),
     }
+}
+
+/// The `beacon file` check (--beacon): the file is the round, with its
+/// signature, that the draw used.
+fn check_beacon_file(
+    report: &mut Report,
+    transcript: &Transcript,
+    path: &str,
+    max_size: u64,
+) -> Result<(), CliError> {
+    let beacon = match read_beacon_within(path, max_size) {
+        Ok(b) => b,
+        Err(e) => return Err(trouble(&e.message)),
+    };
+    let used = transcript
+        .sources
+        .iter()
+        .filter_map(|s| match s.to_source() {
+            Ok(Source::Drand {
+                round, signature, ..
+            }) => Some((round, signature)),
+            _ => None,
+        });
+    let matches = used
+        .clone()
+        .any(|(round, sig)| round == beacon.round && sig == beacon.signature);
+    let rounds: Vec<String> = used.map(|(r, _)| r.to_string()).collect();
+    report.checks.push(Check {
+        name: "beacon file",
+        passed: matches,
+        detail: if matches {
+            format!("{path} is round {}, the round the draw used", beacon.round)
+        } else if rounds.is_empty() {
+            format!(
+                "{path} is round {}, but the draw used no beacon",
+                beacon.round
+            )
+        } else {
+            format!(
+                "{path} is round {} (signature included), but the draw used round {} with \
+                 another signature",
+                beacon.round,
+                rounds.join(", ")
+            )
+        },
+    });
+    Ok(())
+}
+
+/// What is printed (the checks unless --quiet, then the verdict line) and
+/// the exit status.
+fn verdict(args: &Args, transcript: &Transcript, report: &Report) -> (String, ExitCode) {
     let mut out = String::new();
     if !args.quiet {
         out.push_str(&report.to_string());
@@ -186,6 +216,5 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
             ExitCode::from(NOT_VERIFIED)
         }
     };
-    write_stdout(&out).map_err(|e| e.with_status(TROUBLE))?;
-    Ok(code)
+    (out, code)
 }
