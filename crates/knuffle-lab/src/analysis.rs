@@ -162,9 +162,40 @@ pub fn analyze(tally: &Tally, alpha: f64) -> Analysis {
     let m = tally.trials();
     let mut tests = Vec::new();
     let mut skipped = Vec::new();
-    let mut power = Vec::new();
 
-    // Full-permutation chi-square.
+    let (orders_seen, sd) = order_test(tally, &mut tests, &mut skipped);
+    let (positions, min_expected) = binned_positions(tally);
+    position_test(tally, &positions, min_expected, &mut tests, &mut skipped);
+    statistic_tests(tally, &mut tests, &mut skipped);
+
+    stats::holm(&mut tests);
+
+    let (power, naive_swap_shuffles) = power_statements(tally, &tests, alpha);
+
+    Analysis {
+        n,
+        k: tally.k(),
+        trials: m,
+        alpha,
+        tests,
+        skipped,
+        orders_seen,
+        order_count_sd: sd,
+        positions,
+        power,
+        naive_swap_shuffles,
+    }
+}
+
+/// Full-permutation chi-square: pushes the test (or why it was skipped) and
+/// returns the number of distinct orders seen and the SD of the order counts.
+fn order_test(
+    tally: &Tally,
+    tests: &mut Vec<TestResult>,
+    skipped: &mut Vec<String>,
+) -> (Option<usize>, Option<f64>) {
+    let n = tally.n();
+    let m = tally.trials();
     let (mut orders_seen, mut sd) = (None, None);
     if let Some(orders) = tally.order_counts() {
         orders_seen = Some(orders.iter().filter(|&&c| c > 0).count());
@@ -194,11 +225,16 @@ pub fn analyze(tally: &Tally, alpha: f64) -> Analysis {
             "full-permutation test: n! orders for n = {n} are too many to count"
         ));
     }
+    (orders_seen, sd)
+}
 
-    // Position matrix, binned so each cell expects at least MIN_EXPECTED.
+/// The position matrix, binned so each cell expects at least MIN_EXPECTED
+/// (or down to 2 bins a side), with its smallest expected cell count.
+fn binned_positions(tally: &Tally) -> (PositionMatrix, f64) {
+    let m = tally.trials();
     let full_matrix = tally.position_matrix();
     let mut bins = MAX_BINS;
-    let positions = loop {
+    loop {
         let candidate = full_matrix.rebinned(bins, bins + usize::from(full_matrix.has_rest_column));
         let min_expected = (0..candidate.row_sizes.len())
             .flat_map(|r| (0..candidate.col_sizes.len()).map(move |c| (r, c)))
@@ -208,8 +244,19 @@ pub fn analyze(tally: &Tally, alpha: f64) -> Analysis {
             break (candidate, min_expected);
         }
         bins -= 1;
-    };
-    let (positions, min_expected) = positions;
+    }
+}
+
+/// The position-matrix chi-square on the binned matrix, or why it was skipped.
+fn position_test(
+    tally: &Tally,
+    positions: &PositionMatrix,
+    min_expected: f64,
+    tests: &mut Vec<TestResult>,
+    skipped: &mut Vec<String>,
+) {
+    let n = tally.n();
+    let m = tally.trials();
     let rows = positions.row_sizes.len();
     let cols = positions.col_sizes.len();
     if rows >= 2 && cols >= 2 && m > 0 && min_expected < MIN_EXPECTED {
@@ -237,8 +284,12 @@ pub fn analyze(tally: &Tally, alpha: f64) -> Analysis {
     } else {
         skipped.push("position test: n < 2 or no data".into());
     }
+}
 
-    // Fixed points, cycles, rises, adjacent pairs.
+/// Fixed points, cycles, rises, adjacent pairs: each histogram against its
+/// exact law, or why it was skipped.
+fn statistic_tests(tally: &Tally, tests: &mut Vec<TestResult>, skipped: &mut Vec<String>) {
+    let n = tally.n();
     if let Some([fixed, cycles, rises, adjacent]) = tally.statistic_histograms() {
         let named: [(&str, &str, Vec<u64>, Vec<f64>); 4] = [
             (
@@ -273,10 +324,14 @@ pub fn analyze(tally: &Tally, alpha: f64) -> Analysis {
             }
         }
     }
+}
 
-    stats::holm(&mut tests);
-
-    // Power: what this sample can see, and what the naive swap needs.
+/// Power: what this sample can see, and what the naive swap needs. Returns
+/// the statements and the naive swap's shuffles needed (when computed).
+fn power_statements(tally: &Tally, tests: &[TestResult], alpha: f64) -> (Vec<String>, Option<f64>) {
+    let n = tally.n();
+    let m = tally.trials();
+    let mut power = Vec::new();
     let mut naive_swap_shuffles = None;
     if let Some(t) = tests.iter().find(|t| t.name.contains("positions")) {
         let lambda = stats::noncentrality_for_power(t.dof, alpha, POWER);
@@ -286,18 +341,7 @@ pub fn analyze(tally: &Tally, alpha: f64) -> Analysis {
             POWER * 100.0
         ));
         if tally.is_full() && (3..=300).contains(&n) {
-            let naive = naive_swap_positions(n);
-            // Effect per shuffle on the scaled statistic: (n-1) * sum (P - 1/n)^2.
-            let mut w2 = 0.0;
-            for row in &naive {
-                for &p in row {
-                    w2 += (p - 1.0 / n as f64).powi(2);
-                }
-            }
-            w2 *= (n - 1) as f64;
-            let lambda_full =
-                stats::noncentrality_for_power(((n - 1) * (n - 1)) as f64, alpha, POWER);
-            let needed = (lambda_full / w2).ceil();
+            let needed = naive_swap_shuffles_needed(n, alpha);
             naive_swap_shuffles = Some(needed);
             power.push(format!(
                 "the naive swap's bias at n = {n} needs about {needed} shuffles to be caught {:.0}% of the time by the unbinned position test",
@@ -305,20 +349,23 @@ pub fn analyze(tally: &Tally, alpha: f64) -> Analysis {
             ));
         }
     }
+    (power, naive_swap_shuffles)
+}
 
-    Analysis {
-        n,
-        k: tally.k(),
-        trials: m,
-        alpha,
-        tests,
-        skipped,
-        orders_seen,
-        order_count_sd: sd,
-        positions,
-        power,
-        naive_swap_shuffles,
+/// Shuffles the unbinned position test needs to catch the naive swap at `n`
+/// with probability POWER at `alpha`.
+fn naive_swap_shuffles_needed(n: usize, alpha: f64) -> f64 {
+    let naive = naive_swap_positions(n);
+    // Effect per shuffle on the scaled statistic: (n-1) * sum (P - 1/n)^2.
+    let mut w2 = 0.0;
+    for row in &naive {
+        for &p in row {
+            w2 += (p - 1.0 / n as f64).powi(2);
+        }
     }
+    w2 *= (n - 1) as f64;
+    let lambda_full = stats::noncentrality_for_power(((n - 1) * (n - 1)) as f64, alpha, POWER);
+    (lambda_full / w2).ceil()
 }
 
 /// The exact position matrix of the naive swap (swap each position `i` in
