@@ -1,4 +1,4 @@
-//! The external strategy as the plan runs it: the shuffle's settings from
+//! The external strategy as the plan (`plan.rs`) runs it: the shuffle's settings from
 //! the run's, and its output opened on the first write.
 
 use std::io::{self, Write};
@@ -8,7 +8,7 @@ use knuffle::DefaultRng;
 use crate::error::Error;
 use crate::external::{ExternalConfig, Input, shuffle_external, temp_dir};
 use crate::output::{Output, OutputPlan};
-use crate::plan::Run;
+use crate::settings::Run;
 
 /// Shuffles `inputs` externally to the run's output (opened when the
 /// first byte is written).

@@ -13,9 +13,9 @@ use crate::error::Error;
 use crate::gnu_random::source_needed;
 use crate::input::{self, Bytes, Opened};
 use crate::line_index::{ByWidth, Offset, append_line, by_width, line_starts};
-use crate::plan::{Holding, Run};
 use crate::randomness::Draws;
 use crate::repeat;
+use crate::settings::{Holding, Run};
 
 /// The check that a mapped input is still whole (see
 /// [`Render::intact`](crate::engine::Render::intact)).

@@ -64,14 +64,21 @@
 //! 4. **Lines out**: `output` (late-opened output, `-o` by rename,
 //!    parallel rendering), `engine` (permute-and-write,
 //!    repeat-and-write).
-//! 5. **Plan**: `plan` (every decision, once: the strategy, the memory
-//!    limit, the count, whether the one file is mapped).
+//! 5. **Settings**: `settings` (what every strategy is told, resolved
+//!    once: the count, the memory limit, how the one file is held; the
+//!    memory rules the strategies share with the plan).
 //! 6. **Strategies**, one module each: `sample` (reservoir),
 //!    `in_memory` (permute), `repeat` (`-r`), `external` (plan, temp, labels,
 //!    scatter, sink, input, gather) run by `external_run`, `spill` (pipes:
-//!    in memory or external); then the entry, `records`, and this
-//!    file's [`shuffle_records`] family.
-//! 7. **Sampling** ([`sampling`], its own folder, using only layer 1:
+//!    in memory or external).
+//! 7. **Plan and entry**: `plan` (every decision, once: the strategy, the
+//!    memory limit, the count, whether the one file is mapped; then the
+//!    strategy executed by its module; the one place the source of
+//!    randomness is told apart), `records` (opens the inputs and hands
+//!    them to the plan), and this file's [`shuffle_records`] family. The
+//!    walk goes down: `records` -> `plan` -> a strategy -> `engine` ->
+//!    `output`.
+//! 8. **Sampling** ([`sampling`], its own folder, using only layer 1:
 //!    `written_file`, `error`, `memory`): the record-level engine of
 //!    `knuffle sample` and `knuffle split` (records and CSV in, fields,
 //!    exact probabilities, one module per mode), so that the command line
@@ -107,6 +114,7 @@ mod in_memory;
 mod plan;
 mod repeat;
 mod sample;
+mod settings;
 mod spill;
 
 mod records;
@@ -214,30 +222,5 @@ pub fn shuffle_records_planned(
     output: &OutputPlan<'_>,
     progress: &dyn Progress,
 ) -> Result<(), Error> {
-    if options.count == Some(0) {
-        // GNU reads no input, opens the random source only for -r, and
-        // still creates (truncates) the output file.
-        randomness.open_if(options.repeat)?;
-        return output.open()?.finish();
-    }
-    let mut inputs: Vec<Input> = inputs.into_iter().collect();
-    if let [Input::Words(_) | Input::Range { .. }] = inputs.as_slice()
-        && let Some(operand) = inputs.pop()
-    {
-        return operands::shuffle(operand, options, randomness, output, progress);
-    }
-    let opened = if inputs.len() == 1 {
-        inputs
-            .into_iter()
-            .map(Input::open)
-            .collect::<Result<_, _>>()?
-    } else {
-        inputs
-            .into_iter()
-            .map(Input::open_later)
-            .collect::<Result<_, _>>()?
-    };
-    let result = records::shuffle_opened(opened, options, randomness, output, progress);
-    progress.finish();
-    result
+    records::shuffle(inputs, options, randomness, output, progress)
 }

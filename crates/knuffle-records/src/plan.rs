@@ -1,6 +1,9 @@
 //! The plan of a record shuffle: every decision made once, before any
 //! record is chosen, from the inputs, the options and the source of
-//! randomness; each strategy it names is then executed by its own module.
+//! randomness; each strategy it names is then executed by its own module,
+//! called from here ([`execute`]: decide, then run; nothing returns to
+//! `records.rs` in between). What the strategies are told (the settings,
+//! the holding, the memory rules) lives below, in [`crate::settings`].
 //!
 //! | strategy | when | executed by |
 //! | --- | --- | --- |
@@ -12,9 +15,9 @@
 //!
 //! The rule for the in-memory path: it needs the input's bytes plus its
 //! line index (4 bytes a line under 4 GiB, 8 above,
-//! [`offset_bytes`]) plus output buffers (an eighth of the limit is kept
+//! [`offset_bytes`](crate::line_index::offset_bytes)) plus output buffers (an eighth of the limit is kept
 //! for them; a longer line is written from where it is). When that fits
-//! `--memory` (or the default, [`default_limit`]: the smallest of three
+//! `--memory` (or the default, [`default_limit`](crate::memory::default_limit): the smallest of three
 //! quarters of the available memory, `RLIMIT_AS` and the cgroup's limit),
 //! the input is shuffled in memory; otherwise externally. Regular files are
 //! measured before reading (their lines are counted only when the answer
@@ -27,16 +30,22 @@
 
 use std::os::unix::fs::FileExt;
 
+use knuffle::DefaultRng;
+
 use crate::buffers::CHUNK;
 use crate::error::Error;
+use crate::external;
+use crate::external_run;
+use crate::in_memory;
 use crate::input::{self, Opened};
-use crate::line_index::offset_bytes;
-use crate::memory::default_limit;
 use crate::options::Options;
 use crate::output::OutputPlan;
 use crate::progress::Progress;
+use crate::randomness::{Draws, Randomness};
+use crate::sample::{self, Sampler};
 use crate::scan::count_delimiters;
-use crate::stream::stream_buffer;
+use crate::settings::{Holding, LINE_OVERHEAD, Run, in_memory_need, sample_budget};
+use crate::spill;
 
 /// GNU shuf reads a regular file larger than this by reservoir sampling
 /// when `-n` is given (`RESERVOIR_MIN_INPUT` in coreutils' `src/shuf.c`);
@@ -48,18 +57,6 @@ const GNU_RESERVOIR_MIN_INPUT: u64 = 8192 * 1024;
 /// in-memory index (a reservoir of millions of lines costs more).
 pub(crate) const STREAM_SAMPLE_MAX: u64 = 1 << 16;
 
-/// What a kept line costs besides its bytes (its `Vec` and the
-/// allocator's header), counted against the budget.
-pub(crate) const LINE_OVERHEAD: u64 = 32;
-
-/// The bytes the lines kept by `-n` over a stream may take under the
-/// memory `limit`: all that the stream's buffer leaves (they are written
-/// out from where they are held, never copied whole). Beyond the limit, the
-/// process needs a small constant of its own (documented in the README).
-pub(crate) fn sample_budget(limit: u64) -> u64 {
-    limit.saturating_sub(stream_buffer(limit) as u64)
-}
-
 /// Whether a reservoir of `k` lines is the way `-n k` is served under the
 /// memory `limit`: when `k` lines of the smallest cost (a delimiter and
 /// [`LINE_OVERHEAD`]) fill at most half of [`sample_budget`]. When not,
@@ -69,34 +66,37 @@ fn reservoir_fits(k: u64, limit: u64) -> bool {
     k.saturating_mul(LINE_OVERHEAD + 1) <= sample_budget(limit) / 2
 }
 
-/// What every strategy is told: the settings of the run, resolved once.
-pub(crate) struct Run<'a, 'o> {
-    /// The options.
-    pub options: &'a Options,
-    /// The output, opened late.
-    pub output: &'a OutputPlan<'o>,
-    /// Where progress goes.
-    pub progress: &'a dyn Progress,
-    /// `-n COUNT`, `u64::MAX` without one.
-    pub head_count: u64,
-    /// The memory limit: `--memory`, or the default taken once before
-    /// anything is read (it counts the address space mapped now, which the
-    /// input will take from).
-    pub limit: u64,
+/// Plans the shuffle of `opened` and executes the plan: the settings are
+/// resolved, the strategy chosen, and the strategy's module run. The one
+/// place the source of randomness is told apart: a GNU source gets only
+/// the strategies that hold their records in memory (GNU's own
+/// behaviour), knuffle's generator any of them.
+pub(crate) fn execute(
+    opened: Vec<Opened>,
+    options: &Options,
+    randomness: &mut Randomness,
+    output: &OutputPlan<'_>,
+    progress: &dyn Progress,
+) -> Result<(), Error> {
+    let run = Run::new(options, output, progress);
+    match randomness {
+        Randomness::Gnu(source) => Plan::gnu(run, &opened)?.execute(opened, source),
+        Randomness::Knuffle(rng) => Plan::knuffle(run, &opened)?.execute(opened, rng.as_mut()),
+    }
 }
 
 /// The run's settings and the strategy chosen (`S`: [`Held`] for a GNU
 /// random source, [`Strategy`] for knuffle's generator).
-pub(crate) struct Plan<'a, 'o, S> {
+struct Plan<'a, 'o, S> {
     /// The settings.
-    pub run: Run<'a, 'o>,
+    run: Run<'a, 'o>,
     /// The strategy.
-    pub strategy: S,
+    strategy: S,
 }
 
 /// The strategies that hold what they choose from in memory: the only
 /// ones with a GNU random source (GNU's own behaviour).
-pub(crate) enum Held {
+enum Held {
     /// `-n COUNT` over a stream: a reservoir ([`crate::sample`]).
     Reservoir,
     /// Everything in memory, permuted ([`crate::in_memory`]).
@@ -105,26 +105,9 @@ pub(crate) enum Held {
     Repeat(Holding),
 }
 
-/// How the in-memory strategies hold the input.
-pub(crate) enum Holding {
-    /// The single regular input, `len` bytes from `offset`: read by both
-    /// cores into a private copy, or (`mapped`) mapped from the page
-    /// cache.
-    File {
-        /// Where reading starts.
-        offset: u64,
-        /// The bytes left.
-        len: usize,
-        /// Mapped rather than copied.
-        mapped: bool,
-    },
-    /// Read whole into one buffer.
-    Loaded,
-}
-
 /// The strategies of knuffle's generator: those of [`Held`], and the two
 /// that go through temporary files.
-pub(crate) enum Strategy {
+enum Strategy {
     /// As with a GNU source.
     Held(Held),
     /// Regular files larger than the limit ([`crate::external`]).
@@ -137,85 +120,95 @@ pub(crate) enum Strategy {
     },
 }
 
-impl<'a, 'o> Run<'a, 'o> {
-    /// The settings for `options` (the default memory limit taken now).
-    pub(crate) fn new(
-        options: &'a Options,
-        output: &'a OutputPlan<'o>,
-        progress: &'a dyn Progress,
-    ) -> Self {
-        Run {
-            options,
-            output,
-            progress,
-            head_count: options.count.unwrap_or(u64::MAX),
-            limit: options.memory.unwrap_or_else(default_limit),
-        }
-    }
-
+impl<'a, 'o> Plan<'a, 'o, Held> {
     /// The plan for a GNU random source: GNU's reservoir rule (regular
     /// files over 8 MiB and streams with `-n`), else the whole input in
     /// memory.
-    pub(crate) fn plan_gnu(self, opened: &[Opened]) -> Result<Plan<'a, 'o, Held>, Error> {
-        let strategy = if self.options.repeat {
-            Held::Repeat(self.holding(opened)?)
-        } else if self.head_count != u64::MAX
+    fn gnu(run: Run<'a, 'o>, opened: &[Opened]) -> Result<Self, Error> {
+        let strategy = if run.options.repeat {
+            Held::Repeat(holding(&run, opened)?)
+        } else if run.head_count != u64::MAX
             && input::total_regular_size(opened).is_none_or(|s| s > GNU_RESERVOIR_MIN_INPUT)
         {
             Held::Reservoir
         } else {
-            Held::Permute(self.holding(opened)?)
+            Held::Permute(holding(&run, opened)?)
         };
-        Ok(Plan {
-            run: self,
-            strategy,
-        })
+        Ok(Plan { run, strategy })
     }
 
+    /// Executes a strategy that holds its records in memory.
+    fn execute<D: Draws + Sampler>(self, opened: Vec<Opened>, draws: &mut D) -> Result<(), Error> {
+        execute_held(&self.run, self.strategy, opened, draws)
+    }
+}
+
+impl<'a, 'o> Plan<'a, 'o, Strategy> {
     /// The plan for knuffle's generator: `-r` in memory, a small `-n` by
     /// reservoir, else in memory when the input fits the limit and
     /// externally when not (pipes: decided while reading).
-    pub(crate) fn plan_knuffle(self, opened: &[Opened]) -> Result<Plan<'a, 'o, Strategy>, Error> {
-        let strategy = if self.options.repeat {
-            Strategy::Held(Held::Repeat(self.holding(opened)?))
-        } else if self.head_count <= STREAM_SAMPLE_MAX
-            && reservoir_fits(self.head_count, self.limit)
-        {
+    fn knuffle(run: Run<'a, 'o>, opened: &[Opened]) -> Result<Self, Error> {
+        let strategy = if run.options.repeat {
+            Strategy::Held(Held::Repeat(holding(&run, opened)?))
+        } else if run.head_count <= STREAM_SAMPLE_MAX && reservoir_fits(run.head_count, run.limit) {
             Strategy::Held(Held::Reservoir)
         } else {
-            let capacity = self.limit - self.limit / 8;
+            let capacity = run.limit - run.limit / 8;
             match input::total_regular_size(opened) {
-                Some(size) if fits_regular(opened, size, capacity, self.options.delimiter)? => {
-                    Strategy::Held(Held::Permute(self.holding(opened)?))
+                Some(size) if fits_regular(opened, size, capacity, run.options.delimiter)? => {
+                    Strategy::Held(Held::Permute(holding(&run, opened)?))
                 }
                 Some(_) => Strategy::External,
                 None => Strategy::Spill { capacity },
             }
         };
-        Ok(Plan {
-            run: self,
-            strategy,
-        })
+        Ok(Plan { run, strategy })
     }
 
-    /// How the in-memory strategies hold `opened`: one regular, non-empty
-    /// file by its own reads (mapped when the options allow it and the
-    /// output cannot overwrite it), anything else loaded.
-    fn holding(&self, opened: &[Opened]) -> Result<Holding, Error> {
-        let Some((file, offset, remaining)) = input::single_regular(opened) else {
-            return Ok(Holding::Loaded);
-        };
-        Ok(Holding::File {
-            offset,
-            len: usize::try_from(remaining).map_err(|_| Error::OutOfMemory)?,
-            mapped: self.options.map_input && !self.output.could_overwrite(file),
-        })
+    /// Executes the strategy chosen, each by its own module.
+    fn execute(self, opened: Vec<Opened>, rng: &mut DefaultRng) -> Result<(), Error> {
+        let run = &self.run;
+        match self.strategy {
+            Strategy::Held(strategy) => execute_held(run, strategy, opened, rng),
+            Strategy::External => {
+                let inputs = opened
+                    .into_iter()
+                    .map(|o| external::Input::reader(Box::new(o)))
+                    .collect();
+                external_run::run(run, inputs, rng)
+            }
+            Strategy::Spill { capacity } => spill::run(run, opened, capacity, rng),
+        }
     }
 }
 
-/// Memory the in-memory path needs for `bytes` bytes in `lines` lines.
-pub(crate) fn in_memory_need(bytes: u64, lines: u64) -> u64 {
-    bytes.saturating_add(lines.saturating_mul(offset_bytes(bytes)))
+/// Executes a strategy that holds its records in memory, with either
+/// source of randomness.
+fn execute_held<D: Draws + Sampler>(
+    run: &Run<'_, '_>,
+    strategy: Held,
+    opened: Vec<Opened>,
+    draws: &mut D,
+) -> Result<(), Error> {
+    match strategy {
+        Held::Reservoir => sample::run(run, opened, draws),
+        Held::Permute(holding) => in_memory::run(run, holding, opened, false, draws),
+        Held::Repeat(holding) => in_memory::run(run, holding, opened, true, draws),
+    }
+}
+
+/// How the in-memory strategies hold `opened`: one regular, non-empty
+/// file by its own reads (mapped when the options allow it and the
+/// output cannot overwrite it), anything else loaded.
+fn holding(run: &Run<'_, '_>, opened: &[Opened]) -> Result<Holding, Error> {
+    let Some((file, offset, remaining)) = input::single_regular(opened) else {
+        return Ok(Holding::Loaded);
+    };
+    Ok(Holding::File {
+        offset,
+        len: usize::try_from(remaining).map_err(|_| Error::OutOfMemory)?,
+        mapped: run.options.map_input && !run.output.could_overwrite(file),
+    })
 }
 
 /// Whether regular files of `size` bytes in total fit `capacity`; the

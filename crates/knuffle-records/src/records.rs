@@ -1,64 +1,56 @@
-//! The record shuffle of opened inputs, in GNU's order of operations: read
-//! the input, open the random source, choose, open the output, write. The
-//! plan (`plan.rs`) is made once, for the source of randomness at
-//! hand; each strategy it names is executed by its own module.
+//! The record shuffle of [`Input`]s, in GNU's order of operations: read
+//! the input, open the random source, choose, open the output, write.
+//! This module opens the inputs (`-e` words and `-i` ranges go to
+//! `operands`, which reads nothing) and hands them over to `plan`, which
+//! decides once and executes the strategy chosen; nothing comes back here
+//! but the result.
 
 use crate::error::Error;
-use crate::external;
-use crate::external_run;
-use crate::in_memory;
-use crate::input::{self, Opened};
+use crate::input::{self, Input, Opened};
+use crate::operands;
 use crate::options::Options;
 use crate::output::OutputPlan;
-use crate::plan::{Held, Plan, Run, Strategy};
+use crate::plan;
 use crate::progress::Progress;
-use crate::randomness::{Draws, Randomness};
-use crate::sample::{self, Sampler};
-use crate::spill;
+use crate::randomness::Randomness;
 
-/// Shuffles opened inputs to `output` (`options.count` is not zero).
-pub fn shuffle_opened(
-    opened: Vec<Opened>,
+/// Shuffles the records of `inputs` to `output`: `-n 0` reads nothing and
+/// only creates the output (GNU's way), a lone `-e`/`-i` input is shuffled by `operands`, and
+/// anything else is opened (one input now, several each when reached)
+/// and handed to [`plan::execute`], with `progress` told the total size
+/// first and the end last.
+pub(crate) fn shuffle(
+    inputs: impl IntoIterator<Item = Input>,
     options: &Options,
     randomness: &mut Randomness,
     output: &OutputPlan<'_>,
     progress: &dyn Progress,
 ) -> Result<(), Error> {
+    if options.count == Some(0) {
+        // GNU reads no input, opens the random source only for -r, and
+        // still creates (truncates) the output file.
+        randomness.open_if(options.repeat)?;
+        return output.open()?.finish();
+    }
+    let mut inputs: Vec<Input> = inputs.into_iter().collect();
+    if let [Input::Words(_) | Input::Range { .. }] = inputs.as_slice()
+        && let Some(operand) = inputs.pop()
+    {
+        return operands::shuffle(operand, options, randomness, output, progress);
+    }
+    let opened: Vec<Opened> = if inputs.len() == 1 {
+        inputs
+            .into_iter()
+            .map(Input::open)
+            .collect::<Result<_, _>>()?
+    } else {
+        inputs
+            .into_iter()
+            .map(Input::open_later)
+            .collect::<Result<_, _>>()?
+    };
     progress.start(input::total_regular_size(&opened));
-    let run = Run::new(options, output, progress);
-    match randomness {
-        Randomness::Gnu(source) => {
-            let Plan { run, strategy } = run.plan_gnu(&opened)?;
-            held(&run, strategy, opened, source)
-        }
-        Randomness::Knuffle(rng) => {
-            let rng = rng.as_mut();
-            let Plan { run, strategy } = run.plan_knuffle(&opened)?;
-            match strategy {
-                Strategy::Held(strategy) => held(&run, strategy, opened, rng),
-                Strategy::External => {
-                    let inputs = opened
-                        .into_iter()
-                        .map(|o| external::Input::reader(Box::new(o)))
-                        .collect();
-                    external_run::run(&run, inputs, rng)
-                }
-                Strategy::Spill { capacity } => spill::run(&run, opened, capacity, rng),
-            }
-        }
-    }
-}
-
-/// Executes a strategy that holds its records in memory.
-fn held<D: Draws + Sampler>(
-    run: &Run<'_, '_>,
-    strategy: Held,
-    opened: Vec<Opened>,
-    draws: &mut D,
-) -> Result<(), Error> {
-    match strategy {
-        Held::Reservoir => sample::run(run, opened, draws),
-        Held::Permute(holding) => in_memory::run(run, holding, opened, false, draws),
-        Held::Repeat(holding) => in_memory::run(run, holding, opened, true, draws),
-    }
+    let result = plan::execute(opened, options, randomness, output, progress);
+    progress.finish();
+    result
 }

@@ -6,8 +6,8 @@
 use crate::engine::{Held, Render, repeat_and_write, repeat_and_write_held};
 use crate::error::Error;
 use crate::line_index::Offset;
-use crate::plan::Run;
 use crate::randomness::Draws;
+use crate::settings::Run;
 
 /// Writes `header`, then the run's count of lines drawn from `body`
 /// (without end when no count is given).

@@ -16,8 +16,8 @@ use crate::engine::{Held, HeldLine, permute_and_write_held};
 use crate::error::Error;
 use crate::gnu_random::GnuRandom;
 use crate::input::Opened;
-use crate::plan::{LINE_OVERHEAD, Run, sample_budget};
 use crate::randomness::Draws;
+use crate::settings::{LINE_OVERHEAD, Run, sample_budget};
 use crate::stream::LineStream;
 
 /// The memory a kept line takes.

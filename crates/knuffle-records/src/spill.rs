@@ -14,9 +14,9 @@ use crate::external;
 use crate::external_run;
 use crate::in_memory;
 use crate::input::{Bytes, Opened};
-use crate::plan::{Run, in_memory_need};
 use crate::progress::Progress;
 use crate::scan::count_delimiters;
+use crate::settings::{Run, in_memory_need};
 
 /// Reads `opened` within `capacity`, then shuffles in memory or externally.
 pub(crate) fn run(
