@@ -15,6 +15,8 @@ use std::io;
 use std::sync::Once;
 
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::SegmentedCoord;
+use plotters::coord::types::{RangedCoordf64, RangedCoordi32};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -83,83 +85,109 @@ pub fn build_report(runs: &[LabRun]) -> io::Result<Report> {
     let mut files = Vec::new();
     let mut sections = String::new();
     for run in runs {
-        let name = run.algorithm.name();
-        let mut images = String::new();
-        if let Some(counts) = run
-            .tally
-            .order_counts()
-            .filter(|c| c.len() <= MAX_HISTOGRAM_ORDERS)
-        {
-            let svg = format!("{name}-histogram.svg");
-            let png = format!("{name}-histogram.png");
-            let inline = render_both(
-                &mut files,
-                &svg,
-                &png,
-                HIST_SIZE,
-                &Picture::Histogram(run, counts),
-            )?;
-            let _ = write!(
-                images,
-                r#"<figure>{chart}<figcaption>Count of each order (bars) against the expected count m/n! (red line). Orange bars are more than 4 standard deviations away. Files: <a href="{svg}">SVG</a>, <a href="{png}">PNG</a></figcaption></figure>"#,
-                chart = inline_svg(
-                    &inline,
-                    &format!("{name}: count of each order against the expected count")
-                ),
-            );
-        }
-        let svg = format!("{name}-positions.svg");
-        let png = format!("{name}-positions.png");
-        let inline = render_both(&mut files, &svg, &png, HEAT_SIZE, &Picture::Heat(run))?;
+        let images = figures(&mut files, run)?;
+        section(&mut sections, run, &images);
+    }
+    let page = page(runs, &sections);
+    files.push(ReportFile {
+        name: INDEX.to_owned(),
+        bytes: page.into_bytes(),
+    });
+    Ok(Report { files })
+}
+
+/// Renders one run's charts (the order histogram when there are few enough
+/// orders, then the position heat map) into `files`, and returns their
+/// inline figures for the page.
+fn figures(files: &mut Vec<ReportFile>, run: &LabRun) -> io::Result<String> {
+    let name = run.algorithm.name();
+    let mut images = String::new();
+    if let Some(counts) = run
+        .tally
+        .order_counts()
+        .filter(|c| c.len() <= MAX_HISTOGRAM_ORDERS)
+    {
+        let svg = format!("{name}-histogram.svg");
+        let png = format!("{name}-histogram.png");
+        let inline = render_both(
+            files,
+            &svg,
+            &png,
+            HIST_SIZE,
+            &Picture::Histogram(run, counts),
+        )?;
         let _ = write!(
             images,
-            r#"<figure>{chart}<figcaption>Where items end: row = original position (from), column = final position (to); red = more often than uniform, blue = less, white = as expected. Files: <a href="{svg}">SVG</a>, <a href="{png}">PNG</a></figcaption></figure>"#,
+            r#"<figure>{chart}<figcaption>Count of each order (bars) against the expected count m/n! (red line). Orange bars are more than 4 standard deviations away. Files: <a href="{svg}">SVG</a>, <a href="{png}">PNG</a></figcaption></figure>"#,
             chart = inline_svg(
                 &inline,
-                &format!(
-                    "{name}: position heat map, original position (from) against final position (to)"
-                )
+                &format!("{name}: count of each order against the expected count")
             ),
         );
-        let a = &run.analysis;
-        let mut rows = String::new();
-        for t in &a.tests {
-            let _ = write!(
-                rows,
-                "<tr><td>{}</td><td>{}</td><td class=num>{:.2}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td></tr>",
-                html(&t.name),
-                html(&t.about),
-                t.statistic,
-                t.dof,
-                format_p(t.p_value),
-                format_p(t.adjusted_p)
-            );
-        }
-        let verdict = if a.biased() { "biased" } else { "fair" };
-        let power: String = a
-            .power
-            .iter()
-            .map(|p| format!("<li>{}</li>", html(p)))
-            .collect();
+    }
+    let svg = format!("{name}-positions.svg");
+    let png = format!("{name}-positions.png");
+    let inline = render_both(files, &svg, &png, HEAT_SIZE, &Picture::Heat(run))?;
+    let _ = write!(
+        images,
+        r#"<figure>{chart}<figcaption>Where items end: row = original position (from), column = final position (to); red = more often than uniform, blue = less, white = as expected. Files: <a href="{svg}">SVG</a>, <a href="{png}">PNG</a></figcaption></figure>"#,
+        chart = inline_svg(
+            &inline,
+            &format!(
+                "{name}: position heat map, original position (from) against final position (to)"
+            )
+        ),
+    );
+    Ok(images)
+}
+
+/// Appends one run's section to `sections`: its verdict, description,
+/// figures, test table and power statements.
+fn section(sections: &mut String, run: &LabRun, images: &str) {
+    let name = run.algorithm.name();
+    let a = &run.analysis;
+    let mut rows = String::new();
+    for t in &a.tests {
         let _ = write!(
-            sections,
-            r#"<section id="{name}"><h2>{name} <span class="verdict {verdict}">{verdict_text}</span></h2>
+            rows,
+            "<tr><td>{}</td><td>{}</td><td class=num>{:.2}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td></tr>",
+            html(&t.name),
+            html(&t.about),
+            t.statistic,
+            t.dof,
+            format_p(t.p_value),
+            format_p(t.adjusted_p)
+        );
+    }
+    let verdict = if a.biased() { "biased" } else { "fair" };
+    let power: String = a
+        .power
+        .iter()
+        .map(|p| format!("<li>{}</li>", html(p)))
+        .collect();
+    let _ = write!(
+        sections,
+        r#"<section id="{name}"><h2>{name} <span class="verdict {verdict}">{verdict_text}</span></h2>
 <p>{desc}<br><small>Source: {source}. Expected: {expected}. Sampling took {secs:.2} s ({rate:.0} shuffles/s).</small></p>
 <div class=figs>{images}</div>
 <table><tr><th>test</th><th>what</th><th>statistic</th><th>dof</th><th>p-value</th><th>Holm p</th></tr>{rows}</table>
 <ul class=power>{power}</ul></section>
 "#,
-            verdict_text = verdict_text(a),
-            desc = html(run.algorithm.description()),
-            source = html(run.algorithm.source()),
-            expected = run.algorithm.fairness().label(),
-            secs = run.elapsed.as_secs_f64(),
-            rate = run.rate(),
-        );
-    }
+        verdict_text = verdict_text(a),
+        desc = html(run.algorithm.description()),
+        source = html(run.algorithm.source()),
+        expected = run.algorithm.fairness().label(),
+        secs = run.elapsed.as_secs_f64(),
+        rate = run.rate(),
+    );
+}
+
+/// The whole page: style, introduction, verdict table, text summary and
+/// the sections.
+fn page(runs: &[LabRun], sections: &str) -> String {
     let verdicts = verdict_table(runs);
     let summary = html(&table(runs));
-    let page = format!(
+    format!(
         r#"<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>knuffle bias lab report</title>
 <style>
@@ -184,12 +212,7 @@ tr.biased {{ background: #fdecea; }} tr.fair {{ background: #eafaf1; }}
 {sections}
 </body></html>
 "#
-    );
-    files.push(ReportFile {
-        name: INDEX.to_owned(),
-        bytes: page.into_bytes(),
-    });
-    Ok(Report { files })
+    )
 }
 
 /// "BIASED" or "no bias found" (with a caveat when too few shuffles ran).
@@ -359,6 +382,25 @@ fn histogram<DB: DrawingBackend>(
         run.algorithm.name(),
         thousands(run.tally.trials())
     );
+    let mut chart = histogram_axes(area, n, cells, top, title)?;
+    histogram_bars(&mut chart, counts, expected, sd)?;
+    expected_line_and_legend(&mut chart, cells, expected)
+}
+
+/// The histogram's chart: one segment per order, counts up to `top`.
+type HistogramChart<'a, DB> =
+    ChartContext<'a, DB, Cartesian2d<SegmentedCoord<RangedCoordi32>, RangedCoordf64>>;
+
+/// The histogram's chart with its caption and axes: each order written out
+/// when there are at most 24, else its Lehmer rank.
+fn histogram_axes<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    n: usize,
+    cells: usize,
+    top: f64,
+    title: String,
+) -> Result<HistogramChart<'a, DB>, String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     let labels = cells <= 24;
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 18))
@@ -388,6 +430,18 @@ fn histogram<DB: DrawingBackend>(
         .y_desc("count")
         .draw()
         .map_err(e)?;
+    Ok(chart)
+}
+
+/// One bar per order, orange when more than 4 standard deviations from
+/// the expected count, else blue.
+fn histogram_bars<DB: DrawingBackend>(
+    chart: &mut HistogramChart<'_, DB>,
+    counts: &[u64],
+    expected: f64,
+    sd: f64,
+) -> Result<(), String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     chart
         .draw_series(counts.iter().enumerate().map(|(i, &c)| {
             let off = ((c as f64) - expected).abs() > 4.0 * sd;
@@ -407,6 +461,17 @@ fn histogram<DB: DrawingBackend>(
             bar
         }))
         .map_err(e)?;
+    Ok(())
+}
+
+/// The expected count m/n! as a red line across all orders, and the legend
+/// explaining it and the orange bars.
+fn expected_line_and_legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut HistogramChart<'a, DB>,
+    cells: usize,
+    expected: f64,
+) -> Result<(), String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     chart
         .draw_series(LineSeries::new(
             [
@@ -464,20 +529,41 @@ fn heat_map<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, run: &LabRun) -> 
     let m = &run.analysis.positions;
     let trials = run.tally.trials();
     let dev = m.relative_deviation(trials);
-    let rows = dev.len();
-    let cols = dev.first().map_or(0, Vec::len);
     // Scale: the largest deviation, but at least 2% so that the sampling
     // noise of a fair shuffle stays white.
     let biggest = dev.iter().flatten().fold(0.0f64, |a, &d| a.max(d.abs()));
     let scale = biggest.max(0.02);
     let (plot, legend) = area.split_horizontally(HEAT_SIZE.0 - 90);
+    let mut chart = heat_axes(&plot, run, &dev)?;
+    heat_cells(&mut chart, &dev, scale)?;
+    colour_bar(&legend, scale)
+}
+
+/// The heat map's chart: one segment per row and column of the matrix.
+type HeatChart<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<SegmentedCoord<RangedCoordi32>, SegmentedCoord<RangedCoordi32>>,
+>;
+
+/// The heat map's chart on a segmented grid of the deviation matrix's
+/// cells, with its caption and position labels (binned positions end in `+`).
+fn heat_axes<'a, DB: DrawingBackend>(
+    plot: &'a DrawingArea<DB, Shift>,
+    run: &LabRun,
+    dev: &[Vec<f64>],
+) -> Result<HeatChart<'a, DB>, String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let m = &run.analysis.positions;
+    let rows = dev.len();
+    let cols = dev.first().map_or(0, Vec::len);
     let title = format!(
         "{}: where items end (n = {})",
         run.algorithm.name(),
         run.tally.n()
     );
     let binned = rows < run.tally.n();
-    let mut chart = ChartBuilder::on(&plot)
+    let mut chart = ChartBuilder::on(plot)
         .caption(title, ("sans-serif", 17))
         .margin(10)
         .x_label_area_size(45)
@@ -523,6 +609,19 @@ fn heat_map<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, run: &LabRun) -> 
         .label_style(("sans-serif", 12))
         .draw()
         .map_err(e)?;
+    Ok(chart)
+}
+
+/// One coloured cell per (from, to) pair, with its deviation written in
+/// when the grid is at most 12x12.
+fn heat_cells<DB: DrawingBackend>(
+    chart: &mut HeatChart<'_, DB>,
+    dev: &[Vec<f64>],
+    scale: f64,
+) -> Result<(), String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let rows = dev.len();
+    let cols = dev.first().map_or(0, Vec::len);
     let cell = |c: usize, r: usize| {
         let y = (rows - 1 - r) as i32;
         [
@@ -564,7 +663,16 @@ fn heat_map<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, run: &LabRun) -> 
             }))
             .map_err(e)?;
     }
-    // Colour bar.
+    Ok(())
+}
+
+/// The heat map's colour bar: the diverging scale from `+scale` (top) to
+/// `-scale` (bottom), labelled in percent against uniform.
+fn colour_bar<DB: DrawingBackend>(
+    legend: &DrawingArea<DB, Shift>,
+    scale: f64,
+) -> Result<(), String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     let (w, h) = legend.dim_in_pixel();
     let bar_top = 60i32;
     let bar_bottom = h as i32 - 80;
