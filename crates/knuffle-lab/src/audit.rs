@@ -396,74 +396,107 @@ pub fn audit_text<R: BufRead>(
             blank_lines += 1;
             continue;
         };
-        let count = tokens(text).count();
-        let auditor = match &mut auditor {
-            Some(auditor) => {
-                if count != auditor.k {
-                    return Err(line_error(
-                        line_no,
-                        format!(
-                            "has {count} items, but line {} has {} (every line must have the same number)",
-                            auditor.first_line, auditor.k
-                        ),
-                    ));
-                }
-                auditor
-            }
-            None => {
-                let kind = if first.bytes().all(|b| b.is_ascii_digit()) {
-                    ElementKind::Integers
-                } else {
-                    ElementKind::Cards
-                };
-                auditor.insert(start(options, kind, count, line_no)?)
-            }
-        };
-        // The first line decided integers or cards; say so after it.
-        let earlier = |what: &str| {
-            if line_no == auditor.first_line {
-                String::new()
-            } else {
-                format!(" (earlier lines hold {what})")
-            }
-        };
-        values.clear();
-        for token in tokens(text) {
-            let value = match auditor.kind {
-                ElementKind::Integers if token.bytes().all(|b| b.is_ascii_digit()) => {
-                    token.parse::<u64>().unwrap_or(u64::MAX)
-                }
-                ElementKind::Integers => {
-                    return Err(line_error(
-                        line_no,
-                        format!(
-                            "{token:?} is not a non-negative integer{}",
-                            earlier("integers")
-                        ),
-                    ));
-                }
-                ElementKind::Cards => {
-                    cards::parse_card(token).map(|c| c as u64).ok_or_else(|| {
-                        line_error(
-                            line_no,
-                            format!(
-                                "{token:?} is not a card name like AS, 10h, TH or A♠{}",
-                                earlier("card names")
-                            ),
-                        )
-                    })?
-                }
-            };
-            let value = u32::try_from(value).map_err(|_| {
-                line_error(
-                    line_no,
-                    format!("{token} is too large to be an item number"),
-                )
-            })?;
-            values.push(value);
-        }
+        let auditor = auditor_for_line(&mut auditor, options, text, first, line_no)?;
+        parse_line(auditor, text, line_no, &mut values)?;
         auditor.add(line_no, &values)?;
     }
+    finish(auditor, blank_lines, options)
+}
+
+/// The auditor for the shuffle on line `line_no` (`first` is its first
+/// token): started by the first shuffle, which decides integers or cards
+/// and the number of items; every later line must have as many items.
+fn auditor_for_line<'s, 'o>(
+    auditor: &'s mut Option<Auditor<'o>>,
+    options: &'o AuditOptions,
+    text: &str,
+    first: &str,
+    line_no: u64,
+) -> Result<&'s mut Auditor<'o>, AuditError> {
+    let count = tokens(text).count();
+    Ok(match auditor {
+        Some(auditor) => {
+            if count != auditor.k {
+                return Err(line_error(
+                    line_no,
+                    format!(
+                        "has {count} items, but line {} has {} (every line must have the same number)",
+                        auditor.first_line, auditor.k
+                    ),
+                ));
+            }
+            auditor
+        }
+        None => {
+            let kind = if first.bytes().all(|b| b.is_ascii_digit()) {
+                ElementKind::Integers
+            } else {
+                ElementKind::Cards
+            };
+            auditor.insert(start(options, kind, count, line_no)?)
+        }
+    })
+}
+
+/// Parses the items of line `line_no` into `values`, as integers or card
+/// names as the auditor's first line decided.
+fn parse_line(
+    auditor: &Auditor<'_>,
+    text: &str,
+    line_no: u64,
+    values: &mut Vec<u32>,
+) -> Result<(), AuditError> {
+    // The first line decided integers or cards; say so after it.
+    let earlier = |what: &str| {
+        if line_no == auditor.first_line {
+            String::new()
+        } else {
+            format!(" (earlier lines hold {what})")
+        }
+    };
+    values.clear();
+    for token in tokens(text) {
+        let value = match auditor.kind {
+            ElementKind::Integers if token.bytes().all(|b| b.is_ascii_digit()) => {
+                token.parse::<u64>().unwrap_or(u64::MAX)
+            }
+            ElementKind::Integers => {
+                return Err(line_error(
+                    line_no,
+                    format!(
+                        "{token:?} is not a non-negative integer{}",
+                        earlier("integers")
+                    ),
+                ));
+            }
+            ElementKind::Cards => cards::parse_card(token).map(|c| c as u64).ok_or_else(|| {
+                line_error(
+                    line_no,
+                    format!(
+                        "{token:?} is not a card name like AS, 10h, TH or A♠{}",
+                        earlier("card names")
+                    ),
+                )
+            })?,
+        };
+        let value = u32::try_from(value).map_err(|_| {
+            line_error(
+                line_no,
+                format!("{token} is too large to be an item number"),
+            )
+        })?;
+        values.push(value);
+    }
+    Ok(())
+}
+
+/// The report once the input is read: its errors are no shuffle at all, or
+/// a numbering that neither a 0 nor an `n` showed.
+fn finish(
+    auditor: Option<Auditor<'_>>,
+    blank_lines: u64,
+    options: &AuditOptions,
+) -> Result<AuditReport, AuditError> {
     let Some(auditor) = auditor else {
         return Err(AuditError::Input("no shuffles in the input".into()));
     };
