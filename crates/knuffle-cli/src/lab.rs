@@ -106,26 +106,48 @@ fn selected(args: &Args) -> Result<Vec<Algorithm>, String> {
 
 /// Runs the lab: invalid arguments are status 2, a failed write status 1.
 fn lab(args: &Args) -> Result<(), CliError> {
-    let usage = CliError::invalid;
     let mut out = std::io::stdout().lock();
-    let write_err = |e: std::io::Error| write_err_str(e);
     if args.list {
-        for a in ALL {
-            writeln!(
-                out,
-                "{:<21} {}\n{:<21} {}\n{:<21} source: {}\n",
-                a.name(),
-                a.fairness().label(),
-                "",
-                a.description(),
-                "",
-                a.source()
-            )
-            .map_err(write_err)?;
-        }
-        return Ok(());
+        return list_zoo(&mut out);
     }
-    let algorithms = selected(args).map_err(usage)?;
+    let algorithms = selected(args).map_err(CliError::invalid)?;
+    check_items_and_alpha(args)?;
+    if args.exact {
+        return run_exact(args, &algorithms, &mut out);
+    }
+    check_sampling(args)?;
+    let runs = sample(args, &algorithms);
+    print_runs(&mut out, &algorithms, &runs)?;
+    if let Some(dir) = &args.report {
+        let index = write_report(dir, &runs)?;
+        writeln!(out, "report: {}", index.display()).map_err(write_err_str)?;
+    }
+    Ok(())
+}
+
+/// `--list`: every algorithm of the zoo with its fairness, description and
+/// source.
+fn list_zoo(out: &mut impl Write) -> Result<(), CliError> {
+    for a in ALL {
+        writeln!(
+            out,
+            "{:<21} {}\n{:<21} {}\n{:<21} source: {}\n",
+            a.name(),
+            a.fairness().label(),
+            "",
+            a.description(),
+            "",
+            a.source()
+        )
+        .map_err(write_err_str)?;
+    }
+    Ok(())
+}
+
+/// The checks of both modes: at least 2 items, alpha strictly between 0
+/// and 1 (status 2).
+fn check_items_and_alpha(args: &Args) -> Result<(), CliError> {
+    let usage = CliError::invalid;
     if args.n < 2 {
         return Err(usage(format!(
             "--items (-n) must be at least 2 (got {})",
@@ -138,32 +160,43 @@ fn lab(args: &Args) -> Result<(), CliError> {
             args.alpha
         )));
     }
-    if args.exact {
-        if args.path_limit > MAX_PATH_LIMIT {
-            return Err(usage(format!(
-                "--path-limit {} is more than exact mode enumerates (at most 2^40 = \
-                 {MAX_PATH_LIMIT} paths, about a day at 10 million paths a second)",
-                args.path_limit
-            )));
-        }
-        if args.report.is_some() {
-            return Err(CliError::invalid(
-                "--report works with sampling, not with --exact",
-            ));
-        }
-        let failures = exact_mode(args, &algorithms, &mut out).map_err(write_err_str)?;
-        if failures.len() == algorithms.len() {
-            // Nothing was computed: that is an error, not a result.
-            return Err(usage(format!(
-                "--exact computed nothing: {}",
-                failures.join("; ")
-            )));
-        }
-        for failure in &failures {
-            eprintln!("knuffle lab: not enumerated: {failure}");
-        }
-        return Ok(());
+    Ok(())
+}
+
+/// `--exact`: checks its arguments, prints the exact probabilities, and
+/// reports the algorithms it could not enumerate (an error when none was).
+fn run_exact(args: &Args, algorithms: &[Algorithm], out: &mut impl Write) -> Result<(), CliError> {
+    let usage = CliError::invalid;
+    if args.path_limit > MAX_PATH_LIMIT {
+        return Err(usage(format!(
+            "--path-limit {} is more than exact mode enumerates (at most 2^40 = \
+             {MAX_PATH_LIMIT} paths, about a day at 10 million paths a second)",
+            args.path_limit
+        )));
     }
+    if args.report.is_some() {
+        return Err(CliError::invalid(
+            "--report works with sampling, not with --exact",
+        ));
+    }
+    let failures = exact_mode(args, algorithms, out).map_err(write_err_str)?;
+    if failures.len() == algorithms.len() {
+        // Nothing was computed: that is an error, not a result.
+        return Err(usage(format!(
+            "--exact computed nothing: {}",
+            failures.join("; ")
+        )));
+    }
+    for failure in &failures {
+        eprintln!("knuffle lab: not enumerated: {failure}");
+    }
+    Ok(())
+}
+
+/// The checks of sampling mode: at least one trial, at most 100000 items,
+/// at most MAX_MOVES element moves, and a usable report directory.
+fn check_sampling(args: &Args) -> Result<(), CliError> {
+    let usage = CliError::invalid;
     if args.trials == 0 {
         return Err(CliError::invalid("--trials must be at least 1"));
     }
@@ -185,19 +218,15 @@ fn lab(args: &Args) -> Result<(), CliError> {
     if let Some(dir) = &args.report {
         check_report_dir(dir)?;
     }
+    Ok(())
+}
+
+/// Samples every algorithm in turn, with a progress bar on a terminal.
+fn sample(args: &Args, algorithms: &[Algorithm]) -> Vec<LabRun> {
     let total = args.trials.saturating_mul(algorithms.len() as u64);
-    let bar = if std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(total);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:40} {percent:>3}% {msg} (eta {eta})")
-                .expect("a valid template"),
-        );
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = progress_bar(total);
     let mut runs: Vec<LabRun> = Vec::new();
-    for &algorithm in &algorithms {
+    for &algorithm in algorithms {
         bar.set_message(algorithm.name());
         let run = experiment::run(
             algorithm,
@@ -210,14 +239,34 @@ fn lab(args: &Args) -> Result<(), CliError> {
         runs.push(run);
     }
     bar.finish_and_clear();
-    write!(out, "{}", experiment::table(&runs)).map_err(write_err)?;
-    if algorithms.len() == 1 {
-        writeln!(out).map_err(write_err)?;
-        write!(out, "{}", runs[0].analysis.to_text()).map_err(write_err)?;
+    runs
+}
+
+/// A progress bar over `total` shuffles when standard error is a terminal,
+/// else a hidden one.
+fn progress_bar(total: u64) -> ProgressBar {
+    if std::io::stderr().is_terminal() {
+        let bar = ProgressBar::new(total);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {percent:>3}% {msg} (eta {eta})")
+                .expect("a valid template"),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
     }
-    if let Some(dir) = &args.report {
-        let index = write_report(dir, &runs)?;
-        writeln!(out, "report: {}", index.display()).map_err(write_err)?;
+}
+
+/// The summary table, and the full analysis when one algorithm ran.
+fn print_runs(
+    out: &mut impl Write,
+    algorithms: &[Algorithm],
+    runs: &[LabRun],
+) -> Result<(), CliError> {
+    write!(out, "{}", experiment::table(runs)).map_err(write_err_str)?;
+    if algorithms.len() == 1 {
+        writeln!(out).map_err(write_err_str)?;
+        write!(out, "{}", runs[0].analysis.to_text()).map_err(write_err_str)?;
     }
     Ok(())
 }
