@@ -137,18 +137,7 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
         Framing::Lines(if args.zero_terminated { 0 } else { b'\n' })
     };
     let delimiter = parse_delimiter(args.delimiter.as_deref(), args.csv).map_err(cli_error)?;
-    let memory = match args.memory.as_deref() {
-        None => knuffle_records::default_limit(),
-        Some(text) => match knuffle_records::parse_size(text) {
-            Ok(size) if size >= knuffle_records::MIN_LIMIT => size,
-            Ok(_) => {
-                return Err(CliError::invalid(format!(
-                    "invalid --memory size: '{text}' (at least 1M)"
-                )));
-            }
-            Err(message) => return Err(CliError::invalid(message)),
-        },
-    };
+    let memory = emit::memory_limit(args.memory.as_deref())?;
     let options = SplitOptions {
         parts,
         key,

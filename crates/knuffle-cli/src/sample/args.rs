@@ -11,6 +11,7 @@ use knuffle_records::sampling::{
 };
 
 use super::status::cli_error;
+use crate::emit;
 use crate::failure::CliError;
 use crate::seeding::RunSeed;
 
@@ -257,18 +258,7 @@ impl Args {
                 )));
             }
         };
-        let memory = match self.memory.as_deref() {
-            None => knuffle_records::default_limit(),
-            Some(text) => match knuffle_records::parse_size(text) {
-                Ok(size) if size >= knuffle_records::MIN_LIMIT => size,
-                Ok(_) => {
-                    return Err(CliError::invalid(format!(
-                        "invalid --memory size: '{text}' (at least 1M)"
-                    )));
-                }
-                Err(message) => return Err(CliError::invalid(message)),
-            },
-        };
+        let memory = emit::memory_limit(self.memory.as_deref())?;
         let options = SampleOptions {
             mode,
             framing,
