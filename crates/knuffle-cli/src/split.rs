@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use knuffle_records::sampling::{self, FieldName, Framing, Parts, SplitOptions, parse_delimiter};
+use knuffle_records::sampling::{self, FieldName, Parts, SplitOptions};
 
 use crate::emit;
 use crate::failure::CliError;
-use crate::sample::cli_error;
+use crate::sample::{RecordFormat, cli_error};
 use crate::seeding::RunSeed;
 
 const ABOUT: &str = "Split records into parts (train, validation, test): exact sizes or by key";
@@ -92,17 +92,8 @@ pub(crate) struct Args {
     #[arg(long)]
     header: bool,
 
-    /// Field delimiter for -k, one byte or \t (default: TAB; with --csv, a comma).
-    #[arg(short = 'd', long, value_name = "CHAR")]
-    delimiter: Option<String>,
-
-    /// Records are RFC 4180 CSV (quoted fields may hold delimiters and newlines).
-    #[arg(long, conflicts_with = "zero_terminated")]
-    csv: bool,
-
-    /// Records end with NUL, not newline.
-    #[arg(short = 'z', long)]
-    zero_terminated: bool,
+    #[command(flatten)]
+    format: RecordFormat,
 
     /// Seed text (any text); the same seed gives the same parts.
     #[arg(long, value_name = "TEXT")]
@@ -131,12 +122,7 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
         Some(fields) => Some(FieldName::parse_list("-k", fields).map_err(cli_error)?),
         None => None,
     };
-    let framing = if args.csv {
-        Framing::Csv
-    } else {
-        Framing::Lines(if args.zero_terminated { 0 } else { b'\n' })
-    };
-    let delimiter = parse_delimiter(args.delimiter.as_deref(), args.csv).map_err(cli_error)?;
+    let (framing, delimiter) = args.format.decide()?;
     let memory = emit::memory_limit(args.memory.as_deref())?;
     let options = SplitOptions {
         parts,

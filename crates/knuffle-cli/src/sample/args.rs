@@ -6,10 +6,9 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
-use knuffle_records::sampling::{
-    FieldName, Framing, Mode, Probability, RandomValues, SampleOptions, parse_delimiter,
-};
+use knuffle_records::sampling::{FieldName, Mode, Probability, RandomValues, SampleOptions};
 
+use super::format::RecordFormat;
 use super::status::cli_error;
 use crate::emit;
 use crate::failure::CliError;
@@ -142,17 +141,8 @@ pub(crate) struct Args {
     #[arg(long)]
     header: bool,
 
-    /// Field delimiter, one byte or \t (default: TAB; with --csv, a comma).
-    #[arg(short = 'd', long, value_name = "CHAR")]
-    delimiter: Option<String>,
-
-    /// Records are RFC 4180 CSV (quoted fields may hold delimiters and newlines).
-    #[arg(long, conflicts_with = "zero_terminated")]
-    csv: bool,
-
-    /// Records end with NUL, not newline.
-    #[arg(short = 'z', long)]
-    zero_terminated: bool,
+    #[command(flatten)]
+    format: RecordFormat,
 
     /// Prefix each record with its random value and a delimiter (-p: the draw j/b; -k -p:
     /// the key's draw; -w without -r: the key u^(1/w)); the header gets random_value.
@@ -225,17 +215,7 @@ impl Args {
         } else {
             Mode::Uniform { count: self.count }
         };
-        let framing = if self.csv {
-            Framing::Csv
-        } else {
-            Framing::Lines(if self.zero_terminated { 0 } else { b'\n' })
-        };
-        let delimiter = parse_delimiter(self.delimiter.as_deref(), self.csv).map_err(cli_error)?;
-        if delimiter == framing.terminator() {
-            return Err(CliError::invalid(
-                "the delimiter cannot be the record terminator",
-            ));
-        }
+        let (framing, delimiter) = self.format.decide()?;
         let asked = self.print_random || self.gen_random_inorder;
         let random_values = match (&mode, asked) {
             (_, false) => RandomValues::Off,

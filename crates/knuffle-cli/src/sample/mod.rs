@@ -14,8 +14,10 @@ use crate::emit;
 use crate::failure::CliError;
 
 pub(crate) mod args;
+mod format;
 mod status;
 
+pub(crate) use format::RecordFormat;
 pub(crate) use status::cli_error;
 
 pub(crate) use args::Args;
