@@ -13,18 +13,13 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::support::{code_and_text, knuffle, knuffle_with_input};
+use crate::support::{
+    code_and_text, draw_data as data, knuffle, knuffle_with_input, python3_works,
+    reference_verifier_script,
+};
 
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn data(name: &str) -> String {
-    manifest()
-        .join("tests/data/draw")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
 }
 
 fn golden_path(name: &str) -> PathBuf {
@@ -195,27 +190,9 @@ fn verify_accepts_every_golden_transcript() {
     }
 }
 
-/// Python 3, or `None` when it is missing (a failure under `CI=true`).
-fn python3() -> Option<PathBuf> {
-    let works = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if works {
-        return Some(PathBuf::from("python3"));
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "python3 is missing: the reference verifier cannot run (required under CI=true)"
-    );
-    eprintln!("python3 is missing: the reference verifier is not run");
-    None
-}
-
 fn reference_verifier(transcript: &Path, population: Option<&str>) -> Output {
-    let script = manifest().join("../../docs/verifiable/reference_verifier.py");
     let mut command = Command::new("python3");
-    command.arg(script).arg(transcript);
+    command.arg(reference_verifier_script()).arg(transcript);
     if let Some(p) = population {
         command.arg(p);
     }
@@ -224,7 +201,7 @@ fn reference_verifier(transcript: &Path, population: Option<&str>) -> Output {
 
 #[test]
 fn the_python_reference_verifier_agrees_on_every_golden_transcript() {
-    if python3().is_none() {
+    if !python3_works() {
         return;
     }
     for name in all_golden_names() {
@@ -357,7 +334,7 @@ fn verify_rejects_every_single_field_tampering_naming_the_check() {
         ),
     ];
     let dir = tempfile::tempdir().unwrap();
-    let python = python3().is_some();
+    let python = python3_works();
     for (what, name, tamper, check) in cases {
         let value = tampered(name, tamper);
         let path = dir.path().join(format!("{}.json", what.replace(' ', "-")));
@@ -439,7 +416,7 @@ fn a_transcript_without_items_needs_its_population_file_which_must_match() {
         stdout.contains("the population digest check failed"),
         "{stdout}"
     );
-    if python3().is_some() {
+    if python3_works() {
         let out = reference_verifier(&t, Some(edited.to_str().unwrap()));
         assert_eq!(out.status.code(), Some(1));
         let out = reference_verifier(&t, Some(&ballots));
@@ -474,7 +451,7 @@ fn bad_transcripts_are_trouble_with_a_clear_message() {
         let (code, _, stderr) = verify(&path, &[]);
         assert_eq!(code, 2, "{name}: {stderr}");
         assert!(stderr.contains(message), "{name}: {stderr}");
-        if python3().is_some() {
+        if python3_works() {
             assert_eq!(
                 reference_verifier(&path, None).status.code(),
                 Some(2),
@@ -859,14 +836,14 @@ fn a_real_drand_mainnet_round_seeds_a_draw_and_its_signature_is_checked_with_bls
         assert!(stdout.contains("BLS signature was not checked"), "{stdout}");
         assert!(stdout.contains("--features bls"), "{stdout}");
     }
-    if python3().is_some() {
+    if python3_works() {
         assert_eq!(reference_verifier(&t, None).status.code(), Some(0));
     }
 }
 
 #[test]
 fn the_reference_verifier_agrees_on_edge_cases_of_n_and_k() {
-    if python3().is_none() {
+    if !python3_works() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -25,7 +25,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-use crate::support::{binary, heavy, knuffle, require_or_skip};
+use crate::support::{
+    binary, draw_data as data, heavy, knuffle, python3_works, reference_verifier_script,
+};
 
 /// The longest either verifier may take on one corpus file.
 const TIME_LIMIT: Duration = Duration::from_secs(30);
@@ -69,34 +71,6 @@ impl Entry {
             expect,
         }
     }
-}
-
-fn manifest() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn data(name: &str) -> String {
-    manifest()
-        .join("tests/data/draw")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
-}
-
-fn script() -> PathBuf {
-    manifest().join("../../docs/verifiable/reference_verifier.py")
-}
-
-/// Whether `python3` runs (else the test is skipped, or fails under CI).
-fn python_works() -> bool {
-    let works = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !works {
-        require_or_skip("python3 is missing: the reference verifier cannot run");
-    }
-    works
 }
 
 /// A valid transcript: its name, bytes, and population file when it does
@@ -927,7 +901,10 @@ fn check_entry(
     // -S: without site packages (the script needs the standard library
     // only), which halves the start-up time of a few hundred runs.
     let mut python = Command::new("python3");
-    python.arg("-S").arg(script()).args(&args);
+    python
+        .arg("-S")
+        .arg(reference_verifier_script())
+        .args(&args);
     let (py_code, py_err, py_slow) = run_limited(python, &dir.join(format!("{i:03}.python")));
 
     let name = &entry.name;
@@ -990,7 +967,7 @@ fn assert_no_problems(problems: &[String], entries: usize) {
 
 #[test]
 fn both_verifiers_give_the_same_status_on_a_hostile_corpus() {
-    if !python_works() {
+    if !python3_works() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -1143,7 +1120,7 @@ fn file_entries(bases: &[Base], dir: &Path, out: &mut Vec<Entry>) {
 /// of NUL bytes, and `/dev/zero`, which neither verifier reads to its end.
 #[test]
 fn both_verifiers_refuse_files_beyond_the_size_limit() {
-    if !python_works() {
+    if !python3_works() {
         return;
     }
     let _heavy = heavy();

@@ -16,7 +16,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{TestCommand, require_or_skip, stderr};
+use crate::support::{TestCommand, draw_data as data, require_or_skip, stderr};
 
 /// One of knuffle's writers: how to make it write the file `path`, and
 /// what its content looks like.
@@ -29,14 +29,6 @@ struct Writer {
     /// Whether an existing regular file is replaced (`deal --commit`
     /// refuses it).
     replaces: bool,
-}
-
-fn data(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/draw")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
 }
 
 fn draw(path: &Path) -> Output {

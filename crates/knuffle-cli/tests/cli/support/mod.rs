@@ -119,6 +119,33 @@ pub fn require_or_skip(what: &str) {
     eprintln!("skipped: {what}");
 }
 
+/// The path of `tests/data/draw/NAME` (beacon rounds, ballots, secrets).
+pub fn draw_data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/draw")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The independent Python verifier, `docs/verifiable/reference_verifier.py`.
+pub fn reference_verifier_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/verifiable/reference_verifier.py")
+}
+
+/// Whether `python3` runs: else the reference verifier's checks are
+/// skipped, which under `CI=true` fails the test ([`require_or_skip`]).
+pub fn python3_works() -> bool {
+    let works = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !works {
+        require_or_skip("python3 is missing: the reference verifier cannot run");
+    }
+    works
+}
+
 /// Runs `knuffle ARGS` (standard input empty).
 pub fn knuffle(args: &[&str]) -> Output {
     TestCommand::knuffle().args(args).output()
