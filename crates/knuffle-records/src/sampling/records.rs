@@ -365,13 +365,9 @@ fn spool_error(err: &std::io::Error) -> SampleError {
 mod tests {
     use super::*;
 
-    fn records_of(
-        files: &[&[u8]],
-        framing: Framing,
-        headers: bool,
-    ) -> (Option<Vec<u8>>, Vec<Vec<u8>>) {
-        let dir = tempfile::tempdir().unwrap();
-        let names: Vec<OsString> = files
+    /// `files` written as `0`, `1`, ... in `dir`; their paths.
+    fn write_files(dir: &tempfile::TempDir, files: &[impl AsRef<[u8]>]) -> Vec<OsString> {
+        files
             .iter()
             .enumerate()
             .map(|(i, bytes)| {
@@ -379,7 +375,16 @@ mod tests {
                 std::fs::write(&path, bytes).unwrap();
                 path.into_os_string()
             })
-            .collect();
+            .collect()
+    }
+
+    fn records_of(
+        files: &[&[u8]],
+        framing: Framing,
+        headers: bool,
+    ) -> (Option<Vec<u8>>, Vec<Vec<u8>>) {
+        let dir = tempfile::tempdir().unwrap();
+        let names = write_files(&dir, files);
         let mut reader = RecordReader::open(&names, framing, headers, 1 << 20).unwrap();
         let header = reader.header().map(<[u8]>::to_vec);
         let mut records = Vec::new();
@@ -436,15 +441,7 @@ mod tests {
         skips: &[u64],
     ) -> Result<Vec<(u64, Vec<u8>)>, String> {
         let dir = tempfile::tempdir().unwrap();
-        let names: Vec<OsString> = files
-            .iter()
-            .enumerate()
-            .map(|(i, bytes)| {
-                let path = dir.path().join(i.to_string());
-                std::fs::write(&path, bytes).unwrap();
-                path.into_os_string()
-            })
-            .collect();
+        let names = write_files(&dir, files);
         let mut reader = RecordReader::open(&names, Framing::Lines(b'\n'), headers, max)
             .map_err(|e| e.to_string())?;
         let (mut got, mut record, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
