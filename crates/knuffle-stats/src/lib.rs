@@ -18,7 +18,8 @@
 //! 1. **Exact arithmetic**: [`ratio`] (exact fractions), [`perm`] (Lehmer
 //!    rank and unrank, fixed points, cycles, rises, adjacent pairs and
 //!    their laws), [`stats`] (chi-square and its p-values from the survival
-//!    function, pooling, Holm, power).
+//!    function, pooling, Holm, power), [`laws`] (exact laws of samplers by
+//!    enumeration: successive sampling's inclusion probabilities).
 //! 2. **Built on them**: [`reduction`] (how reducing a uniform w-bit word
 //!    to `0..n`, by `x mod n` or by `floor(f * n)`, distributes: exact
 //!    counts up to 256-bit words, and the bias report `knuffle draw
@@ -37,6 +38,7 @@
 //! assert!(split.is_favoured(0));
 //! ```
 pub mod battery;
+pub mod laws;
 pub mod perm;
 pub mod ratio;
 pub mod reduction;

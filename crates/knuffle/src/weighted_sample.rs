@@ -280,33 +280,6 @@ mod tests {
     #[allow(unused_imports)]
     use crate::test_prelude::*;
 
-    /// Exact inclusion probabilities of successive sampling of `k` of
-    /// `weights`, by enumerating every ordered draw.
-    fn successive_inclusion(weights: &[f64], k: usize) -> Vec<f64> {
-        fn walk(weights: &[f64], taken: &mut Vec<usize>, p: f64, k: usize, out: &mut [f64]) {
-            if taken.len() == k {
-                for &i in taken.iter() {
-                    out[i] += p;
-                }
-                return;
-            }
-            let rest: f64 = (0..weights.len())
-                .filter(|i| !taken.contains(i))
-                .map(|i| weights[i])
-                .sum();
-            for i in 0..weights.len() {
-                if !taken.contains(&i) {
-                    taken.push(i);
-                    walk(weights, taken, p * weights[i] / rest, k, out);
-                    taken.pop();
-                }
-            }
-        }
-        let mut out = vec![0.0; weights.len()];
-        walk(weights, &mut Vec::new(), 1.0, k, &mut out);
-        out
-    }
-
     /// Inclusion frequencies of `trials` runs of `sampler`.
     fn frequencies(n: usize, trials: u32, mut sampler: impl FnMut() -> Vec<usize>) -> Vec<f64> {
         let mut counts = vec![0u32; n];
@@ -334,7 +307,7 @@ mod tests {
 
     #[test]
     fn inclusion_follows_successive_sampling_and_a_biased_stand_in_fails() {
-        let exact = successive_inclusion(&WEIGHTS, 3);
+        let exact = knuffle_stats::laws::successive_inclusion(&WEIGHTS, 3);
         let trials = 40_000;
         let mut rng = Seed::from_text("a-expj inclusion").rng();
         // Items 4 to 6 come after the reservoir is full: jumps decide them.

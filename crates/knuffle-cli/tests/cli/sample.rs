@@ -227,34 +227,6 @@ fn endless_input_streams_in_bounded_memory() {
     assert_eq!(String::from_utf8_lossy(&output.stdout), "y\ny\ny\ny\ny\n");
 }
 
-/// Exact inclusion probabilities of `k` successive draws from `weights`
-/// (each draw proportional to the weights left), by enumerating every
-/// ordered draw; also the probability of each item being drawn first.
-fn successive_sampling(weights: &[f64], k: usize) -> Vec<f64> {
-    fn walk(weights: &[f64], taken: &mut Vec<usize>, p: f64, k: usize, out: &mut [f64]) {
-        if taken.len() == k {
-            for &i in taken.iter() {
-                out[i] += p;
-            }
-            return;
-        }
-        let left: f64 = (0..weights.len())
-            .filter(|i| !taken.contains(i))
-            .map(|i| weights[i])
-            .sum();
-        for i in 0..weights.len() {
-            if !taken.contains(&i) {
-                taken.push(i);
-                walk(weights, taken, p * weights[i] / left, k, out);
-                taken.pop();
-            }
-        }
-    }
-    let mut out = vec![0.0; weights.len()];
-    walk(weights, &mut Vec::new(), 1.0, k, &mut out);
-    out
-}
-
 const WEIGHTS: [f64; 6] = [1.0, 2.0, 3.0, 4.0, 10.0, 0.5];
 
 fn weighted_input() -> Vec<u8> {
@@ -268,7 +240,7 @@ fn weighted_input() -> Vec<u8> {
 #[test]
 fn weighted_inclusion_is_successive_sampling_and_proportional_keys_fail() {
     let (k, trials) = (3usize, 700usize);
-    let exact = successive_sampling(&WEIGHTS, k);
+    let exact = knuffle_stats::laws::successive_inclusion(&WEIGHTS, k);
     let total: f64 = WEIGHTS.iter().sum();
     let first_exact: Vec<f64> = WEIGHTS.iter().map(|w| w / total).collect();
     let input = weighted_input();
