@@ -20,6 +20,7 @@ from knuffle._audit import AuditReport, AuditTest, audit
 from knuffle._files import shuffle_file
 from knuffle._generator import Generator, Hands
 from knuffle._sampling import sample_file, split_file
+from knuffle._table import table_order
 
 __all__ = [
     "AuditReport",
@@ -30,5 +31,6 @@ __all__ = [
     "sample_file",
     "shuffle_file",
     "split_file",
+    "table_order",
 ]
 __version__ = "0.1.0"

@@ -51,7 +51,7 @@ _ROW = "__knuffle_row"
 _INDEX = "__knuffle_index"
 _HELPERS = (_LABEL, _ROW, _INDEX)
 
-_LABEL_BITS: int = _knuffle.DASK_LABEL_BITS
+_LABEL_BITS: int = 32  # the table order's labels are 32-bit words
 
 
 def shuffle(
@@ -136,7 +136,7 @@ def _label(part: Any, seed: str, bits: int, offsets: list[int], lengths: list[in
         start = offsets[number]
     count = len(part)
     return part.assign(**{
-        _LABEL: _knuffle.dask_labels(seed, start, count, bits),
+        _LABEL: _knuffle.table_labels(seed, start, count),
         _ROW: np.arange(start, start + count, dtype=np.int64),
         _INDEX: part.index,
     })
@@ -146,7 +146,7 @@ def _finish(part: Any, seed: str, index_name: Any) -> Any:
     """Puts one output partition in its final order and drops the helpers."""
     labels = np.ascontiguousarray(part.index.to_numpy(dtype=np.int64))
     rows = np.ascontiguousarray(part[_ROW].to_numpy(dtype=np.int64))
-    order = _knuffle.dask_order(seed, labels, rows)
+    order = _knuffle.table_order_rows(seed, labels, rows)
     part = part.iloc[order]
     index = pd.Index(part[_INDEX].array, name=index_name)
     out = part.drop(columns=[_ROW, _INDEX])
@@ -219,8 +219,7 @@ def _shuffle_array(x: Any, seed: str, npartitions: int | None, bits: int) -> Any
             "the array's chunk sizes along axis 0 are unknown: call x.compute_chunk_sizes() first"
         )
     chunks = _check_partitions(npartitions, max(1, len(x.chunks[0])))
-    rows = np.arange(n, dtype=np.int64)
-    order = _knuffle.dask_order(seed, _knuffle.dask_labels(seed, 0, n, bits), rows)
+    order = _knuffle.table_order(seed, n)
     out = x[order]
     if n:
         out = out.rechunk({0: -(-n // chunks)})

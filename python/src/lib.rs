@@ -4,15 +4,16 @@
 //! validates its arguments; this module holds the shuffles, which release
 //! the GIL while they run.
 //!
-//! Workspace layer 3 (cli/python -> records/lab/draw -> stats -> library):
-//! bindings over the record library, the lab and the library.
+//! Workspace layer 4 (cli/python -> table -> records/lab/draw -> stats ->
+//! library): bindings over the table library, the record library, the lab
+//! and the library.
 
 mod audit;
-mod dask;
 mod files;
 mod generator;
 mod rows;
 mod sampling;
+mod table;
 mod threads;
 mod weighted;
 
@@ -25,7 +26,7 @@ fn _knuffle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sampling::sample_paths, m)?)?;
     m.add_function(wrap_pyfunction!(sampling::split_paths, m)?)?;
     m.add("DEFAULT_THREADS", threads::DEFAULT_THREADS)?;
-    // Dask helpers (issue 17, python/src/dask.rs) register themselves here:
-    dask::register(m)?;
+    // The table order (python/src/table.rs), used by the engines' modules.
+    table::register(m)?;
     Ok(())
 }

@@ -9,5 +9,5 @@
 //! Measured figures, with the command, commit and machine of each run, are
 //! in `BENCHMARKS.md` at the repository root.
 //!
-//! Workspace layer 4 (tools, above cli/python -> records/lab/draw -> stats
-//! -> library; checked by `crates/knuffle/tests/architecture.rs`).
+//! Workspace layer 5 (tools, above cli/python -> table -> records/lab/draw
+//! -> stats -> library; checked by `crates/knuffle/tests/architecture.rs`).

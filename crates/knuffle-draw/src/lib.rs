@@ -1,7 +1,7 @@
 //! Verifiable draws: lotteries, audit samples and card deals that anyone can
 //! re-derive from public inputs with SHA-256 alone (format `knuffle-vd/1`).
 //!
-//! Workspace layer 2 (cli/python -> records/lab/draw -> stats -> library):
+//! Workspace layer 2 (cli/python -> table -> records/lab/draw -> stats -> library):
 //! it depends on `knuffle` and `knuffle-stats` (the exact bias of other
 //! people's reductions), never on the lab, so no plotting stack comes with
 //! it (checked by `crates/knuffle/tests/architecture.rs`).

@@ -4,7 +4,7 @@
 //! biased: knuffle's own algorithms, the classic wrong ones, or anybody
 //! else's (through [`audit`]).
 //!
-//! Workspace layer 2 (cli/python -> records/lab/draw -> stats -> library):
+//! Workspace layer 2 (cli/python -> table -> records/lab/draw -> stats -> library):
 //! the lab depends on `knuffle-stats` (layer 1) and `knuffle` (layer 0),
 //! never on a crate of its own layer or above (checked by
 //! `crates/knuffle/tests/architecture.rs`).

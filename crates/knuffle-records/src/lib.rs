@@ -47,7 +47,7 @@
 //!
 //! # Layers
 //!
-//! Workspace layer 2 (cli/python -> records/lab/draw -> stats -> library):
+//! Workspace layer 2 (cli/python -> table -> records/lab/draw -> stats -> library):
 //! this crate uses only the library (`knuffle`).
 //!
 //! Each module uses only modules of the layers below it (checked: no

@@ -6,7 +6,7 @@
 //! plotting stack), and the tests of every crate check uniformity with its
 //! [`battery`].
 //!
-//! Workspace layer 1 (cli/python -> records/lab/draw -> stats -> library):
+//! Workspace layer 1 (cli/python -> table -> records/lab/draw -> stats -> library):
 //! it depends on no crate of the workspace (checked by
 //! `crates/knuffle/tests/architecture.rs`).
 //!

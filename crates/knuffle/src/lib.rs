@@ -4,8 +4,8 @@
 //! from a 52-card deal to arrays of a billion elements, and makes every
 //! result reproducible from a seed.
 //!
-//! Workspace layer 0, the bottom (cli/python -> records/lab/draw -> stats ->
-//! library): it depends on no crate of the workspace, and every other crate
+//! Workspace layer 0, the bottom (cli/python -> table -> records/lab/draw ->
+//! stats -> library): it depends on no crate of the workspace, and every other crate
 //! builds on it (checked by `crates/knuffle/tests/architecture.rs`).
 //!
 //! ## Example
@@ -151,7 +151,9 @@ mod walk;
 mod weighted_sample;
 
 pub use bounded::{below, for_each_below};
-pub use choose::{Weight, WeightError, WeightedIndex, choose, choose_mut, choose_weighted, sample};
+pub use choose::{
+    FloatScale, Weight, WeightError, WeightedIndex, choose, choose_mut, choose_weighted, sample,
+};
 pub use ext::Knuffle;
 #[cfg(feature = "rand09")]
 pub use rand09::Rand09;
