@@ -105,6 +105,7 @@ def sample_file(
     gen_random_inorder: bool = False,
     seed: str | None = None,
     memory: int | str | None = None,
+    temp_dir: Path | None = None,
 ) -> str | bytes:
     """Sample the records of ``src`` (a path or a list of paths, read as one
     sequence of records) as ``knuffle sample`` does: byte for byte what
@@ -123,6 +124,14 @@ def sample_file(
     fields a list or a comma-separated str. ``delimiter`` is one character
     (default TAB, or a comma with ``csv=True``); ``csv=True`` reads RFC 4180
     records; ``zero_terminated=True`` NUL-ended ones.
+
+    Memory: the shuffles of every record (no mode, or ``weights`` without
+    ``n``) and ``replace=True`` with ``n`` work on inputs of any size within
+    ``memory``: beyond it the shuffles sort runs of records into nameless
+    temporary files in ``temp_dir`` (default ``$TMPDIR`` or ``/tmp``) and
+    merge them, with the same output for the same seed whatever ``memory``
+    is; the modes that hold their sample (``n``, ``per_key``) raise
+    ``MemoryError`` when it would exceed ``memory``.
 
     With ``dst`` the sample is written there (replaced only once complete; a
     failing run leaves it as it was) and the seed text used is returned
@@ -156,6 +165,7 @@ def sample_file(
         "gen_random_inorder": bool(gen_random_inorder),
         "seed": seed,
         "memory": memory,
+        "temp_dir": None if temp_dir is None else os.fsdecode(os.fspath(temp_dir)),
     }
     if delimiter is not None and not isinstance(delimiter, str):
         raise TypeError("delimiter= must be a str of one character")

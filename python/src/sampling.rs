@@ -205,6 +205,7 @@ fn sample_options(options: &Bound<'_, PyDict>) -> PyResult<SampleOptions> {
         },
         memory: memory_limit(options)?,
         seed: seed_text(get(options, "seed")?),
+        temp_dir: get(options, "temp_dir")?,
     };
     options.validate().map_err(invalid)?;
     Ok(options)

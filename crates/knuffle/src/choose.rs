@@ -286,18 +286,55 @@ impl Weight for f64 {
             }
             largest = largest.max(w);
         }
-        if largest == 0.0 {
+        let Some(scale) = FloatScale::new(weights.len(), largest) else {
             return Ok(alloc::vec![0; weights.len()]);
+        };
+        Ok(weights.iter().map(|&w| scale.integer(w)).collect())
+    }
+}
+
+/// The conversion of `n` float weights to integers that [`Weight`] makes
+/// (one power of two for all, then a floor), one weight at a time: for
+/// weights read from a stream, where the list is never held (a first pass
+/// finds `n` and the largest weight, a later one converts each weight),
+/// giving the integers [`WeightedIndex::new`] would give the whole list.
+///
+/// # Example
+/// ```
+/// use knuffle::{FloatScale, Weight};
+/// let weights = [0.1, 2.5, 7.0];
+/// let scale = FloatScale::new(weights.len(), 7.0).unwrap();
+/// let one_at_a_time: Vec<u64> = weights.iter().map(|&w| scale.integer(w)).collect();
+/// assert_eq!(one_at_a_time, f64::to_integers(&weights).unwrap());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FloatScale {
+    shift: i32,
+}
+
+impl FloatScale {
+    /// The scale of `n` weights whose largest is `largest`; `None` when
+    /// `largest` is not finite and positive (every weight zero, or
+    /// invalid).
+    #[must_use]
+    pub fn new(n: usize, largest: f64) -> Option<FloatScale> {
+        if !(largest.is_finite() && largest > 0.0) {
+            return None;
         }
         // Largest scaled weight in [2^(62 - m - 1), 2^(62 - m)) with
         // 2^m >= n: the sum stays below 2^62 * n / 2^m <= 2^62.
-        let m = usize::BITS - weights.len().saturating_sub(1).leading_zeros();
+        let m = usize::BITS - n.saturating_sub(1).leading_zeros();
         let target = 62 - m as i32;
-        let shift = target - 1 - exponent(largest);
-        Ok(weights
-            .iter()
-            .map(|&w| scale_by_power_of_two(w, shift) as u64)
-            .collect())
+        Some(FloatScale {
+            shift: target - 1 - exponent(largest),
+        })
+    }
+
+    /// The integer weight of `weight` (finite, at least 0, at most the
+    /// largest): `floor(weight * 2^s)`.
+    #[must_use]
+    pub fn integer(self, weight: f64) -> u64 {
+        scale_by_power_of_two(weight, self.shift) as u64
     }
 }
 

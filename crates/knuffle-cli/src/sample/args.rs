@@ -45,11 +45,13 @@ Modes and their laws (the same --seed gives the same output):
                 NaN, inf, not a number) is an error naming the record, or with
                 --skip-bad-weights the record is dropped (counted on standard error).
   -w FIELD      without -n: a weighted shuffle of every record (the same law, every
-                record drawn), in memory.
+                record drawn): records written by decreasing key u^(1/w), ties in input
+                order. In bounded memory (see below).
   -r [-n K]     with replacement: K independent draws (endless without -n), each record
                 with probability exactly 1/N. Holds every record in memory (each draw needs
-                N): the records' bytes and 16 bytes each; with -n K, FILEs that do not fit
-                are read twice instead (to count, then to collect the K draws).
+                N): the records' bytes and 16 bytes each; with -n K, inputs that do not fit
+                are read twice instead (to count, then to collect the K draws; standard
+                input is first copied to a nameless temporary file in -T DIR).
   -r -w FIELD   with replacement by weight: each draw picks a record with probability
                 weight/total, exactly for integer weights (an exact integer draw below the
                 total, which must stay below 2^64, then a search of the cumulative sums);
@@ -65,15 +67,21 @@ Modes and their laws (the same --seed gives the same output):
                 stratified: from every key group a uniform sample of N records (all of a
                 smaller group; every N-set of a group equally likely, groups independent),
                 in input order. Memory: N records per group, and the keys.
-  (no mode)     a uniform shuffle of every record, in memory.
+  (no mode)     a uniform shuffle of every record: each record gets a random 64-bit key,
+                records are written by increasing key, records of equal key in uniformly
+                random order (every order exactly equally likely). In bounded memory:
+                records beyond --memory are sorted in runs written to nameless temporary
+                files (in -T DIR, or $TMPDIR or /tmp) and merged; the output for a --seed is
+                the same whatever --memory is.
 --print-random writes each record's random value before it (and a delimiter; the header
 gets 'random_value'): for -p the record's draw j/b (kept when j/b < P), for -k -p its key's
 draw, for -w the key u^(1/w) (the shortest decimal that reads back as the same double;
 below 1e-300 a 7-digit mantissa and an exponent, from its logarithm). --gen-random-inorder
 writes every record in input order with its value, sampled or not (for -w, without -n:
 streaming, one record in memory).
-Modes that hold records in memory stop with an error (status 1) when they would exceed
---memory.";
+The shuffles of every record (no mode, -w without -n) and -r -n K work on input of any size
+in --memory (plus the longest record); the modes that hold their sample (-n K, --per-key N,
+-r without -n) stop with an error (status 1) when it would exceed --memory.";
 
 const EXAMPLES: &str = "\
 Examples:
@@ -167,6 +175,12 @@ pub(crate) struct Args {
     #[arg(long, value_name = "SIZE")]
     memory: Option<String>,
 
+    /// Where temporary files go: the sorted runs of a shuffle larger than --memory, the
+    /// copy of standard input for -r -n K (default: $TMPDIR or /tmp).
+    #[arg(short = 'T', long = "temporary-directory", value_name = "DIR",
+          value_hint = clap::ValueHint::DirPath)]
+    temp_dir: Option<PathBuf>,
+
     /// Input files (standard input when none, or for -).
     #[arg(value_name = "FILE")]
     files: Vec<OsString>,
@@ -249,6 +263,7 @@ impl Args {
             random_values,
             memory,
             seed: RunSeed::choose(self.seed.clone()).text().to_owned(),
+            temp_dir: self.temp_dir.clone(),
         };
         options.validate().map_err(cli_error)?;
         Ok(Plan {

@@ -19,6 +19,7 @@
 //! | `deal`, `chars`, `trace`, `lab_cli`, `audit_cli`, `draw_verify` | the subcommands, with golden outputs |
 //! | `documents` | every shell example of README.md and `docs/guide/` runs as written; their relative links name existing files |
 //! | `sample` | `knuffle sample`: each mode's law against exact values (with biased stand-ins that fail), headers, CSV, endless input, errors |
+//! | `sample_external` | `knuffle sample` beyond `--memory`: the same output for every limit, peak memory, no temporary file or partial output left by a failing or killed run |
 //! | `split` | `knuffle split`: exact part sizes, every record in one part, a uniform assignment (chi-square; a biased stand-in fails), group splits across runs and files, headers, CSV, errors |
 //! | `verifier_differential` | `knuffle verify` and the Python reference verifier: the same exit status on a corpus of hostile transcripts |
 //! | `written_files` | every file knuffle writes (transcripts, secrets, the lab's report, `-o`) by one rule: FIFOs, devices, symlinks, hard links, missing directories |
@@ -47,6 +48,7 @@ mod memory_limits;
 mod records_library;
 mod resources;
 mod sample;
+mod sample_external;
 mod shuf_behaviour;
 mod shuf_differential;
 mod shuf_gnu_suite;

@@ -51,6 +51,7 @@ pub mod error;
 pub mod fields;
 pub mod key;
 pub mod options;
+pub mod ordered;
 pub mod output;
 pub mod parts;
 pub mod probability;
@@ -86,8 +87,25 @@ pub fn sample(
     notes: &mut dyn FnMut(Note),
 ) -> Result<(), SampleError> {
     options.validate()?;
-    let mut reader =
-        records::RecordReader::open(inputs, options.framing, options.header, options.memory)?;
+    // `-r -n K` reads its inputs twice when they do not fit: standard
+    // input is first copied to a nameless temporary file.
+    let reads_stdin = inputs.is_empty() || inputs.iter().any(|input| input == "-");
+    let spool = match options.mode {
+        Mode::Replacement { count: Some(_), .. } if reads_stdin => {
+            Some(records::spool_stdin(options.temp_dir.as_deref())?)
+        }
+        _ => None,
+    };
+    let open = || {
+        records::RecordReader::open_spooled(
+            inputs,
+            options.framing,
+            options.header,
+            options.memory,
+            spool.as_ref(),
+        )
+    };
+    let mut reader = open()?;
     // Fields are looked up before anything is written.
     let weights = match &options.mode {
         Mode::Weighted { field, .. }
@@ -124,9 +142,14 @@ pub fn sample(
         }
     }
     match (&options.mode, weights) {
-        (Mode::Uniform { count }, _) => {
-            uniform::run(&mut reader, *count, options.in_order, &mut rng, &mut out)?
-        }
+        (Mode::Uniform { count }, _) => uniform::run(
+            &mut reader,
+            *count,
+            options.in_order,
+            options.temp_dir.as_deref(),
+            &mut rng,
+            &mut out,
+        )?,
         (Mode::Bernoulli(probability), _) => {
             bernoulli::run(&mut reader, *probability, print_random, &mut rng, &mut out)?
         }
@@ -136,6 +159,7 @@ pub fn sample(
             *count,
             options.in_order,
             print_random,
+            options.temp_dir.as_deref(),
             &mut rng,
             &mut out,
             notes,
@@ -157,12 +181,10 @@ pub fn sample(
             &mut out,
         )?,
         (Mode::Replacement { count, .. }, weights) => {
-            // FILEs can be read twice when their records do not fit.
-            let reads_stdin = inputs.is_empty() || inputs.iter().any(|input| input == "-");
-            let reopen = || {
-                records::RecordReader::open(inputs, options.framing, options.header, options.memory)
-            };
-            let reopen: Option<replacement::Reopen<'_>> = (!reads_stdin).then_some(&reopen);
+            // The inputs (standard input as spooled) can be read twice
+            // when their records do not fit.
+            let reopen: Option<replacement::Reopen<'_>> =
+                (!reads_stdin || spool.is_some()).then_some(&open);
             replacement::run(
                 &mut reader,
                 weights,

@@ -3,6 +3,8 @@
 //! [`SampleOptions`] with its [`Mode`], checked by
 //! [`SampleOptions::validate`] before any input is read.
 
+use std::path::PathBuf;
+
 use super::error::SampleError;
 use super::fields::FieldName;
 use super::probability::Probability;
@@ -12,7 +14,7 @@ use super::records::Framing;
 #[derive(Clone, Debug)]
 pub enum Mode {
     /// `-n K`: every K-subset equally likely (`None`: every record, a
-    /// uniform shuffle).
+    /// uniform shuffle, in bounded memory).
     Uniform {
         /// K.
         count: Option<u64>,
@@ -44,7 +46,7 @@ pub enum Mode {
         per_key: u64,
     },
     /// `-w FIELD [-n K]`: successive sampling by weight (`count: None`: a
-    /// weighted shuffle of every record).
+    /// weighted shuffle of every record, in bounded memory).
     Weighted {
         /// The weight field.
         field: FieldName,
@@ -99,6 +101,10 @@ pub struct SampleOptions {
     pub memory: u64,
     /// The seed text: the same text gives the same sample.
     pub seed: String,
+    /// Where temporary files go (`None`: `$TMPDIR`, else `/tmp`): the
+    /// sorted runs of a shuffle of every record larger than `memory`, and
+    /// the copy of standard input that `-r -n K` reads twice.
+    pub temp_dir: Option<PathBuf>,
 }
 
 impl SampleOptions {
@@ -116,6 +122,7 @@ impl SampleOptions {
             random_values: RandomValues::Off,
             memory: crate::default_limit(),
             seed: seed.into(),
+            temp_dir: None,
         }
     }
 

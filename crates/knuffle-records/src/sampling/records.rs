@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
 
 use super::error::SampleError;
 use crate::error::describe;
@@ -351,6 +352,35 @@ struct Passed {
     ended: bool,
     /// The next line is longer than the limit.
     too_long: bool,
+}
+
+/// Copies standard input to a nameless temporary file in `dir` (`None`:
+/// the system's temporary directory), for inputs read more than once
+/// ([`RecordReader::open_spooled`]); the file has no name, so nothing is
+/// left behind whatever way the process ends.
+pub fn spool_stdin(dir: Option<&Path>) -> Result<File, SampleError> {
+    let dir = dir.map_or_else(std::env::temp_dir, Path::to_path_buf);
+    let mut file = tempfile::tempfile_in(&dir).map_err(|err| {
+        SampleError::io(
+            &err,
+            format!(
+                "cannot copy standard input to a temporary file in '{}': {}",
+                dir.display(),
+                crate::error::describe(&err)
+            ),
+        )
+    })?;
+    std::io::copy(&mut std::io::stdin().lock(), &mut file).map_err(|err| {
+        SampleError::io(
+            &err,
+            format!(
+                "cannot copy standard input to a temporary file in '{}': {}",
+                dir.display(),
+                crate::error::describe(&err)
+            ),
+        )
+    })?;
+    Ok(file)
 }
 
 /// A failure to re-read the copy of standard input.

@@ -31,7 +31,6 @@
 //! nothing is created; each is replaced only once complete.
 
 use std::ffi::OsString;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use knuffle::Seed;
@@ -41,7 +40,7 @@ use super::fields::FieldName;
 use super::key::{KeyFields, key_rng};
 use super::output::{Destination, Output};
 use super::parts::Parts;
-use super::records::{Framing, RecordReader};
+use super::records::{Framing, RecordReader, spool_stdin};
 
 /// Domain separation of the key hash (distinct from `sample -k`'s).
 const DOMAIN: &[u8] = b"knuffle split -k/1\0";
@@ -228,32 +227,6 @@ fn changed() -> SampleError {
         "the input changed between the two readings of an exact split (counting, then \
          assigning); split a file that does not change",
     )
-}
-
-/// Copies standard input to a nameless temporary file in `dir`.
-fn spool_stdin(dir: Option<&Path>) -> Result<File, SampleError> {
-    let dir = dir.map_or_else(std::env::temp_dir, Path::to_path_buf);
-    let mut file = tempfile::tempfile_in(&dir).map_err(|err| {
-        SampleError::io(
-            &err,
-            format!(
-                "cannot copy standard input to a temporary file in '{}': {}",
-                dir.display(),
-                crate::error::describe(&err)
-            ),
-        )
-    })?;
-    std::io::copy(&mut std::io::stdin().lock(), &mut file).map_err(|err| {
-        SampleError::io(
-            &err,
-            format!(
-                "cannot copy standard input to a temporary file in '{}': {}",
-                dir.display(),
-                crate::error::describe(&err)
-            ),
-        )
-    })?;
-    Ok(file)
 }
 
 /// A group split: each key's part from its keyed draw; one pass.

@@ -9,8 +9,16 @@
 //! first: the first record written is the first drawn, as tsv-sample
 //! writes it), or with `--inorder` in input order. With `--print-random`
 //! each record is prefixed by its key `u^(1/w)` ([`describe_key`]); with
-//! `--gen-random-inorder` every record is, in input order, streaming. Without `-n` every
-//! record is held: a weighted shuffle.
+//! `--gen-random-inorder` every record is, in input order, streaming.
+//!
+//! Without `-n`, every record: a weighted shuffle, the same law with every
+//! record drawn (A-Res with K = N: each record's key `ln(u)/w` drawn in input
+//! order, records written by decreasing key, ties in input order, as
+//! `knuffle::WeightedReservoir` ranks them). The keys are sorted exactly
+//! (as 64-bit words in the order of `f64::total_cmp`) by
+//! [`ordered::KeyedSort`]: in memory, or sorted runs in temporary files and
+//! a merge when the records exceed `--memory`, with the same output either
+//! way.
 //!
 //! A weight is the field's text (ASCII blanks around it ignored) read as a
 //! decimal floating-point number; it must be finite and positive. Any other
@@ -18,11 +26,14 @@
 //! `skip_bad_weights` (`--skip-bad-weights`) the record is dropped and
 //! counted in a [`Note`].
 
+use std::path::Path;
+
 use knuffle::{DefaultRng, WeightedReservoir, weighted_log_key};
 
 use super::error::{Note, SampleError};
 use super::fields::{FieldName, Splitter};
 use super::options::SampleOptions;
+use super::ordered::{self, KeyedSort};
 use super::output::{Held, Output, PrintRandom};
 use super::records::RecordReader;
 
@@ -149,8 +160,9 @@ pub fn note_skipped(skipped: u64, notes: &mut dyn FnMut(Note)) {
     }
 }
 
-/// Samples `count` records (`None`: all, a weighted shuffle) of `reader`
-/// by the weights in `weights`.
+/// Samples `count` records (`None`: all, a weighted shuffle in bounded
+/// memory with temporary files in `temp_dir`) of `reader` by the weights
+/// in `weights`.
 #[allow(clippy::too_many_arguments)] // each is one decision of the caller's
 pub fn run(
     reader: &mut RecordReader,
@@ -158,6 +170,7 @@ pub fn run(
     count: Option<u64>,
     in_order: bool,
     print_random: Option<PrintRandom>,
+    temp_dir: Option<&Path>,
     rng: &mut DefaultRng,
     out: &mut Output<'_>,
     notes: &mut dyn FnMut(Note),
@@ -165,7 +178,10 @@ pub fn run(
     if let Some(print) = print_random.filter(|p| p.every_record) {
         return every_record(reader, weights, print.delimiter, rng, out, notes);
     }
-    let k = count.map_or(usize::MAX, |k| usize::try_from(k).unwrap_or(usize::MAX));
+    let Some(count) = count else {
+        return shuffle_all(reader, weights, print_random, temp_dir, rng, out, notes);
+    };
+    let k = usize::try_from(count).unwrap_or(usize::MAX);
     if k == 0 {
         return Ok(());
     }
@@ -203,6 +219,61 @@ pub fn run(
         }
     }
     Ok(())
+}
+
+/// Every record of `reader` by decreasing key `ln(u)/w` (ties in input
+/// order): what `WeightedReservoir::new(usize::MAX)` gives, in bounded
+/// memory.
+fn shuffle_all(
+    reader: &mut RecordReader,
+    mut weights: WeightField,
+    print_random: Option<PrintRandom>,
+    temp_dir: Option<&Path>,
+    rng: &mut DefaultRng,
+    out: &mut Output<'_>,
+    notes: &mut dyn FnMut(Note),
+) -> Result<(), SampleError> {
+    let mut sort = KeyedSort::new(out.budget(), temp_dir, ordered::Ties::InputOrder);
+    let mut record = Vec::new();
+    let mut skipped = 0u64;
+    while reader.next_record(&mut record)? {
+        let Some(weight) = weights.weight(&record, reader)? else {
+            skipped += 1;
+            continue;
+        };
+        let log_key = weighted_log_key(weight.as_f64(), rng);
+        sort.push(descending_key(log_key), &record)?;
+    }
+    note_skipped(skipped, notes);
+    sort.finish(rng, out, &|key| {
+        print_random.map(|print| (describe_key(log_key_of(key)), print.delimiter))
+    })
+}
+
+/// A word whose increasing order is the decreasing order of `log_key` by
+/// `f64::total_cmp` (the order `WeightedReservoir` ranks keys by): the
+/// bits of a negative float all flipped, of a positive one the sign bit
+/// set (the order-preserving map of IEEE 754 to unsigned integers), then
+/// the whole word flipped.
+pub fn descending_key(log_key: f64) -> u64 {
+    let bits = log_key.to_bits();
+    let ascending = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    };
+    !ascending
+}
+
+/// The log key that [`descending_key`] made `key` from.
+pub fn log_key_of(key: u64) -> f64 {
+    let ascending = !key;
+    let bits = if ascending >> 63 == 1 {
+        ascending & !(1 << 63)
+    } else {
+        !ascending
+    };
+    f64::from_bits(bits)
 }
 
 /// `--gen-random-inorder`: every record in input order, prefixed by its
@@ -248,6 +319,32 @@ pub fn describe_key(log_key: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn descending_keys_order_as_total_cmp_reversed_and_decode() {
+        let keys = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -1.0,
+            -1e-310,
+            -0.0,
+            0.0,
+            1e-310,
+            3.0,
+            f64::INFINITY,
+        ];
+        for a in keys {
+            assert_eq!(log_key_of(descending_key(a)).to_bits(), a.to_bits());
+            for b in keys {
+                assert_eq!(
+                    descending_key(a).cmp(&descending_key(b)),
+                    b.total_cmp(&a),
+                    "{a} {b}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn keys_are_decimals_or_mantissa_and_exponent() {
