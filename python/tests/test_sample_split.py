@@ -75,6 +75,42 @@ def test_sample_file_is_the_command_lines_sample(table, tmp_path, kwargs, args):
     assert out.read_bytes() == expected
 
 
+@pytest.fixture(scope="module")
+def big_table(tmp_path_factory):
+    """A TSV table of about 3 MB (60,000 rows): above memory="1M"."""
+    path = tmp_path_factory.mktemp("sample") / "big.tsv"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("id\tweight\ttext\n")
+        for i in range(60_000):
+            weight = f"{1 + i % 9}.5" if i % 4 == 0 else str(1 + i % 9)
+            f.write(f"{i}\t{weight}\t{'x' * (i % 23)}\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "args"),
+    [
+        ({}, []),
+        ({"weights": "weight"}, ["-w", "weight"]),
+        ({"weights": "weight", "print_random": True}, ["-w", "weight", "--print-random"]),
+        ({"replace": True, "n": 2000}, ["-r", "-n", "2000"]),
+        ({"replace": True, "weights": "weight", "n": 2000}, ["-r", "-w", "weight", "-n", "2000"]),
+    ],
+)
+def test_inputs_larger_than_memory_give_the_command_lines_sample(big_table, tmp_path, kwargs, args):
+    # The whole-input shuffles merge sorted runs from temporary files (in
+    # temp_dir, left empty); -r reads the file twice: the command line's
+    # bytes, and the same as with everything held.
+    expected = cli("sample", "--header", "--seed", "big", "--memory", "1G", *args, str(big_table))
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    got = knuffle.sample_file(big_table, header=True, seed="big", memory="1M", temp_dir=temp, **kwargs)
+    assert got == expected
+    assert list(temp.iterdir()) == []
+    small = cli("sample", "--header", "--seed", "big", "--memory", "1M", "-T", str(temp), *args, str(big_table))
+    assert small == expected
+
+
 def test_csv_records_with_quoted_newlines_match(csv_table, tmp_path):
     for kwargs, args in [({"n": 5}, ["-n", "5"]), ({"key": "user", "p": "1/2"}, ["-k", "user", "-p", "1/2"])]:
         expected = cli("sample", "--csv", "--header", "--seed", "c", *args, str(csv_table))
