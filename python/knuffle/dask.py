@@ -18,40 +18,39 @@ True
 >>> bool((knuffle.dask.shuffle(again, "friday poker").compute()["x"] == out["x"]).all())
 True
 
-The three steps (Sandelius 1962; the external shuffle of ``knuffle
---memory``):
+The steps (Sandelius 1962; the external shuffle of ``knuffle --memory``),
+all in one Dask graph, so the input is computed once:
 
-1. one pass counts the rows of each partition; prefix sums give every row
-   its global row number, and row ``i`` gets the label ``i``-th word of a
-   ChaCha20 stream derived from the seed (random access, 2**32 buckets,
-   exactly uniform and independent);
-2. Dask's own shuffle (``set_index`` on the label with explicit integer
-   divisions: tasks or p2p) moves every row to the output partition that
-   holds its label's range;
-3. each output partition sorts its rows by (label, global row) and
-   shuffles every run of equal labels with the generator of (seed, label),
-   in Rust with the GIL released.
+1. each input partition's length, and their running sum, give the
+   partition its first global row number; row ``i`` gets the label
+   ``i``-th word of a ChaCha20 stream derived from the seed (random
+   access, 2**32 buckets, exactly uniform and independent) and the number
+   of the output partition that holds its label's range;
+2. Dask's own shuffle (tasks or p2p) moves every row to that partition;
+3. each output partition puts its rows in the table order in one Rust call
+   (sort by (label, global row), each run of equal labels shuffled with the
+   generator of (seed, label)), with the GIL released.
 """
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from knuffle import _knuffle
+from knuffle._engines import check_partitions, check_seed, partition_of
 
 __all__ = ["shuffle"]
 
-# Helper columns, dropped before the result is returned.
+# Helper columns, dropped before the result is returned: the label
+# (uint32), the global row number (int64) and the output partition (int32;
+# Dask's shuffles take the partition from a column only under this name,
+# and hash any other).
 _LABEL = "__knuffle_label"
 _ROW = "__knuffle_row"
-_INDEX = "__knuffle_index"
-_HELPERS = (_LABEL, _ROW, _INDEX)
-
-_LABEL_BITS: int = 32  # the table order's labels are 32-bit words
+_PART = "_partitions"
+_HELPERS = (_LABEL, _ROW, _PART)
 
 
 def shuffle(
@@ -73,9 +72,10 @@ def shuffle(
     rows). ``shuffle_method`` is passed to Dask's shuffle (``"tasks"`` or
     ``"p2p"``; by default Dask's choice). Rows keep their index labels.
 
-    One pass over the input counts the rows of each partition (computed
-    when ``shuffle`` is called); the shuffle itself is lazy, as usual in
-    Dask. The input must give the same rows each time it is computed.
+    The result is lazy, as usual in Dask, and computing it computes the
+    input once: each partition's length is counted in the same graph that
+    moves its rows. The order is that of the rows as ``ddf.compute()``
+    gives them (the table order of docs/table-order.md).
 
     A Dask Array's rows are put in the same order as a DataFrame of as many
     rows; the order (8 bytes per row, 32 while it is computed) is computed
@@ -90,112 +90,85 @@ def shuffle(
     >>> sorted(out.compute()["x"])
     [0, 1, 2, 3, 4, 5]
     """
-    return _shuffle(ddf, seed, npartitions, shuffle_method, _LABEL_BITS)
+    return _shuffle(ddf, seed, npartitions, shuffle_method)
 
 
-def _check_partitions(npartitions: Any, default: int) -> int:
-    if npartitions is None:
-        return default
-    if isinstance(npartitions, (bool, np.bool_)):
-        raise TypeError("npartitions must be an integer, not bool")
-    try:
-        npartitions = operator.index(npartitions)
-    except TypeError:
-        raise TypeError(
-            f"npartitions must be an integer, not {type(npartitions).__name__}"
-        ) from None
-    if not 1 <= npartitions <= 2**31:
-        raise ValueError(f"npartitions must be in 1..2**31, got {npartitions}")
-    return npartitions
-
-
-def _divisions(npartitions: int, bits: int) -> list[int]:
-    """Integer label boundaries: partition p holds labels
-    ceil(p * 2**bits / B) .. ceil((p+1) * 2**bits / B) - 1 (the last one up
-    to 2**bits - 1; Dask's last division is inclusive)."""
-    buckets = 1 << bits
-    if npartitions > buckets:
-        raise ValueError(f"npartitions must be at most {buckets}")
-    return [-(-p * buckets // npartitions) for p in range(npartitions)] + [buckets]
-
-
-def _label(part: Any, seed: str, bits: int, offsets: list[int], lengths: list[int],
-           partition_info: dict | None = None) -> Any:
-    """Adds the label, global row number and index columns to one partition."""
-    if partition_info is None:  # Dask asking for metadata
-        start = 0
-    else:
-        number = partition_info["number"]
-        if number >= len(lengths) or len(part) != lengths[number]:
-            counted = lengths[number] if number < len(lengths) else 0
-            raise RuntimeError(
-                f"partition {number} has {len(part)} rows now but had {counted} "
-                "when knuffle.dask.shuffle counted them: the input must give the same "
-                "rows each time it is computed"
-            )
-        start = offsets[number]
+def _label(part: Any, ends: Any, lengths: Any, seed: str, partitions: int) -> Any:
+    """Adds the label, global row number and output partition columns to
+    one input partition; ``ends`` holds the running sum of the partitions'
+    lengths up to this one, ``lengths`` this partition's counted length."""
     count = len(part)
+    end, counted = int(ends.iloc[0]), int(lengths.iloc[0])
+    if count != counted:
+        raise RuntimeError(
+            f"an input partition has {count} rows now but had {counted} when "
+            "knuffle.dask.shuffle counted them: the input must give the same rows "
+            "each time it is computed"
+        )
+    start = end - count
+    labels = _knuffle.table_labels(seed, start, count).astype(np.uint32)
     return part.assign(**{
-        _LABEL: _knuffle.table_labels(seed, start, count),
-        _ROW: np.arange(start, start + count, dtype=np.int64),
-        _INDEX: part.index,
+        _LABEL: labels,
+        _ROW: np.arange(start, end, dtype=np.int64),
+        _PART: partition_of(labels, partitions),
     })
 
 
-def _finish(part: Any, seed: str, index_name: Any) -> Any:
-    """Puts one output partition in its final order and drops the helpers."""
-    labels = np.ascontiguousarray(part.index.to_numpy(dtype=np.int64))
+def _finish(part: Any, seed: str) -> Any:
+    """Puts one output partition in the table order and drops the helpers."""
+    labels = np.ascontiguousarray(part[_LABEL].to_numpy(dtype=np.uint32))
     rows = np.ascontiguousarray(part[_ROW].to_numpy(dtype=np.int64))
-    order = _knuffle.table_order_rows(seed, labels, rows)
-    part = part.iloc[order]
-    index = pd.Index(part[_INDEX].array, name=index_name)
-    out = part.drop(columns=[_ROW, _INDEX])
-    out.index = index
-    return out
+    order = _knuffle.table_order_partition(seed, labels, rows)
+    return part.drop(columns=[c for c in _HELPERS if c in part.columns]).take(order)
 
 
-def _shuffle(ddf: Any, seed: str, npartitions: int | None, shuffle_method: str | None,
-             bits: int) -> Any:
+def _shuffle(ddf: Any, seed: str, npartitions: int | None, shuffle_method: str | None) -> Any:
     import dask.dataframe as dd
+    from dask.dataframe.dask_expr._collection import new_collection
+    from dask.dataframe.dask_expr._shuffle import Shuffle
 
-    if not isinstance(seed, str):
-        raise TypeError(f"seed must be a str (any text), not {type(seed).__name__}")
+    check_seed(seed)
     if _is_dask_array(ddf):
-        return _shuffle_array(ddf, seed, npartitions, bits)
+        return _shuffle_array(ddf, seed, npartitions)
     if isinstance(ddf, dd.Series):
         name = ddf.name
         column = "__knuffle_series" if name is None else name
-        frame = _shuffle(ddf.to_frame(name=column), seed, npartitions, shuffle_method, bits)
+        frame = _shuffle(ddf.to_frame(name=column), seed, npartitions, shuffle_method)
         return frame[column].rename(name)
     if not isinstance(ddf, dd.DataFrame):
         raise TypeError(
             "knuffle.dask.shuffle takes a Dask DataFrame, Series or Array, "
             f"not {type(ddf).__name__}"
         )
-    npartitions = _check_partitions(npartitions, ddf.npartitions)
+    npartitions = check_partitions(npartitions, ddf.npartitions, "npartitions")
+    if shuffle_method not in (None, "tasks", "p2p", "disk"):
+        raise ValueError(
+            f"shuffle_method must be 'tasks', 'p2p', 'disk' or None, got {shuffle_method!r}"
+        )
     taken = [c for c in _HELPERS if c in ddf.columns]
     if taken:
         raise ValueError(f"the input has columns named {taken}, which knuffle.dask uses")
     meta = ddf._meta
 
-    lengths = [int(x) for x in ddf.map_partitions(len, meta=(None, "int64")).compute()]
-    if len(lengths) != ddf.npartitions:
-        raise RuntimeError(
-            f"counted {len(lengths)} partitions but the input has {ddf.npartitions}: "
-            "the input must give the same partitions each time it is computed"
-        )
-    offsets = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])[:-1].tolist()
-
+    # Lengths and their running sum, one value per input partition, in the
+    # same graph as the rows: computing the result computes the input once.
+    lengths = ddf.map_partitions(len, meta=(None, "int64"))
     labelled = ddf.map_partitions(
-        _label, seed, bits, offsets, lengths,
-        meta=_label(meta, seed, bits, [0], [0]),
+        _label, lengths.cumsum(), lengths, seed, npartitions,
+        meta=meta.assign(**{
+            _LABEL: np.array([], dtype=np.uint32),
+            _ROW: np.array([], dtype=np.int64),
+            _PART: np.array([], dtype=np.int32),
+        }),
+        align_dataframes=False,
     )
-    moved = labelled.set_index(
-        _LABEL, divisions=_divisions(npartitions, bits), shuffle_method=shuffle_method,
+    # Dask's shuffle on a column that already holds each row's output
+    # partition (what set_index does after its searchsorted; a plain
+    # ddf.shuffle would hash the column and scatter the label ranges).
+    moved = new_collection(
+        Shuffle(labelled.expr, _PART, npartitions, False, shuffle_method, {})
     )
-    return moved.map_partitions(
-        _finish, seed, meta.index.name, meta=meta, clear_divisions=True,
-    )
+    return moved.map_partitions(_finish, seed, meta=meta, clear_divisions=True)
 
 
 def _is_dask_array(x: Any) -> bool:
@@ -206,7 +179,7 @@ def _is_dask_array(x: Any) -> bool:
     return isinstance(x, da.Array)
 
 
-def _shuffle_array(x: Any, seed: str, npartitions: int | None, bits: int) -> Any:
+def _shuffle_array(x: Any, seed: str, npartitions: int | None) -> Any:
     """Rows (axis 0) of a Dask Array in the order the DataFrame path gives
     the same number of rows. An array's rows are numbered by position, so
     the whole order is known from n alone: it is computed here (32 bytes
@@ -218,7 +191,7 @@ def _shuffle_array(x: Any, seed: str, npartitions: int | None, bits: int) -> Any
         raise ValueError(
             "the array's chunk sizes along axis 0 are unknown: call x.compute_chunk_sizes() first"
         )
-    chunks = _check_partitions(npartitions, max(1, len(x.chunks[0])))
+    chunks = check_partitions(npartitions, max(1, len(x.chunks[0])), "npartitions")
     order = _knuffle.table_order(seed, n)
     out = x[order]
     if n:

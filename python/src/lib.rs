@@ -9,6 +9,7 @@
 //! and the library.
 
 mod audit;
+mod engines;
 mod files;
 mod generator;
 mod rows;
@@ -28,5 +29,6 @@ fn _knuffle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_THREADS", threads::DEFAULT_THREADS)?;
     // The table order (python/src/table.rs), used by the engines' modules.
     table::register(m)?;
+    engines::register(m)?; // the engines' per-partition steps (python/src/engines.rs)
     Ok(())
 }

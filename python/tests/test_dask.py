@@ -28,7 +28,6 @@ from dask.distributed import Client, LocalCluster
 import knuffle
 import knuffle.dask
 from knuffle import _knuffle
-from knuffle.dask import _shuffle
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 
@@ -90,36 +89,53 @@ def assert_permutation_of(out: pd.DataFrame, df: pd.DataFrame) -> None:
 
 
 def test_labels_are_random_access_by_row_number():
-    whole = _knuffle.dask_labels("s", 0, 1000)
+    whole = _knuffle.table_labels("s", 0, 1000)
     assert whole.dtype == np.int64
     assert whole.min() >= 0 and whole.max() < 2**32
-    assert (_knuffle.dask_labels("s", 377, 200) == whole[377:577]).all()
-    assert (_knuffle.dask_labels("s", 0, 1000, 3) == whole >> 29).all()
-    assert not (_knuffle.dask_labels("t", 0, 1000) == whole).all()
-    with pytest.raises(ValueError, match="bits"):
-        _knuffle.dask_labels("s", 0, 10, 33)
+    assert (_knuffle.table_labels("s", 377, 200) == whole[377:577]).all()
+    assert not (_knuffle.table_labels("t", 0, 1000) == whole).all()
+    # Any row numbers, in any order (the engines' batches).
+    rows = np.array([5, 3, 4, 999, 0, 1, 2], dtype=np.int64)
+    at = _knuffle.table_labels_at("s", rows)
+    assert at.dtype == np.uint32 and (at == whole[rows]).all()
     with pytest.raises(ValueError, match="2\\*\\*64"):
-        _knuffle.dask_labels("s", 2**64 - 5, 10)
+        _knuffle.table_labels("s", 2**64 - 5, 10)
+    with pytest.raises(ValueError, match="negative row"):
+        _knuffle.table_labels_at("s", np.array([1, -1]))
 
 
-def test_order_sorts_by_label_and_shuffles_each_bucket_with_its_generator():
-    labels = np.array([5, 1, 5, 1, 9, 5, 5], dtype=np.int64)
+def bucket(label: int, positions: list[int]) -> list[int]:
+    """The bucket generator's order of tied rows (given in ascending row order)."""
+    g = knuffle.Generator(f"knuffle table-order/v1 bucket {label}\ns")
+    return np.array(positions)[g.permutation(len(positions))].tolist()
+
+
+@pytest.mark.parametrize("function", ["table_order_rows", "table_order_partition"])
+def test_order_sorts_by_label_and_shuffles_each_bucket_with_its_generator(function):
+    order = getattr(_knuffle, function)
+    dtype = np.int64 if function == "table_order_rows" else np.uint32
+    labels = np.array([5, 1, 5, 1, 9, 5, 5], dtype=dtype)
     rows = np.array([10, 11, 12, 13, 14, 15, 16], dtype=np.int64)
-    got = _knuffle.dask_order("s", labels, rows)
-
-    def bucket(label: int, positions: list[int]) -> list[int]:
-        g = knuffle.Generator(f"knuffle.dask/v1 bucket {label}\ns")
-        return np.array(positions)[g.permutation(len(positions))].tolist()
+    got = order("s", labels, rows)
 
     assert got.tolist() == bucket(1, [1, 3]) + bucket(5, [0, 2, 5, 6]) + [4]
     # The order in which the rows arrive does not matter.
     shuffled = np.array([6, 4, 0, 3, 5, 1, 2])
-    again = _knuffle.dask_order("s", labels[shuffled], rows[shuffled])
+    again = order("s", labels[shuffled], rows[shuffled])
     assert rows[shuffled][again].tolist() == rows[got].tolist()
     with pytest.raises(ValueError, match="appears twice"):
-        _knuffle.dask_order("s", np.array([1, 1]), np.array([3, 3]))
+        order("s", np.array([1, 1], dtype=dtype), np.array([3, 3]))
     with pytest.raises(ValueError, match="labels for"):
-        _knuffle.dask_order("s", np.array([1, 1]), np.array([3]))
+        order("s", np.array([1, 1], dtype=dtype), np.array([3]))
+
+
+def test_one_partition_ordered_in_one_call_is_the_reference_order():
+    n = 50_000
+    labels = _knuffle.table_labels("ref", 0, n).astype(np.uint32)
+    rows = np.arange(n, dtype=np.int64)
+    scrambled = np.random.default_rng(7).permutation(n)
+    got = _knuffle.table_order_partition("ref", labels[scrambled], rows[scrambled])
+    assert (rows[scrambled][got] == knuffle.table_order("ref", n)).all()
 
 
 # --- permutation and reproducibility ---------------------------------------
@@ -203,19 +219,28 @@ def test_bad_arguments_are_refused():
         knuffle.dask.shuffle(ddf.assign(__knuffle_row=1), "s")
 
 
-def test_an_input_that_changes_between_passes_is_refused(synchronous, tmp_path):
+def test_the_input_is_computed_once(synchronous, tmp_path):
     calls = tmp_path / "calls"
 
     def rows(part: int) -> pd.DataFrame:
         with open(calls, "a") as f:
-            f.write(".")
-        # The second computation of the input yields one row more.
-        extra = 1 if calls.stat().st_size > 2 else 0
-        return pd.DataFrame({"x": np.arange(5 + extra) + 100 * part})
+            f.write(f"{part}\n")
+        return pd.DataFrame({"x": np.arange(5 + part) + 100 * part})
 
-    ddf = dd.from_map(rows, [0, 1])
+    ddf = dd.from_map(rows, [0, 1, 2])
+    calls.unlink()  # from_map read partition 0 for the metadata
+    out = knuffle.dask.shuffle(ddf, "s", 2).compute()
+    # Counting the rows and moving them read each partition once.
+    assert sorted(calls.read_text().split()) == ["0", "1", "2"]
+    assert sorted(out["x"]) == sorted(ddf.compute()["x"])
+
+
+def test_a_partition_that_changes_length_is_refused():
+    from knuffle.dask import _label
+
+    part = pd.DataFrame({"x": np.arange(4)})
     with pytest.raises(RuntimeError, match="same rows each time"):
-        knuffle.dask.shuffle(ddf, "s").compute()
+        _label(part, pd.Series([9]), pd.Series([5]), "s", 2)
 
 
 # --- uniformity, with ddf.sample(frac=1) as the biased control -------------
@@ -247,14 +272,11 @@ def patterns(order: np.ndarray, k: int) -> np.ndarray:
     return np.argsort(position.reshape(k, m).T, axis=1)
 
 
-@pytest.mark.parametrize("bits", [32, 2, 1])
-def test_five_row_orders_with_big_and_tiny_buckets(synchronous, bits):
-    # bits=1 and bits=2 put hundreds of rows in each bucket, so the
-    # per-bucket shuffle decides almost everything; bits=32 the labels.
+def test_five_row_orders_over_five_partitions(synchronous):
     k, m = 5, 4000
     ddf = dd.from_pandas(pd.DataFrame({"x": np.arange(k * m)}), npartitions=k)
     samples = np.concatenate([
-        patterns(_shuffle(ddf, f"five {s}", 2, None, bits).compute()["x"].to_numpy(), k)
+        patterns(knuffle.dask.shuffle(ddf, f"five {s}", 2).compute()["x"].to_numpy(), k)
         for s in range(4)
     ])
     assert len({tuple(p) for p in samples.tolist()}) == len(list(permutations(range(k))))
@@ -262,6 +284,24 @@ def test_five_row_orders_with_big_and_tiny_buckets(synchronous, bits):
     assert not report.biased, str(report)
     local = patterns(ddf.sample(frac=1, random_state=1).compute()["x"].to_numpy(), k)
     assert knuffle.audit(local).biased
+
+
+@pytest.mark.parametrize("bits", [2, 1])
+def test_five_row_orders_with_tiny_buckets(bits):
+    # Labels cut to 1 or 2 bits put thousands of rows in each bucket, so the
+    # per-bucket shuffle (the one the engines run on each partition) decides
+    # almost everything.
+    k, m = 5, 4000
+    rows = np.arange(k * m, dtype=np.int64)
+    samples = []
+    for s in range(4):
+        labels = (_knuffle.table_labels(f"tiny {s}", 0, k * m) >> (32 - bits)).astype(np.uint32)
+        samples.append(patterns(_knuffle.table_order_partition(f"tiny {s}", labels, rows), k))
+    report = knuffle.audit(np.concatenate(samples))
+    assert not report.biased, str(report)
+    # Ties left in row order (no bucket shuffle) are caught.
+    labels = (_knuffle.table_labels("tiny 0", 0, k * m) >> (32 - bits)).astype(np.uint32)
+    assert knuffle.audit(patterns(np.argsort(labels, kind="stable"), k)).biased
 
 
 def test_position_test_at_ten_thousand_rows(synchronous):
