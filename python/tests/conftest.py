@@ -53,3 +53,60 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = 1
         if reporter:
             reporter.write_line(f"CI=true: {skipped} test(s) skipped; failing the run")
+
+
+# --- the engines: one Spark session and one Ray runtime per run -------------
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session for the whole run (knuffle.spark's tests).
+
+    ``local[2,4]``: two task threads, and a failed task is tried up to 4
+    times (plain ``local[2]`` never retries, and a test fails a task on
+    purpose). Under CI=true a missing pyspark or Java fails the tests.
+    """
+    import importlib.util
+    import shutil
+    import sys
+
+    require(importlib.util.find_spec("pyspark") is not None, "pyspark is not installed")
+    require(
+        shutil.which("java") is not None or "JAVA_HOME" in os.environ,
+        "Spark needs Java (java on PATH or JAVA_HOME)",
+    )
+    # The Python workers must be this interpreter (knuffle, numpy, pyarrow).
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2,4]")
+        .appName("knuffle tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def ray_runtime():
+    """One local Ray runtime for the whole run (knuffle.ray's tests): 2 CPUs,
+    no dashboard. Under CI=true a missing ray fails the tests."""
+    import importlib.util
+
+    require(importlib.util.find_spec("ray") is not None, "ray is not installed")
+    import ray
+    import ray.data
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    yield ray
+    ray.shutdown()
