@@ -9,14 +9,16 @@ the workers by every contestant alike (a "generate only" row shows that
 share):
 
 * knuffle.dask.shuffle: exactly uniform, reproducible for any partitioning
-  (includes its pass that counts the rows of each partition);
+  (the rows of each partition are counted in the same graph, so the input
+  is computed once);
 * ddf.shuffle(on=random column) + a sort by that column in each partition:
   a global shuffle, but its order changes with the partitioning and it
   draws float keys;
 * ddf.sample(frac=1): NOT a global shuffle; each row stays in its partition
   (shown for its cost only).
 
-Columns: int64, float64, int32 and a string column. Medians of --rounds.
+Columns: int64, float64, int32 and a string column. Medians of --rounds,
+the contestants in turns.
 """
 
 from __future__ import annotations
@@ -122,9 +124,12 @@ def main() -> None:
     print()
     print("| contestant | seconds (median) | peak RSS per worker, MiB (max) |")
     print("| --- | ---: | ---: |")
-    for name, build in contestants:
-        times, peaks = [], []
-        for _ in range(args.rounds):
+    times: dict[str, list[float]] = {name: [] for name, _ in contestants}
+    peaks: dict[str, list[float]] = {name: [] for name, _ in contestants}
+    # Contestants in turns (round 1: each once, round 2: each once, ...), so
+    # that a slow spell of the machine falls on all of them alike.
+    for _ in range(args.rounds):
+        for name, build in contestants:
             # New worker processes for every run: a worker's peak resident
             # memory then belongs to this run alone (cluster start not timed).
             with fresh_cluster() as cluster, Client(cluster) as client:
@@ -135,12 +140,17 @@ def main() -> None:
                 start = time.perf_counter()
                 result = build().persist()
                 wait(result)
-                times.append(time.perf_counter() - start)
-                peaks.append(max(client.run(peak_rss_mib).values()))
+                times[name].append(time.perf_counter() - start)
+                peaks[name].append(max(client.run(peak_rss_mib).values()))
                 assert len(result) == args.rows
                 del result
                 persisted = None
-        print(f"| {name} | {statistics.median(times):.2f} | {max(peaks):.0f} |", flush=True)
+    for name, _ in contestants:
+        print(
+            f"| {name} | {statistics.median(times[name]):.2f} | {max(peaks[name]):.0f} |",
+            flush=True,
+        )
+
 
 if __name__ == "__main__":
     main()
