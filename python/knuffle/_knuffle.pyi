@@ -46,3 +46,9 @@ def table_labels(seed: str, start: int, count: int) -> npt.NDArray[np.int64]: ..
 def table_order_rows(
     seed: str, labels: npt.NDArray[np.int64], rows: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.int64]: ...
+
+# The engines' per-partition steps (python/src/engines.rs)
+def table_labels_at(seed: str, rows: npt.NDArray[np.int64]) -> npt.NDArray[np.uint32]: ...
+def table_order_partition(
+    seed: str, labels: npt.NDArray[np.uint32], rows: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]: ...

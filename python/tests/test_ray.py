@@ -133,3 +133,17 @@ def test_positions_at_ten_thousand_rows(ray_runtime):
         for s in range(6)
     ])
     assert knuffle.audit(local).biased
+
+
+def test_the_example_of_docs_ray_md_runs(ray_runtime, tmp_path, monkeypatch):
+    """docs/ray.md's python blocks, verbatim, on this run's Ray runtime."""
+    from conftest import REPO
+    from test_docs import python_blocks
+
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    blocks = python_blocks(REPO / "docs" / "ray.md")
+    assert blocks
+    for line, code, reason in blocks:
+        assert reason is None, f"docs/ray.md:{line} is not run: {reason}"
+        exec(compile(code, f"docs/ray.md:{line}", "exec"), namespace)

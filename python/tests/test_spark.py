@@ -243,3 +243,18 @@ def test_five_row_orders_and_positions_at_ten_thousand_rows(spark):
     )
     assert knuffle.audit(local).biased
     assert knuffle.audit(patterns(local[0], k)).biased
+
+
+def test_the_example_of_docs_spark_md_runs(spark, tmp_path, monkeypatch):
+    """docs/spark.md's python blocks, verbatim (the session they ask for is
+    this run's)."""
+    from conftest import REPO
+    from test_docs import python_blocks
+
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    blocks = python_blocks(REPO / "docs" / "spark.md")
+    assert blocks
+    for line, code, reason in blocks:
+        assert reason is None, f"docs/spark.md:{line} is not run: {reason}"
+        exec(compile(code, f"docs/spark.md:{line}", "exec"), namespace)
