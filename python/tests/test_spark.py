@@ -92,7 +92,6 @@ def test_the_table_order_for_any_partitioning_and_with_aqe_on_or_off(spark):
             spark.conf.set("spark.sql.shuffle.partitions", shuffle)
             for partitions in (1, 3, 11):
                 assert order(spark, n, "same", partitions) == reference, (enabled, partitions)
-        assert order(spark, n, "same", 3, num_partitions=5) == reference
     finally:
         spark.conf.set("spark.sql.adaptive.enabled", aqe)
         spark.conf.set("spark.sql.shuffle.partitions", shuffle_partitions)
