@@ -45,6 +45,7 @@ mod seeding;
 pub mod shuf;
 mod split;
 pub mod subcommands;
+mod table;
 mod trace;
 mod verify;
 

@@ -94,6 +94,12 @@ pub static SUBCOMMANDS: &[Subcommand] = &[
         run: crate::split::run,
         command: crate::split::Args::command,
     },
+    Subcommand {
+        name: "table",
+        summary: "the rows of Parquet, Arrow, CSV and JSON Lines tables",
+        run: crate::table::run,
+        command: crate::table::Args::command,
+    },
 ];
 
 /// The word that shows help (`knuffle help`, `knuffle help SUB`); it can

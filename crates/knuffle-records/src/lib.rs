@@ -136,7 +136,7 @@ pub use randomness::Randomness;
 /// Writing a file by knuffle's one rule: a regular file (or a symlink's
 /// target) replaced atomically, a device or FIFO written in place, a
 /// missing directory named in the error, never created.
-pub use written_file::{WrittenFile, check_writable, write_file, write_new_file};
+pub use written_file::{NewFile, WrittenFile, check_writable, write_file, write_new_file};
 
 /// The delimiter scanner, for the fuzz targets (not part of the API).
 #[doc(hidden)]

@@ -464,6 +464,54 @@ impl Replacement {
     }
 }
 
+/// A new file written before it has a name: nameless (`O_TMPFILE`) where
+/// the file system allows, else named `.knuffle-*` and removed if dropped,
+/// in a directory given at creation; [`NewFile::link_as`] names it at the
+/// end. For outputs made of several files (the shards of `knuffle table`),
+/// which must all appear only once all are complete.
+pub struct NewFile {
+    replacement: Replacement,
+}
+
+impl NewFile {
+    /// A new file in `dir` (permissions `0666` less the umask).
+    pub fn in_directory(dir: &Path) -> Result<NewFile, Error> {
+        let placeholder = dir.join(".knuffle-new");
+        Replacement::in_directory_of(placeholder, new_file_mode())
+            .map(|replacement| NewFile { replacement })
+            .ok_or_else(|| {
+                file_error(
+                    dir,
+                    io::Error::other("cannot create a temporary file in this directory"),
+                )
+            })
+    }
+
+    /// The file, to write.
+    pub fn file(&mut self) -> &mut File {
+        self.replacement.file()
+    }
+
+    /// Names the file `path`, in the directory given at creation (or
+    /// another directory of the same file system); `path` must be free.
+    pub fn link_as(mut self, path: &Path) -> Result<(), Error> {
+        self.replacement.dest = path.to_path_buf();
+        self.replacement
+            .commit_new()
+            .map_err(|error| file_error(path, error))
+    }
+}
+
+impl Write for NewFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file().write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file().flush()
+    }
+}
+
 /// A nameless file (`O_TMPFILE`) in `dir` with permissions `mode`, when
 /// the file system supports it and `/proc/self/fd` can name it later.
 fn unnamed_file_in(dir: &Path, mode: u32) -> Option<File> {

@@ -3,14 +3,57 @@
 //! `knuffle table`, `knuffle.dask`, `knuffle.spark` and `knuffle.ray` give
 //! the same rows for the same seed (docs/table-order.md).
 //!
+//! ```no_run
+//! use knuffle_table::{Destination, Options, shuffle_table};
+//! let options = Options {
+//!     seed: "friday".into(),
+//!     memory: 200 << 20,
+//!     temp_dir: None,
+//!     format: None,
+//!     output_format: None,
+//!     count: None,
+//!     compression: None,
+//!     row_group_rows: None,
+//! };
+//! let report = shuffle_table(
+//!     &["rides.parquet".into()],
+//!     &Destination::File("shuffled.parquet".into()),
+//!     &options,
+//! )?;
+//! println!("{} rows", report.rows_out);
+//! # Ok::<(), knuffle_table::Error>(())
+//! ```
+//!
 //! # Layers
 //!
 //! Workspace layer 3 (cli/python -> table -> records/lab/draw -> stats ->
 //! library): this crate uses the record library (the rule for written
 //! files, the memory budget) and the library.
 //!
-//! 1. `order`: the table order (labels, ties, the reference permutation).
+//! Each module uses only those above it in this list:
+//!
+//! 1. `error`, `format` (formats and their names), `order` (the table
+//!    order: labels, ties, the reference permutation).
+//! 2. `layout` (a Parquet output's compression, row groups, metadata),
+//!    `source` (inputs: files, directories of shards, one schema), `sink`
+//!    (a table written in one format).
+//! 3. `output` (one file or shards, nothing visible until complete),
+//!    `spill` (bucket files).
+//! 4. `shuffle` (the plan: in memory, through buckets, or `-n`).
 
+mod error;
+mod format;
+mod layout;
 mod order;
+mod output;
+mod shuffle;
+mod sink;
+mod source;
+mod spill;
 
+pub use error::{Error, ErrorKind};
+pub use format::{FORMAT_NAMES, Format};
+pub use layout::parse_compression;
 pub use order::{LABELS, TableOrder, VERSION, table_order};
+pub use output::{Destination, MAX_SHARDS, ShardSplit};
+pub use shuffle::{Options, Report, shuffle_table};

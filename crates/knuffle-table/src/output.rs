@@ -1,0 +1,366 @@
+//! Where the shuffled rows go: one file, or a directory of shards, each a
+//! contiguous run of the order. Nothing appears under the output's name
+//! until everything is written: a file is written by knuffle's rule for
+//! written files (a temporary file renamed at the end), and shards are
+//! nameless files linked into the directory at the end.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use arrow::datatypes::SchemaRef;
+use arrow::record_batch::RecordBatch;
+use knuffle_records::{NewFile, WrittenFile};
+
+use crate::error::Error;
+use crate::format::Format;
+use crate::layout::ParquetLayout;
+use crate::sink::TableWriter;
+
+/// The most shards one run writes (each is an open file until the end).
+pub const MAX_SHARDS: u64 = 100_000;
+
+/// How rows are cut into shards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShardSplit {
+    /// This many shards, of sizes that differ by at most one row (the first
+    /// ones take the extra rows).
+    Count(u64),
+    /// Shards of this many rows, the last one shorter.
+    RowsEach(u64),
+}
+
+impl ShardSplit {
+    /// The number of rows in each shard, for `rows` rows.
+    pub fn sizes(self, rows: u64) -> Result<Vec<u64>, Error> {
+        let sizes: Vec<u64> = match self {
+            ShardSplit::Count(0) => return Err(Error::invalid("--shards must be at least 1")),
+            ShardSplit::RowsEach(0) => {
+                return Err(Error::invalid("--rows-per-shard must be at least 1"));
+            }
+            ShardSplit::Count(count) => {
+                if count > MAX_SHARDS {
+                    return Err(Error::invalid(format!(
+                        "--shards {count}: at most {MAX_SHARDS} shards"
+                    )));
+                }
+                (0..count)
+                    .map(|i| rows / count + u64::from(i < rows % count))
+                    .collect()
+            }
+            ShardSplit::RowsEach(each) => {
+                let count = rows.div_ceil(each).max(1);
+                if count > MAX_SHARDS {
+                    return Err(Error::invalid(format!(
+                        "--rows-per-shard {each} makes {count} shards of {rows} rows: at most \
+                         {MAX_SHARDS} shards"
+                    )));
+                }
+                (0..count).map(|i| each.min(rows - i * each)).collect()
+            }
+        };
+        Ok(sizes)
+    }
+}
+
+/// The output of a table shuffle.
+#[derive(Clone, Debug)]
+pub enum Destination {
+    /// One file.
+    File(PathBuf),
+    /// A directory (that does not exist, or is empty) of shards named
+    /// `part-00000.EXT`, `part-00001.EXT`, ...
+    Shards(PathBuf, ShardSplit),
+}
+
+impl Destination {
+    /// The output's path.
+    pub fn path(&self) -> &Path {
+        match self {
+            Destination::File(path) | Destination::Shards(path, _) => path,
+        }
+    }
+
+    /// Checks, before any row is read, that the output can be written.
+    pub fn check(&self) -> Result<(), Error> {
+        match self {
+            Destination::File(path) => Ok(knuffle_records::check_writable(path)?),
+            Destination::Shards(dir, _) => {
+                check_shard_directory(dir)?;
+                NewFile::in_directory(parent_of(dir)).map(drop)?;
+                Ok(())
+            }
+        }
+    }
+}
+
+fn parent_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
+}
+
+/// A shard directory must not exist, or be an empty directory (knuffle
+/// never removes files it did not write).
+fn check_shard_directory(dir: &Path) -> Result<(), Error> {
+    match fs::symlink_metadata(dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let parent = parent_of(dir);
+            if !parent.is_dir() {
+                return Err(Error::io(format!(
+                    "{}: directory {} does not exist",
+                    dir.display(),
+                    parent.display()
+                )));
+            }
+            Ok(())
+        }
+        Err(e) => Err(Error::io_at(dir, &e)),
+        Ok(metadata) if metadata.is_dir() => {
+            let mut entries = fs::read_dir(dir).map_err(|e| Error::io_at(dir, &e))?;
+            if entries.next().is_some() {
+                return Err(Error::invalid(format!(
+                    "{}: the shard directory is not empty (give a new or empty directory)",
+                    dir.display()
+                )));
+            }
+            Ok(())
+        }
+        Ok(_) => Err(Error::invalid(format!(
+            "{}: exists and is not a directory (shards go to a directory)",
+            dir.display()
+        ))),
+    }
+}
+
+/// Settings of the written tables.
+#[derive(Clone, Debug)]
+pub struct WriteSettings {
+    /// The format of the output.
+    pub format: Format,
+    /// The layout of Parquet outputs.
+    pub parquet: ParquetLayout,
+    /// Bytes a Parquet writer may hold before it ends a row group early.
+    pub writer_memory: usize,
+}
+
+/// Rows in the table order go in; they come out as one file or as shards.
+pub struct Emitter {
+    settings: WriteSettings,
+    schema: SchemaRef,
+    target: Target,
+}
+
+enum Target {
+    File(Option<TableWriter<WrittenFile>>),
+    Shards(Shards),
+}
+
+struct Shards {
+    dir: PathBuf,
+    /// Rows still to go in each shard, from the current one on.
+    sizes: Vec<u64>,
+    next: usize,
+    current: Option<(TableWriter<NewFile>, u64)>,
+    done: Vec<NewFile>,
+}
+
+impl Emitter {
+    /// An emitter of `rows` rows to `destination`.
+    pub fn new(
+        destination: &Destination,
+        settings: WriteSettings,
+        schema: SchemaRef,
+        rows: u64,
+    ) -> Result<Emitter, Error> {
+        let target = match destination {
+            Destination::File(path) => {
+                let file = WrittenFile::create(path)?;
+                let writer =
+                    TableWriter::new(file, settings.format, &schema, &settings.parquet, path)?;
+                Target::File(Some(writer))
+            }
+            Destination::Shards(dir, split) => {
+                let sizes = split.sizes(rows)?;
+                raise_open_file_limit(sizes.len() as u64)?;
+                Target::Shards(Shards {
+                    dir: dir.clone(),
+                    sizes,
+                    next: 0,
+                    current: None,
+                    done: Vec::new(),
+                })
+            }
+        };
+        Ok(Emitter {
+            settings,
+            schema,
+            target,
+        })
+    }
+
+    /// Writes the next rows of the order.
+    pub fn push(&mut self, batch: &RecordBatch) -> Result<(), Error> {
+        let limit = self.settings.writer_memory;
+        match &mut self.target {
+            Target::File(writer) => {
+                let writer = writer.as_mut().expect("the file is open until finish");
+                writer.write(batch)?;
+                if writer.buffered_bytes() > limit {
+                    writer.end_row_group()?;
+                }
+                Ok(())
+            }
+            Target::Shards(shards) => shards.push(batch, &self.settings, &self.schema),
+        }
+    }
+
+    /// Ends the output: the file is renamed into place, or the shards are
+    /// linked into their directory.
+    pub fn finish(self) -> Result<(), Error> {
+        match self.target {
+            Target::File(writer) => {
+                let file = writer.expect("the file is open until finish").finish()?;
+                Ok(file.finish()?)
+            }
+            Target::Shards(shards) => shards.finish(&self.settings, &self.schema),
+        }
+    }
+}
+
+impl Shards {
+    fn name(&self, index: usize, format: Format) -> PathBuf {
+        let width = (self.sizes.len().saturating_sub(1))
+            .to_string()
+            .len()
+            .max(5);
+        self.dir
+            .join(format!("part-{index:0width$}.{}", format.extension()))
+    }
+
+    fn open_next(&mut self, settings: &WriteSettings, schema: &SchemaRef) -> Result<(), Error> {
+        let name = self.name(self.next, settings.format);
+        let file = NewFile::in_directory(parent_of(&self.dir))?;
+        let writer = TableWriter::new(file, settings.format, schema, &settings.parquet, &name)?;
+        self.current = Some((writer, self.sizes[self.next]));
+        self.next += 1;
+        Ok(())
+    }
+
+    fn close_current(&mut self) -> Result<(), Error> {
+        if let Some((writer, _)) = self.current.take() {
+            self.done.push(writer.finish()?);
+        }
+        Ok(())
+    }
+
+    fn push(
+        &mut self,
+        batch: &RecordBatch,
+        settings: &WriteSettings,
+        schema: &SchemaRef,
+    ) -> Result<(), Error> {
+        let mut offset = 0;
+        while offset < batch.num_rows() {
+            if self.current.as_ref().is_none_or(|(_, left)| *left == 0) {
+                self.close_current()?;
+                if self.next == self.sizes.len() {
+                    return Err(Error::invalid("more rows than the shards were sized for"));
+                }
+                self.open_next(settings, schema)?;
+                continue;
+            }
+            let (writer, left) = self.current.as_mut().expect("a shard is open");
+            let take = (*left).min((batch.num_rows() - offset) as u64) as usize;
+            writer.write(&batch.slice(offset, take))?;
+            if writer.buffered_bytes() > settings.writer_memory {
+                writer.end_row_group()?;
+            }
+            *left -= take as u64;
+            offset += take;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, settings: &WriteSettings, schema: &SchemaRef) -> Result<(), Error> {
+        self.close_current()?;
+        // Empty shards (more shards than rows) are tables with no rows.
+        while self.next < self.sizes.len() {
+            self.open_next(settings, schema)?;
+            self.close_current()?;
+        }
+        let created = match fs::create_dir(&self.dir) {
+            Ok(()) => true,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                check_shard_directory(&self.dir)?;
+                false
+            }
+            Err(e) => return Err(Error::io_at(&self.dir, &e)),
+        };
+        let names: Vec<PathBuf> = (0..self.done.len())
+            .map(|i| self.name(i, settings.format))
+            .collect();
+        let mut linked = Vec::new();
+        for (file, name) in self.done.drain(..).zip(&names) {
+            if let Err(error) = file.link_as(name) {
+                for name in &linked {
+                    let _ = fs::remove_file(name);
+                }
+                if created {
+                    let _ = fs::remove_dir(&self.dir);
+                }
+                return Err(error.into());
+            }
+            linked.push(name.clone());
+        }
+        Ok(())
+    }
+}
+
+/// Raises the soft limit of open files to what `shards` open shards need
+/// (up to the hard limit), or says why they cannot be written.
+fn raise_open_file_limit(shards: u64) -> Result<(), Error> {
+    let needed = shards + 64;
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return Ok(());
+    }
+    if limit.rlim_cur >= needed {
+        return Ok(());
+    }
+    if limit.rlim_max >= needed {
+        let raised = libc::rlimit {
+            rlim_cur: needed,
+            rlim_max: limit.rlim_max,
+        };
+        // SAFETY: setrlimit reads the struct it is given.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            return Ok(());
+        }
+    }
+    Err(Error::invalid(format!(
+        "{shards} shards need {needed} open files, but the limit is {} (raise it with ulimit -n, \
+         or write fewer shards)",
+        limit.rlim_max
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_sizes_cover_every_row_once() {
+        assert_eq!(ShardSplit::Count(3).sizes(10).unwrap(), [4, 3, 3]);
+        assert_eq!(ShardSplit::Count(4).sizes(2).unwrap(), [1, 1, 0, 0]);
+        assert_eq!(ShardSplit::RowsEach(4).sizes(10).unwrap(), [4, 4, 2]);
+        assert_eq!(ShardSplit::RowsEach(4).sizes(0).unwrap(), [0]);
+        assert!(ShardSplit::Count(0).sizes(3).is_err());
+        assert!(ShardSplit::RowsEach(1).sizes(MAX_SHARDS + 1).is_err());
+    }
+}

@@ -1,0 +1,559 @@
+//! The table shuffle: every row labelled by the table order, then either
+//! held in memory and ordered at once, or moved to bucket files and ordered
+//! one bucket at a time (Sandelius 1962; the external shuffle of `knuffle
+//! --memory`), and written in the table order. `-n K` keeps only the rows
+//! whose labels can still be among the first K.
+//!
+//! Memory: `Options::memory` is split between the rows held (in memory, a
+//! bucket being ordered, or the rows waiting to be spilled) and the
+//! writer's buffers (a Parquet row group in progress, ended early when it
+//! grows past its share).
+
+use std::path::PathBuf;
+
+use arrow::array::{Array, RecordBatch};
+use arrow::datatypes::SchemaRef;
+use parquet::basic::Compression;
+
+use crate::error::Error;
+use crate::format::Format;
+use crate::layout::ParquetLayout;
+use crate::order::TableOrder;
+use crate::output::{Destination, Emitter, WriteSettings};
+use crate::source::{self, Source};
+use crate::spill::{self, LabelRange, Spill, Spilled};
+
+/// Rows per batch read from the inputs.
+pub const BATCH_ROWS: usize = 8192;
+
+/// Rows per batch gathered for the output.
+const OUT_ROWS: usize = 8192;
+
+/// Bytes of a bucket's ordering beyond its rows: a sort key (8) and a
+/// position (4) per row, and its labels and row numbers again (12).
+const ORDER_BYTES_PER_ROW: u64 = 24;
+
+/// What a table shuffle is told.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The seed text: the same seed and rows give the same order.
+    pub seed: String,
+    /// Bytes the shuffle may hold in memory.
+    pub memory: u64,
+    /// Where bucket files go (none: `$TMPDIR`, else `/tmp`).
+    pub temp_dir: Option<PathBuf>,
+    /// The inputs' format, when their names do not tell it.
+    pub format: Option<Format>,
+    /// The output's format (none: from the output's name, else the first
+    /// input's).
+    pub output_format: Option<Format>,
+    /// Only the first K rows of the order (a uniform sample in random
+    /// order).
+    pub count: Option<u64>,
+    /// Parquet output compression (none: the first Parquet input's, else
+    /// Snappy).
+    pub compression: Option<Compression>,
+    /// Rows per Parquet row group (none: the first Parquet input's largest,
+    /// else 1 Mi).
+    pub row_group_rows: Option<usize>,
+}
+
+/// What a shuffle did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Rows read.
+    pub rows_in: u64,
+    /// Rows written.
+    pub rows_out: u64,
+    /// Buckets the rows went through (0: held in memory).
+    pub buckets: usize,
+}
+
+/// Shuffles the rows of the tables `inputs` (files or directories of
+/// shards) into `destination`, in the table order of `options.seed`.
+pub fn shuffle_table(
+    inputs: &[PathBuf],
+    destination: &Destination,
+    options: &Options,
+) -> Result<Report, Error> {
+    let sources = source::list(inputs, options.format)?;
+    let schema = source::common_schema(&sources)?;
+    destination.check()?;
+    let format = output_format(destination, options, &sources)?;
+    let parquet = parquet_layout(&sources, options)?;
+    let budget = Budget::of(options.memory);
+    let settings = WriteSettings {
+        format,
+        parquet,
+        writer_memory: budget.writer,
+    };
+    let run = Run {
+        order: TableOrder::new(&options.seed),
+        schema,
+        spill_schema: None,
+        budget,
+        temp_dir: options.temp_dir.clone().unwrap_or_else(std::env::temp_dir),
+        count: options.count,
+    };
+    run.execute(&sources, destination, settings)
+}
+
+fn output_format(
+    destination: &Destination,
+    options: &Options,
+    sources: &[Source],
+) -> Result<Format, Error> {
+    if let Some(format) = options.output_format {
+        return Ok(format);
+    }
+    if let Destination::File(path) = destination
+        && let Some(format) = Format::from_extension(path)
+    {
+        return Ok(format);
+    }
+    Ok(sources[0].format)
+}
+
+fn parquet_layout(sources: &[Source], options: &Options) -> Result<ParquetLayout, Error> {
+    let mut layout = match sources.iter().find(|s| s.format == Format::Parquet) {
+        Some(first) => source::open(first, None, BATCH_ROWS)?
+            .parquet
+            .unwrap_or_default(),
+        None => ParquetLayout::default(),
+    };
+    if let Some(compression) = options.compression {
+        layout.compression = compression;
+    }
+    if let Some(rows) = options.row_group_rows {
+        layout.row_group_rows = rows.max(1);
+    }
+    Ok(layout)
+}
+
+/// How the memory limit is shared.
+#[derive(Clone, Copy, Debug)]
+struct Budget {
+    /// Rows held in memory (the whole table, or a bucket), with their order.
+    rows: u64,
+    /// Rows waiting to be written to the bucket files.
+    pending: usize,
+    /// A Parquet writer's row group in progress.
+    writer: usize,
+}
+
+impl Budget {
+    fn of(memory: u64) -> Budget {
+        // Code, buffers of the readers and writers, allocator slack.
+        let fixed = (16u64 << 20).min(memory / 8);
+        let writer = (memory / 5).min(512 << 20);
+        let rows = memory.saturating_sub(fixed + writer).max(1 << 20);
+        Budget {
+            rows,
+            pending: usize::try_from(rows / 2).unwrap_or(usize::MAX),
+            writer: usize::try_from(writer).unwrap_or(usize::MAX),
+        }
+    }
+}
+
+/// Rows read so far: held in memory while they fit, then moved to buckets.
+enum Held {
+    Memory {
+        batches: Vec<RecordBatch>,
+        labels: Vec<u32>,
+        bytes: u64,
+    },
+    Spilling(Spill),
+}
+
+struct Run {
+    order: TableOrder,
+    schema: SchemaRef,
+    spill_schema: Option<SchemaRef>,
+    budget: Budget,
+    temp_dir: PathBuf,
+    count: Option<u64>,
+}
+
+impl Run {
+    fn execute(
+        mut self,
+        sources: &[Source],
+        destination: &Destination,
+        settings: WriteSettings,
+    ) -> Result<Report, Error> {
+        let total_input_bytes: u64 = sources
+            .iter()
+            .map(|s| std::fs::metadata(&s.path).map_or(0, |m| m.len()))
+            .sum();
+        let mut held = Held::Memory {
+            batches: Vec::new(),
+            labels: Vec::new(),
+            bytes: 0,
+        };
+        let mut rows_in = 0u64;
+        let mut bytes_done = 0u64;
+        let mut sample = self.count.map(Sample::new);
+        for source in sources {
+            let opened = source::open(source, Some(self.schema.clone()), BATCH_ROWS)?;
+            let file_bytes = std::fs::metadata(&source.path).map_or(0, |m| m.len());
+            let file_rows = opened.rows;
+            let mut rows_in_file = 0u64;
+            for batch in opened.batches {
+                let batch = source::conform(batch?, &self.schema, &source.path)?;
+                let n = batch.num_rows();
+                if n == 0 {
+                    continue;
+                }
+                let mut labels = vec![0u32; n];
+                self.order.labels_into(rows_in, &mut labels);
+                if let Some(sample) = &mut sample {
+                    sample.add(&self, batch, rows_in, labels)?;
+                } else {
+                    held = self.hold(held, batch, rows_in, labels, || {
+                        // The share of the input read, for the bucket count.
+                        let within = match file_rows {
+                            Some(rows) if rows > 0 => {
+                                file_bytes as f64 * (rows_in_file as f64 / rows as f64)
+                            }
+                            _ => file_bytes as f64 / 2.0,
+                        };
+                        ((bytes_done as f64 + within) / total_input_bytes.max(1) as f64)
+                            .clamp(0.01, 1.0)
+                    })?;
+                }
+                rows_in += n as u64;
+                rows_in_file += n as u64;
+            }
+            bytes_done += file_bytes;
+        }
+        if let Some(sample) = sample {
+            return sample.finish(&self, destination, settings, rows_in);
+        }
+        let rows_out = rows_in;
+        let mut emitter = Emitter::new(destination, settings, self.schema.clone(), rows_out)?;
+        let buckets = match held {
+            Held::Memory {
+                batches, labels, ..
+            } => {
+                let positions = self.order.order_positions(&labels, |p| p as u64);
+                drop(labels);
+                self.gather(&batches, &positions, &mut emitter)?;
+                0
+            }
+            Held::Spilling(spill) => {
+                let spilled = spill.finish()?;
+                let buckets = spilled.buckets().len();
+                self.emit_spilled(&spilled, &mut emitter)?;
+                buckets
+            }
+        };
+        emitter.finish()?;
+        Ok(Report {
+            rows_in,
+            rows_out,
+            buckets,
+        })
+    }
+
+    fn spill_schema(&mut self) -> SchemaRef {
+        self.spill_schema
+            .get_or_insert_with(|| spill::spill_schema(&self.schema))
+            .clone()
+    }
+
+    /// Adds a batch (rows `first..`) to what is held, moving everything to
+    /// bucket files when it no longer fits; `share_read` estimates the
+    /// share of the input read so far.
+    fn hold(
+        &mut self,
+        held: Held,
+        batch: RecordBatch,
+        first: u64,
+        labels: Vec<u32>,
+        share_read: impl Fn() -> f64,
+    ) -> Result<Held, Error> {
+        match held {
+            Held::Memory {
+                mut batches,
+                labels: mut all,
+                mut bytes,
+            } => {
+                bytes += batch.get_array_memory_size() as u64
+                    + ORDER_BYTES_PER_ROW * labels.len() as u64;
+                let fits =
+                    bytes <= self.budget.rows && all.len() + labels.len() < u32::MAX as usize;
+                batches.push(batch);
+                all.extend_from_slice(&labels);
+                if fits {
+                    return Ok(Held::Memory {
+                        batches,
+                        labels: all,
+                        bytes,
+                    });
+                }
+                // Too large: bucket files, as many as the whole input
+                // will need for one bucket to fit (an estimate; a bucket
+                // that turns out larger is split again when read).
+                let estimate = bytes as f64 / share_read();
+                let target = self.bucket_target() as f64;
+                let buckets = ((estimate * 1.25 / target).ceil() as usize).clamp(2, 4096);
+                let schema = self.spill_schema();
+                let mut spill = Spill::new(
+                    &self.temp_dir,
+                    schema.clone(),
+                    LabelRange::ALL,
+                    buckets,
+                    self.budget.pending,
+                )?;
+                let mut first_row = first + labels.len() as u64 - all.len() as u64;
+                let mut at = 0;
+                for batch in batches {
+                    let n = batch.num_rows();
+                    let helped = spill::with_helpers(&batch, &schema, first_row, &all[at..at + n])?;
+                    drop(batch);
+                    spill.add(&helped)?;
+                    first_row += n as u64;
+                    at += n;
+                }
+                Ok(Held::Spilling(spill))
+            }
+            Held::Spilling(mut spill) => {
+                let schema = self.spill_schema();
+                spill.add(&spill::with_helpers(&batch, &schema, first, &labels)?)?;
+                Ok(Held::Spilling(spill))
+            }
+        }
+    }
+
+    /// The size a bucket should have: its rows and its ordering fit in the
+    /// rows' share of memory, with room for the batches being gathered.
+    fn bucket_target(&self) -> u64 {
+        (self.budget.rows / 2).max(1 << 20)
+    }
+
+    /// Writes the rows of `batches` (consecutive positions) in the order of
+    /// `positions`.
+    fn gather(
+        &self,
+        batches: &[RecordBatch],
+        positions: &[u32],
+        emitter: &mut Emitter,
+    ) -> Result<(), Error> {
+        let mut starts = Vec::with_capacity(batches.len());
+        let mut total = 0usize;
+        for batch in batches {
+            starts.push(total);
+            total += batch.num_rows();
+        }
+        let columns: Vec<Vec<&dyn Array>> = (0..self.schema.fields().len())
+            .map(|c| batches.iter().map(|b| b.column(c).as_ref()).collect())
+            .collect();
+        let mut indices = Vec::with_capacity(OUT_ROWS);
+        for chunk in positions.chunks(OUT_ROWS) {
+            indices.clear();
+            indices.extend(chunk.iter().map(|&p| {
+                let p = p as usize;
+                let b = starts.partition_point(|&s| s <= p) - 1;
+                (b, p - starts[b])
+            }));
+            let arrays = columns
+                .iter()
+                .map(|values| arrow::compute::interleave(values, &indices))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| Error::invalid(format!("internal: gathering rows: {e}")))?;
+            let out = RecordBatch::try_new_with_options(
+                self.schema.clone(),
+                arrays,
+                &arrow::array::RecordBatchOptions::new().with_row_count(Some(indices.len())),
+            )
+            .map_err(|e| Error::invalid(format!("internal: gathered rows: {e}")))?;
+            emitter.push(&out)?;
+        }
+        Ok(())
+    }
+
+    /// Reads the buckets back in label order, orders each and writes it;
+    /// a bucket too large to hold is split again over its label range.
+    fn emit_spilled(&self, spilled: &Spilled, emitter: &mut Emitter) -> Result<(), Error> {
+        for (b, bucket) in spilled.buckets().iter().enumerate() {
+            if bucket.rows == 0 {
+                continue;
+            }
+            let range = spilled.range_of(b);
+            let size = bucket.bytes + ORDER_BYTES_PER_ROW * bucket.rows;
+            if size > self.budget.rows && range.hi - range.lo > 1 {
+                let buckets = (size.div_ceil(self.bucket_target()) as usize + 1).clamp(2, 4096);
+                let mut again = Spill::new(
+                    &self.temp_dir,
+                    spilled_schema(self, spilled),
+                    range,
+                    buckets,
+                    self.budget.pending,
+                )?;
+                for batch in spilled.read(b) {
+                    again.add(&batch?)?;
+                }
+                self.emit_spilled(&again.finish()?, emitter)?;
+                continue;
+            }
+            let batches = spilled.read(b).collect::<Result<Vec<_>, _>>()?;
+            let mut labels = Vec::with_capacity(bucket.rows as usize);
+            let mut rows = Vec::with_capacity(bucket.rows as usize);
+            for batch in &batches {
+                let (r, l) = spill::helpers(batch);
+                rows.extend_from_slice(r.values());
+                labels.extend_from_slice(l.values());
+            }
+            let positions = self.order.order_positions(&labels, |p| rows[p]);
+            drop((labels, rows));
+            let table: Vec<RecordBatch> = batches
+                .iter()
+                .map(|batch| spill::without_helpers(batch, &self.schema))
+                .collect();
+            drop(batches);
+            self.gather(&table, &positions, emitter)?;
+        }
+        Ok(())
+    }
+}
+
+fn spilled_schema(run: &Run, _spilled: &Spilled) -> SchemaRef {
+    run.spill_schema
+        .clone()
+        .unwrap_or_else(|| spill::spill_schema(&run.schema))
+}
+
+/// `-n K`: the rows that can still be among the first K of the order.
+/// After each compaction only rows with a label at most the K-th smallest
+/// label seen are kept (all of that label's rows too, since its ties are
+/// ordered together), so the first K rows of the order are always among
+/// them. Memory: about 2K rows.
+struct Sample {
+    count: u64,
+    batches: Vec<RecordBatch>,
+    rows: u64,
+    /// Rows with a larger label cannot be among the first K.
+    threshold: Option<u32>,
+}
+
+impl Sample {
+    fn new(count: u64) -> Sample {
+        Sample {
+            count,
+            batches: Vec::new(),
+            rows: 0,
+            threshold: None,
+        }
+    }
+
+    fn add(
+        &mut self,
+        run: &Run,
+        batch: RecordBatch,
+        first: u64,
+        labels: Vec<u32>,
+    ) -> Result<(), Error> {
+        if self.count == 0 {
+            return Ok(());
+        }
+        let schema = run
+            .spill_schema
+            .clone()
+            .unwrap_or_else(|| spill::spill_schema(&run.schema));
+        let helped = spill::with_helpers(&batch, &schema, first, &labels)?;
+        let kept = match self.threshold {
+            None => helped,
+            Some(threshold) => {
+                let keep: Vec<u32> = (0..labels.len() as u32)
+                    .filter(|&i| labels[i as usize] <= threshold)
+                    .collect();
+                if keep.is_empty() {
+                    return Ok(());
+                }
+                arrow::compute::take_record_batch(&helped, &arrow::array::UInt32Array::from(keep))
+                    .map_err(|e| Error::invalid(format!("internal: sampled rows: {e}")))?
+            }
+        };
+        self.rows += kept.num_rows() as u64;
+        self.batches.push(kept);
+        if self.rows >= 2 * self.count.max(BATCH_ROWS as u64) {
+            self.compact(run)?;
+        }
+        let bytes: u64 = self
+            .batches
+            .iter()
+            .map(|b| b.get_array_memory_size() as u64)
+            .sum();
+        if bytes > run.budget.rows {
+            return Err(Error::invalid(format!(
+                "-n {}: the sampled rows take more than --memory allows ({} MiB held); raise \
+                 --memory or take fewer rows",
+                self.count,
+                bytes >> 20
+            )));
+        }
+        Ok(())
+    }
+
+    /// Keeps only the rows with a label at most the K-th smallest.
+    fn compact(&mut self, run: &Run) -> Result<(), Error> {
+        let mut labels: Vec<u32> = Vec::with_capacity(self.rows as usize);
+        for batch in &self.batches {
+            labels.extend_from_slice(spill::helpers(batch).1.values());
+        }
+        if (labels.len() as u64) <= self.count {
+            return Ok(());
+        }
+        let mut sorted = labels.clone();
+        let k = self.count as usize - 1;
+        let (_, &mut threshold, _) = sorted.select_nth_unstable(k);
+        self.threshold = Some(threshold);
+        let schema = run
+            .spill_schema
+            .clone()
+            .unwrap_or_else(|| spill::spill_schema(&run.schema));
+        let merged = arrow::compute::concat_batches(&schema, &self.batches)
+            .map_err(|e| Error::invalid(format!("internal: sampled rows: {e}")))?;
+        let keep: Vec<u32> = (0..labels.len() as u32)
+            .filter(|&i| labels[i as usize] <= threshold)
+            .collect();
+        let kept =
+            arrow::compute::take_record_batch(&merged, &arrow::array::UInt32Array::from(keep))
+                .map_err(|e| Error::invalid(format!("internal: sampled rows: {e}")))?;
+        self.rows = kept.num_rows() as u64;
+        self.batches = vec![kept];
+        Ok(())
+    }
+
+    fn finish(
+        self,
+        run: &Run,
+        destination: &Destination,
+        settings: WriteSettings,
+        rows_in: u64,
+    ) -> Result<Report, Error> {
+        let mut labels = Vec::with_capacity(self.rows as usize);
+        let mut rows = Vec::with_capacity(self.rows as usize);
+        for batch in &self.batches {
+            let (r, l) = spill::helpers(batch);
+            rows.extend_from_slice(r.values());
+            labels.extend_from_slice(l.values());
+        }
+        let mut positions = run.order.order_positions(&labels, |p| rows[p]);
+        positions.truncate(self.count.min(rows_in) as usize);
+        let rows_out = positions.len() as u64;
+        let table: Vec<RecordBatch> = self
+            .batches
+            .iter()
+            .map(|batch| spill::without_helpers(batch, &run.schema))
+            .collect();
+        let mut emitter = Emitter::new(destination, settings, run.schema.clone(), rows_out)?;
+        run.gather(&table, &positions, &mut emitter)?;
+        emitter.finish()?;
+        Ok(Report {
+            rows_in,
+            rows_out,
+            buckets: 0,
+        })
+    }
+}

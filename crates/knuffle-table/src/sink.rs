@@ -1,0 +1,130 @@
+//! Writing record batches in a table format to any byte sink (a file
+//! written by knuffle's rule for written files, a shard, a buffer).
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use arrow::datatypes::SchemaRef;
+use arrow::record_batch::RecordBatch;
+use parquet::arrow::ArrowWriter;
+
+use crate::error::{Error, arrow_error, parquet_error};
+use crate::format::Format;
+use crate::layout::ParquetLayout;
+
+/// Bytes buffered between a (non-Parquet) table writer and its sink.
+const BUFFER: usize = 1 << 20;
+
+/// A table being written in one format.
+pub struct TableWriter<W: Write + Send> {
+    format: Writer<W>,
+    /// The name errors give.
+    name: PathBuf,
+    /// Whether any batch (or the empty batch that writes a CSV header) was
+    /// written.
+    written: bool,
+    schema: SchemaRef,
+}
+
+enum Writer<W: Write + Send> {
+    Parquet(ArrowWriter<W>),
+    ArrowFile(arrow::ipc::writer::FileWriter<BufWriter<W>>),
+    ArrowStream(arrow::ipc::writer::StreamWriter<BufWriter<W>>),
+    Csv(arrow::csv::Writer<BufWriter<W>>),
+    Json(arrow::json::LineDelimitedWriter<BufWriter<W>>),
+}
+
+impl<W: Write + Send> TableWriter<W> {
+    /// A writer of `format` with `schema` into `sink`; `name` is the
+    /// output's name for errors; `parquet` the layout of a Parquet output.
+    pub fn new(
+        sink: W,
+        format: Format,
+        schema: &SchemaRef,
+        parquet: &ParquetLayout,
+        name: &Path,
+    ) -> Result<TableWriter<W>, Error> {
+        let buffered = |sink| BufWriter::with_capacity(BUFFER, sink);
+        let writer = match format {
+            Format::Parquet => Writer::Parquet(
+                ArrowWriter::try_new(sink, schema.clone(), Some(parquet.properties()))
+                    .map_err(|e| parquet_error(name, e))?,
+            ),
+            Format::ArrowFile => Writer::ArrowFile(
+                arrow::ipc::writer::FileWriter::try_new(buffered(sink), schema)
+                    .map_err(|e| arrow_error(name, e))?,
+            ),
+            Format::ArrowStream => Writer::ArrowStream(
+                arrow::ipc::writer::StreamWriter::try_new(buffered(sink), schema)
+                    .map_err(|e| arrow_error(name, e))?,
+            ),
+            Format::Csv(delimiter) => Writer::Csv(
+                arrow::csv::WriterBuilder::new()
+                    .with_header(true)
+                    .with_delimiter(delimiter)
+                    .build(buffered(sink)),
+            ),
+            Format::JsonLines => {
+                Writer::Json(arrow::json::LineDelimitedWriter::new(buffered(sink)))
+            }
+        };
+        Ok(TableWriter {
+            format: writer,
+            name: name.to_path_buf(),
+            written: false,
+            schema: schema.clone(),
+        })
+    }
+
+    /// Writes `batch`.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {
+        self.written = true;
+        let name = &self.name;
+        match &mut self.format {
+            Writer::Parquet(w) => w.write(batch).map_err(|e| parquet_error(name, e)),
+            Writer::ArrowFile(w) => w.write(batch).map_err(|e| arrow_error(name, e)),
+            Writer::ArrowStream(w) => w.write(batch).map_err(|e| arrow_error(name, e)),
+            Writer::Csv(w) => w.write(batch).map_err(|e| arrow_error(name, e)),
+            Writer::Json(w) => w.write(batch).map_err(|e| arrow_error(name, e)),
+        }
+    }
+
+    /// Bytes the writer holds in memory (a Parquet row group in progress).
+    pub fn buffered_bytes(&self) -> usize {
+        match &self.format {
+            Writer::Parquet(w) => w.memory_size(),
+            _ => BUFFER,
+        }
+    }
+
+    /// Ends a Parquet row group early (to bound memory); other formats have
+    /// nothing to end.
+    pub fn end_row_group(&mut self) -> Result<(), Error> {
+        match &mut self.format {
+            Writer::Parquet(w) => w.flush().map_err(|e| parquet_error(&self.name, e)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Writes what ends the table (a CSV header of an empty table, Parquet's
+    /// footer, the IPC file's footer) and gives the sink back.
+    pub fn finish(mut self) -> Result<W, Error> {
+        if !self.written {
+            // An empty table: a CSV still gets its header.
+            let empty = RecordBatch::new_empty(self.schema.clone());
+            self.write(&empty)?;
+        }
+        let name = self.name;
+        let flushed = |w: BufWriter<W>| w.into_inner().map_err(|e| Error::io_at(&name, e.error()));
+        match self.format {
+            Writer::Parquet(w) => w.into_inner().map_err(|e| parquet_error(&name, e)),
+            Writer::ArrowFile(w) => flushed(w.into_inner().map_err(|e| arrow_error(&name, e))?),
+            Writer::ArrowStream(w) => flushed(w.into_inner().map_err(|e| arrow_error(&name, e))?),
+            Writer::Csv(w) => flushed(w.into_inner()),
+            Writer::Json(mut w) => {
+                w.finish().map_err(|e| arrow_error(&name, e))?;
+                flushed(w.into_inner())
+            }
+        }
+    }
+}

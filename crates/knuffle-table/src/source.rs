@@ -1,0 +1,307 @@
+//! The inputs of a table shuffle: files, several files, or directories of
+//! shards, each opened as a stream of Arrow record batches, all of one
+//! schema.
+
+use std::fs::{self, File};
+use std::io::{BufReader, Seek};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::record_batch::RecordBatch;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+use crate::error::{Error, arrow_error, parquet_error};
+use crate::format::Format;
+use crate::layout::ParquetLayout;
+
+/// One input file and its format.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// The path.
+    pub path: PathBuf,
+    /// Its format.
+    pub format: Format,
+}
+
+/// The input files of `paths` in order: a file is itself, a directory its
+/// table files (those whose extension names a format, or all with
+/// `--format`), in byte order of their paths, recursively, skipping names
+/// that start with `.` or `_` (`_SUCCESS`, `.crc` files of Spark and Hadoop).
+pub fn list(paths: &[PathBuf], format: Option<Format>) -> Result<Vec<Source>, Error> {
+    let mut sources = Vec::new();
+    for path in paths {
+        let metadata = fs::metadata(path).map_err(|e| Error::io_at(path, &e))?;
+        if metadata.is_dir() {
+            let before = sources.len();
+            walk(path, format, &mut sources)?;
+            if sources.len() == before {
+                return Err(Error::invalid(format!(
+                    "{}: no table files in this directory",
+                    path.display()
+                )));
+            }
+        } else {
+            sources.push(Source {
+                path: path.clone(),
+                format: Format::of(path, format)?,
+            });
+        }
+    }
+    if sources.is_empty() {
+        return Err(Error::invalid("no input tables"));
+    }
+    Ok(sources)
+}
+
+fn walk(dir: &Path, format: Option<Format>, out: &mut Vec<Source>) -> Result<(), Error> {
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
+        .map_err(|e| Error::io_at(dir, &e))?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| Error::io_at(dir, &e))?;
+    entries.sort();
+    for path in entries {
+        let hidden = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with('.') || n.starts_with('_'));
+        if hidden {
+            continue;
+        }
+        let metadata = fs::metadata(&path).map_err(|e| Error::io_at(&path, &e))?;
+        if metadata.is_dir() {
+            walk(&path, format, out)?;
+        } else if let Some(format) = format.or_else(|| Format::from_extension(&path)) {
+            out.push(Source { path, format });
+        }
+    }
+    Ok(())
+}
+
+/// A stream of record batches.
+pub type Batches = Box<dyn Iterator<Item = Result<RecordBatch, Error>> + Send>;
+
+/// An input opened: its schema, its batches, and what is known up front.
+pub struct Opened {
+    /// The schema of its batches.
+    pub schema: SchemaRef,
+    /// The batches, in file order.
+    pub batches: Batches,
+    /// The number of rows, when the file says (Parquet).
+    pub rows: Option<u64>,
+    /// A Parquet file's layout (compression, row groups, metadata).
+    pub parquet: Option<ParquetLayout>,
+}
+
+/// The schema of `source` without reading its rows (a CSV's header, a
+/// JSON Lines file's inferred types: the whole file is read for those).
+pub fn schema_of(source: &Source) -> Result<SchemaRef, Error> {
+    Ok(open(source, None, 1024)?.schema)
+}
+
+/// Opens `source` for reading batches of about `batch_rows` rows; `schema`
+/// overrides the one a JSON Lines file would be read with (the merged
+/// schema of several files).
+pub fn open(
+    source: &Source,
+    schema: Option<SchemaRef>,
+    batch_rows: usize,
+) -> Result<Opened, Error> {
+    let path = source.path.clone();
+    let file = File::open(&path).map_err(|e| Error::io_at(&path, &e))?;
+    match source.format {
+        Format::Parquet => open_parquet(path, file, batch_rows),
+        Format::ArrowFile => {
+            let reader = arrow::ipc::reader::FileReader::try_new(BufReader::new(file), None)
+                .map_err(|e| arrow_error(&path, e))?;
+            Ok(from_arrow(path, reader.schema(), reader, None))
+        }
+        Format::ArrowStream => {
+            let reader = arrow::ipc::reader::StreamReader::try_new(BufReader::new(file), None)
+                .map_err(|e| arrow_error(&path, e))?;
+            Ok(from_arrow(path, reader.schema(), reader, None))
+        }
+        Format::Csv(delimiter) => open_csv(path, file, delimiter, batch_rows),
+        Format::JsonLines => open_json(path, file, schema, batch_rows),
+    }
+}
+
+fn from_arrow<I>(path: PathBuf, schema: SchemaRef, reader: I, rows: Option<u64>) -> Opened
+where
+    I: Iterator<Item = Result<RecordBatch, arrow::error::ArrowError>> + Send + 'static,
+{
+    Opened {
+        schema,
+        batches: Box::new(reader.map(move |batch| batch.map_err(|e| arrow_error(&path, e)))),
+        rows,
+        parquet: None,
+    }
+}
+
+fn open_parquet(path: PathBuf, file: File, batch_rows: usize) -> Result<Opened, Error> {
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| parquet_error(&path, e))?;
+    let layout = ParquetLayout::of(builder.metadata());
+    let rows = u64::try_from(builder.metadata().file_metadata().num_rows()).ok();
+    let schema = builder.schema().clone();
+    let reader = builder
+        .with_batch_size(batch_rows)
+        .build()
+        .map_err(|e| parquet_error(&path, e))?;
+    let mut opened = from_arrow(path, schema, reader, rows);
+    opened.parquet = Some(layout);
+    Ok(opened)
+}
+
+/// A CSV file's columns are strings named by its header: every field comes
+/// back out as the text it was (an empty field is null, written empty).
+fn open_csv(
+    path: PathBuf,
+    mut file: File,
+    delimiter: u8,
+    batch_rows: usize,
+) -> Result<Opened, Error> {
+    let format = arrow::csv::reader::Format::default()
+        .with_header(true)
+        .with_delimiter(delimiter);
+    let (header, _) = format
+        .infer_schema(BufReader::new(&file), Some(0))
+        .map_err(|e| csv_error(&path, e))?;
+    let schema: SchemaRef = Arc::new(Schema::new(
+        header
+            .fields()
+            .iter()
+            .map(|f| Field::new(f.name(), DataType::Utf8, true))
+            .collect::<Vec<_>>(),
+    ));
+    file.rewind().map_err(|e| Error::io_at(&path, &e))?;
+    let reader = arrow::csv::ReaderBuilder::new(schema.clone())
+        .with_format(format)
+        .with_batch_size(batch_rows)
+        .build(BufReader::with_capacity(1 << 20, file))
+        .map_err(|e| csv_error(&path, e))?;
+    let batches = reader.map(move |batch| batch.map_err(|e| csv_error(&path, e)));
+    Ok(Opened {
+        schema,
+        batches: Box::new(batches),
+        rows: None,
+        parquet: None,
+    })
+}
+
+/// Arrow's CSV errors, with the file's name and "record" for its line
+/// count (a quoted newline does not end a record).
+fn csv_error(path: &Path, error: arrow::error::ArrowError) -> Error {
+    match error {
+        arrow::error::ArrowError::CsvError(text) => Error::invalid(format!(
+            "{}: {}",
+            path.display(),
+            text.replace("for line", "in record")
+        )),
+        other => arrow_error(path, other),
+    }
+}
+
+fn open_json(
+    path: PathBuf,
+    file: File,
+    schema: Option<SchemaRef>,
+    batch_rows: usize,
+) -> Result<Opened, Error> {
+    let mut buffered = BufReader::with_capacity(1 << 20, file);
+    let schema = match schema {
+        Some(schema) => schema,
+        None => {
+            let (schema, _) =
+                arrow::json::reader::infer_json_schema_from_seekable(&mut buffered, None)
+                    .map_err(|e| arrow_error(&path, e))?;
+            Arc::new(schema)
+        }
+    };
+    let reader = arrow::json::ReaderBuilder::new(schema.clone())
+        .with_batch_size(batch_rows)
+        .build(buffered)
+        .map_err(|e| arrow_error(&path, e))?;
+    Ok(from_arrow(path, schema, reader, None))
+}
+
+/// The one schema of all `sources`: equal column names and types in every
+/// file (a column nullable in one file is nullable in all); JSON Lines
+/// files are read with the merge of their inferred schemas.
+pub fn common_schema(sources: &[Source]) -> Result<SchemaRef, Error> {
+    let mut schemas = Vec::with_capacity(sources.len());
+    for source in sources {
+        schemas.push(schema_of(source)?);
+    }
+    let first = &schemas[0];
+    if sources.iter().all(|s| s.format == Format::JsonLines) && sources.len() > 1 {
+        let merged =
+            Schema::try_merge(schemas.iter().map(|s| s.as_ref().clone())).map_err(|e| {
+                Error::invalid(format!("the JSON Lines files do not have one schema ({e})"))
+            })?;
+        return Ok(Arc::new(merged));
+    }
+    let mut fields: Vec<Field> = first.fields().iter().map(|f| f.as_ref().clone()).collect();
+    for (source, schema) in sources.iter().zip(&schemas).skip(1) {
+        if let Some(difference) = difference(first, schema) {
+            return Err(Error::invalid(format!(
+                "{} and {} do not have the same schema: {difference}",
+                sources[0].path.display(),
+                source.path.display()
+            )));
+        }
+        for (field, other) in fields.iter_mut().zip(schema.fields()) {
+            if other.is_nullable() && !field.is_nullable() {
+                *field = field.clone().with_nullable(true);
+            }
+        }
+    }
+    Ok(Arc::new(Schema::new_with_metadata(
+        fields,
+        first.metadata().clone(),
+    )))
+}
+
+/// How two schemas differ (names, types or count of columns), if they do.
+fn difference(a: &Schema, b: &Schema) -> Option<String> {
+    let names = |s: &Schema| {
+        s.fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if a.fields().len() != b.fields().len() {
+        return Some(format!(
+            "{} columns ({}) against {} ({})",
+            a.fields().len(),
+            names(a),
+            b.fields().len(),
+            names(b)
+        ));
+    }
+    for (x, y) in a.fields().iter().zip(b.fields()) {
+        if x.name() != y.name() {
+            return Some(format!("column '{}' against '{}'", x.name(), y.name()));
+        }
+        if x.data_type() != y.data_type() {
+            return Some(format!(
+                "column '{}' is {} against {}",
+                x.name(),
+                x.data_type(),
+                y.data_type()
+            ));
+        }
+    }
+    None
+}
+
+/// `batch` under `schema` (the common schema: the same columns, maybe
+/// nullable where the file's were not).
+pub fn conform(batch: RecordBatch, schema: &SchemaRef, path: &Path) -> Result<RecordBatch, Error> {
+    if batch.schema_ref() == schema {
+        return Ok(batch);
+    }
+    RecordBatch::try_new(schema.clone(), batch.columns().to_vec()).map_err(|e| arrow_error(path, e))
+}
