@@ -20,16 +20,18 @@ from knuffle._audit import AuditReport, AuditTest, audit
 from knuffle._files import shuffle_file
 from knuffle._generator import Generator, Hands
 from knuffle._sampling import sample_file, split_file
-from knuffle._table import table_order
+from knuffle._table import TableReport, shuffle_table, table_order
 
 __all__ = [
     "AuditReport",
     "AuditTest",
     "Generator",
     "Hands",
+    "TableReport",
     "audit",
     "sample_file",
     "shuffle_file",
+    "shuffle_table",
     "split_file",
     "table_order",
 ]

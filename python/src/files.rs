@@ -74,6 +74,16 @@ impl MemoryLimit {
     }
 }
 
+/// `options["memory"]` (`memory=` of `sample_file`, `split_file` and
+/// `shuffle_table`): the limit in bytes, or the default (a share of the
+/// memory available, as the command line's).
+pub fn memory_limit(options: &Bound<'_, PyDict>) -> PyResult<u64> {
+    match options.get_item("memory")? {
+        Some(value) if !value.is_none() => MemoryLimit::from_python(&value)?.bytes(),
+        _ => Ok(knuffle_records::default_limit()),
+    }
+}
+
 /// What to shuffle, where to, and how (`Options` of the record library).
 pub struct FileJob {
     pub inputs: Vec<PathBuf>,
@@ -148,7 +158,7 @@ impl FileJob {
 
 /// `options[key]` (the Python layer passes every key), extracted as a
 /// positional argument would be.
-fn get<'py, T: for<'a> FromPyObject<'a, 'py>>(
+pub fn get<'py, T: for<'a> FromPyObject<'a, 'py>>(
     options: &Bound<'py, PyDict>,
     key: &str,
 ) -> PyResult<T> {

@@ -20,7 +20,7 @@ use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use crate::files::MemoryLimit;
+use crate::files::memory_limit;
 
 /// The engine's error as the Python exception a user expects: bad options
 /// or data `ValueError`, I/O the `OSError` subclass of its kind, memory
@@ -54,14 +54,6 @@ fn os_strings(paths: Vec<PathBuf>) -> Vec<OsString> {
 /// The seed text given, or a fresh 256-bit one (64 hex digits).
 fn seed_text(seed: Option<String>) -> String {
     seed.unwrap_or_else(Seed::random_text)
-}
-
-/// The memory limit given (`memory=`), or the default.
-fn memory_limit(options: &Bound<'_, PyDict>) -> PyResult<u64> {
-    match options.get_item("memory")? {
-        Some(value) if !value.is_none() => MemoryLimit::from_python(&value)?.bytes(),
-        _ => Ok(knuffle_records::default_limit()),
-    }
 }
 
 /// Record framing: CSV, NUL-ended, or lines.

@@ -1,13 +1,20 @@
 //! The table order in Python (docs/table-order.md): the reference
-//! permutation `knuffle.table_order(seed, n)`, and the two steps the
-//! engines (`knuffle.dask`, `knuffle.spark`, `knuffle.ray`) run on their
+//! permutation `knuffle.table_order(seed, n)`; the two steps the engines
+//! (`knuffle.dask`, `knuffle.spark`, `knuffle.ray`) run on their
 //! partitions: the labels of a range of global rows, and the order of the
-//! rows of one contiguous range of labels.
+//! rows of one contiguous range of labels; and `knuffle.shuffle_table` on
+//! files, which is `knuffle table` (the engine `knuffle_table`, with the
+//! GIL released).
 
-use knuffle_table::{LABELS, TableOrder};
+use std::path::PathBuf;
+
+use knuffle_table::{Destination, ErrorKind, Format, LABELS, Options, ShardSplit, TableOrder};
 use numpy::{PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyMemoryError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::files::{get, memory_limit};
 
 fn check_count(count: usize) -> PyResult<()> {
     if count > isize::MAX as usize / 16 {
@@ -135,10 +142,93 @@ fn table_order_rows<'py>(
     Ok(PyArray1::from_vec(py, out))
 }
 
+/// The engine's error as Python's: invalid options or data (a corrupt or
+/// truncated file, a schema mismatch, a ragged CSV row) `ValueError`, a
+/// failed read or write `OSError`, with the engine's message (it names the
+/// file).
+fn table_error(error: knuffle_table::Error) -> PyErr {
+    match error.kind() {
+        ErrorKind::Invalid => PyValueError::new_err(error.message().to_owned()),
+        ErrorKind::Io => PyOSError::new_err(error.message().to_owned()),
+    }
+}
+
+/// A format named by `format=` or `output_format=`.
+fn format_option(options: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<Format>> {
+    let name: Option<String> = get(options, key)?;
+    name.as_deref()
+        .map(Format::parse)
+        .transpose()
+        .map_err(|e| PyValueError::new_err(format!("{key}=: {}", e.message())))
+}
+
+/// The output of `shuffle_table`: one file, or shards (`shards=` or
+/// `rows_per_shard=`).
+fn destination(output: PathBuf, options: &Bound<'_, PyDict>) -> PyResult<Destination> {
+    let shards: Option<u64> = get(options, "shards")?;
+    let rows_per_shard: Option<u64> = get(options, "rows_per_shard")?;
+    let destination = match (shards, rows_per_shard) {
+        (Some(_), Some(_)) => {
+            return Err(PyValueError::new_err(
+                "shards= and rows_per_shard= cannot be combined",
+            ));
+        }
+        (Some(n), None) => Destination::Shards(output, ShardSplit::Count(n)),
+        (None, Some(k)) => Destination::Shards(output, ShardSplit::RowsEach(k)),
+        (None, None) => Destination::File(output),
+    };
+    if let Destination::Shards(_, split) = &destination {
+        split.sizes(0).map_err(table_error)?;
+    }
+    Ok(destination)
+}
+
+/// `shuffle_table_paths(inputs, output, options)`: `knuffle table INPUT...
+/// -o OUTPUT` with the options dict that `knuffle.shuffle_table` builds
+/// (every key present: `seed`, `memory`, `temp_dir`, `format`,
+/// `output_format`, `count`, `shards`, `rows_per_shard`, `compression`,
+/// `row_group_rows`; types checked there), translated into the engine's
+/// `Options` as the command line translates its flags, the GIL released for
+/// the run. Returns `(rows_in, rows_out, buckets)`.
+#[pyfunction]
+fn shuffle_table_paths(
+    py: Python<'_>,
+    inputs: Vec<PathBuf>,
+    output: PathBuf,
+    options: &Bound<'_, PyDict>,
+) -> PyResult<(u64, u64, usize)> {
+    let destination = destination(output, options)?;
+    let row_group_rows: Option<usize> = get(options, "row_group_rows")?;
+    if row_group_rows == Some(0) {
+        return Err(PyValueError::new_err("row_group_rows= must be at least 1"));
+    }
+    let compression: Option<String> = get(options, "compression")?;
+    let compression = compression
+        .as_deref()
+        .map(knuffle_table::parse_compression)
+        .transpose()
+        .map_err(|e| PyValueError::new_err(format!("compression=: {e}")))?;
+    let options = Options {
+        seed: get(options, "seed")?,
+        memory: memory_limit(options)?,
+        temp_dir: get(options, "temp_dir")?,
+        format: format_option(options, "format")?,
+        output_format: format_option(options, "output_format")?,
+        count: get(options, "count")?,
+        compression,
+        row_group_rows,
+    };
+    let report = py
+        .detach(|| knuffle_table::shuffle_table(&inputs, &destination, &options))
+        .map_err(table_error)?;
+    Ok((report.rows_in, report.rows_out, report.buckets))
+}
+
 /// Registers the table order's functions on `knuffle._knuffle`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(table_order, m)?)?;
     m.add_function(wrap_pyfunction!(table_labels, m)?)?;
     m.add_function(wrap_pyfunction!(table_order_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(shuffle_table_paths, m)?)?;
     Ok(())
 }
