@@ -18,9 +18,7 @@ import numpy as np
 
 from knuffle import _knuffle
 from knuffle._generator import Generator, _type_name
-from knuffle._sampling import _count, _paths
-
-Path = str | os.PathLike[str]
+from knuffle._sampling import Path, _count, _paths
 
 
 def table_order(seed: str, n: int) -> np.ndarray:
@@ -133,7 +131,11 @@ def shuffle_table(
     with its rows stored in that order (no indices mapping, unlike
     ``Dataset.shuffle``), its features, split and format kept. ``count=K``
     keeps the first K rows of the order; the files' options do not apply.
-    Without ``seed`` a fresh random seed is used (as ``Generator()``).
+    Without ``seed`` a fresh random seed is used (as ``Generator()``). A
+    ``Dataset`` larger than memory goes through the files' path: its cache
+    files are Arrow IPC streams (``[f["filename"] for f in ds.cache_files]``
+    with ``format="arrows"``, to a ``.arrows`` file that
+    ``datasets.Dataset.from_file`` reads back), in the same order.
 
     >>> import os, tempfile
     >>> import pyarrow as pa, pyarrow.parquet as pq

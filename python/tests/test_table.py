@@ -392,6 +392,37 @@ def test_a_dataset_is_stored_in_the_table_order_without_an_indices_mapping(pa, p
     assert pq.read_table(tmp_path / "out.parquet")["id"].to_pylist() == order
 
 
+def test_a_dataset_on_disk_is_shuffled_through_its_arrow_files(tmp_path):
+    """The way for a Dataset larger than memory: its cache files (Arrow IPC
+    streams) through the file engine, read back with Dataset.from_file."""
+    datasets = need("datasets")
+    ds = datasets.Dataset.from_dict({"id": list(range(3000)), "text": [f"t{i}" for i in range(3000)]})
+    ds.save_to_disk(str(tmp_path / "saved"), max_shard_size="20KB")
+    ds = datasets.load_from_disk(str(tmp_path / "saved"))
+    files = [f["filename"] for f in ds.cache_files]
+    assert len(files) > 1
+    report = knuffle.shuffle_table(files, tmp_path / "shuffled.arrows", seed="disk", format="arrows", memory="1M")
+    assert report.rows_out == 3000
+    out = datasets.Dataset.from_file(str(tmp_path / "shuffled.arrows"))
+    assert out["id"] == knuffle.table_order("disk", 3000).tolist()
+    assert out["id"] == knuffle.shuffle_table(ds, seed="disk")["id"]
+
+
+def test_the_order_of_knuffle_dask(pa, pq, tmp_path):
+    """The same rows and seed: the same order as knuffle.dask.shuffle, whatever its partitions."""
+    need("dask")
+    dd = importlib.import_module("dask.dataframe")
+    pd = need("pandas")
+    frame = pd.DataFrame({"id": range(1000), "text": [f"t{i}" for i in range(1000)]})
+    expected = knuffle.shuffle_table(frame, seed="dask")
+    shuffled = importlib.import_module("knuffle.dask").shuffle(dd.from_pandas(frame, npartitions=3), "dask", npartitions=2)
+    got = shuffled.compute(scheduler="sync")
+    assert got["id"].tolist() == expected["id"].tolist()
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "in.parquet")
+    knuffle.shuffle_table(tmp_path / "in.parquet", tmp_path / "out.parquet", seed="dask")
+    assert pq.read_table(tmp_path / "out.parquet")["id"].to_pylist() == got["id"].tolist()
+
+
 # -- errors -------------------------------------------------------------------------
 
 
