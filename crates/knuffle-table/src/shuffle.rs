@@ -20,7 +20,7 @@ use crate::format::Format;
 use crate::layout::ParquetLayout;
 use crate::order::TableOrder;
 use crate::output::{Destination, Emitter, WriteSettings};
-use crate::source::{self, Source};
+use crate::source::{self, Opened, Source};
 use crate::spill::{self, LabelRange, Spill, Spilled};
 
 /// Rows per batch read from the inputs.
@@ -77,10 +77,18 @@ pub fn shuffle_table(
     options: &Options,
 ) -> Result<Report, Error> {
     let sources = source::list(inputs, options.format)?;
-    let schema = source::common_schema(&sources)?;
+    // One input is opened once (it may be a pipe); several are each read
+    // twice, for their schemas and then their rows.
+    let (schema, first) = match sources.as_slice() {
+        [only] => {
+            let opened = source::open(only, None, BATCH_ROWS)?;
+            (opened.schema.clone(), Some(opened))
+        }
+        _ => (source::common_schema(&sources)?, None),
+    };
     destination.check()?;
     let format = output_format(destination, options, &sources)?;
-    let parquet = parquet_layout(&sources, options)?;
+    let parquet = parquet_layout(&sources, first.as_ref(), options)?;
     let budget = Budget::of(options.memory);
     let settings = WriteSettings {
         format,
@@ -95,7 +103,7 @@ pub fn shuffle_table(
         temp_dir: options.temp_dir.clone().unwrap_or_else(std::env::temp_dir),
         count: options.count,
     };
-    run.execute(&sources, destination, settings)
+    run.execute(&sources, first, destination, settings)
 }
 
 fn output_format(
@@ -114,12 +122,31 @@ fn output_format(
     Ok(sources[0].format)
 }
 
-fn parquet_layout(sources: &[Source], options: &Options) -> Result<ParquetLayout, Error> {
-    let mut layout = match sources.iter().find(|s| s.format == Format::Parquet) {
-        Some(first) => source::open(first, None, BATCH_ROWS)?
-            .parquet
-            .unwrap_or_default(),
-        None => ParquetLayout::default(),
+/// The layout of a Parquet output: the first Parquet input's compression
+/// and metadata, and the largest row group of any Parquet input (a shard
+/// of one row must not make every row group one row).
+fn parquet_layout(
+    sources: &[Source],
+    first: Option<&Opened>,
+    options: &Options,
+) -> Result<ParquetLayout, Error> {
+    let mut layout = match first {
+        Some(opened) => opened.parquet.clone().unwrap_or_default(),
+        None => {
+            let mut found: Option<ParquetLayout> = None;
+            for source in sources.iter().filter(|s| s.format == Format::Parquet) {
+                let this = source::open(source, None, BATCH_ROWS)?
+                    .parquet
+                    .unwrap_or_default();
+                match &mut found {
+                    None => found = Some(this),
+                    Some(layout) => {
+                        layout.row_group_rows = layout.row_group_rows.max(this.row_group_rows);
+                    }
+                }
+            }
+            found.unwrap_or_default()
+        }
     };
     if let Some(compression) = options.compression {
         layout.compression = compression;
@@ -178,6 +205,7 @@ impl Run {
     fn execute(
         mut self,
         sources: &[Source],
+        mut first: Option<Opened>,
         destination: &Destination,
         settings: WriteSettings,
     ) -> Result<Report, Error> {
@@ -194,7 +222,10 @@ impl Run {
         let mut bytes_done = 0u64;
         let mut sample = self.count.map(Sample::new);
         for source in sources {
-            let opened = source::open(source, Some(self.schema.clone()), BATCH_ROWS)?;
+            let opened = match first.take() {
+                Some(opened) => opened,
+                None => source::open(source, Some(self.schema.clone()), BATCH_ROWS)?,
+            };
             let file_bytes = std::fs::metadata(&source.path).map_or(0, |m| m.len());
             let file_rows = opened.rows;
             let mut rows_in_file = 0u64;
@@ -210,7 +241,12 @@ impl Run {
                     sample.add(&self, batch, rows_in, labels)?;
                 } else {
                     held = self.hold(held, batch, rows_in, labels, || {
-                        // The share of the input read, for the bucket count.
+                        // The share of the input read, for the bucket count
+                        // (a pipe's size is unknown: guess a quarter; a bucket
+                        // that turns out too large is split again).
+                        if total_input_bytes == 0 {
+                            return 0.25;
+                        }
                         let within = match file_rows {
                             Some(rows) if rows > 0 => {
                                 file_bytes as f64 * (rows_in_file as f64 / rows as f64)

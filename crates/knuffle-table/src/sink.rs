@@ -109,7 +109,7 @@ impl<W: Write + Send> TableWriter<W> {
     /// Writes what ends the table (a CSV header of an empty table, Parquet's
     /// footer, the IPC file's footer) and gives the sink back.
     pub fn finish(mut self) -> Result<W, Error> {
-        if !self.written {
+        if !self.written && !self.schema.fields().is_empty() {
             // An empty table: a CSV still gets its header.
             let empty = RecordBatch::new_empty(self.schema.clone());
             self.write(&empty)?;

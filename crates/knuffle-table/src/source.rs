@@ -3,7 +3,7 @@
 //! schema.
 
 use std::fs::{self, File};
-use std::io::{BufReader, Seek};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -156,30 +156,27 @@ fn open_parquet(path: PathBuf, file: File, batch_rows: usize) -> Result<Opened, 
 
 /// A CSV file's columns are strings named by its header: every field comes
 /// back out as the text it was (an empty field is null, written empty).
-fn open_csv(
-    path: PathBuf,
-    mut file: File,
-    delimiter: u8,
-    batch_rows: usize,
-) -> Result<Opened, Error> {
+/// The header is parsed from the first bytes and put back in front of the
+/// rest, so a pipe or FIFO works as well as a file.
+fn open_csv(path: PathBuf, file: File, delimiter: u8, batch_rows: usize) -> Result<Opened, Error> {
+    let mut input = BufReader::with_capacity(1 << 20, file);
+    let (head, names) = read_header(&mut input, delimiter).map_err(|e| match e {
+        HeaderError::Io(e) => Error::io_at(&path, &e),
+        HeaderError::Invalid(text) => Error::invalid(format!("{}: {text}", path.display())),
+    })?;
+    let schema: SchemaRef = Arc::new(Schema::new(
+        names
+            .iter()
+            .map(|name| Field::new(name, DataType::Utf8, true))
+            .collect::<Vec<_>>(),
+    ));
     let format = arrow::csv::reader::Format::default()
         .with_header(true)
         .with_delimiter(delimiter);
-    let (header, _) = format
-        .infer_schema(BufReader::new(&file), Some(0))
-        .map_err(|e| csv_error(&path, e))?;
-    let schema: SchemaRef = Arc::new(Schema::new(
-        header
-            .fields()
-            .iter()
-            .map(|f| Field::new(f.name(), DataType::Utf8, true))
-            .collect::<Vec<_>>(),
-    ));
-    file.rewind().map_err(|e| Error::io_at(&path, &e))?;
     let reader = arrow::csv::ReaderBuilder::new(schema.clone())
         .with_format(format)
         .with_batch_size(batch_rows)
-        .build(BufReader::with_capacity(1 << 20, file))
+        .build(std::io::Cursor::new(head).chain(input))
         .map_err(|e| csv_error(&path, e))?;
     let batches = reader.map(move |batch| batch.map_err(|e| csv_error(&path, e)));
     Ok(Opened {
@@ -188,6 +185,66 @@ fn open_csv(
         rows: None,
         parquet: None,
     })
+}
+
+enum HeaderError {
+    Io(std::io::Error),
+    Invalid(String),
+}
+
+/// Reads the first record of an RFC 4180 input: the bytes read so far (to
+/// read again) and the header's fields.
+fn read_header(
+    input: &mut impl BufRead,
+    delimiter: u8,
+) -> Result<(Vec<u8>, Vec<String>), HeaderError> {
+    use csv_core::{ReadRecordResult, ReaderBuilder};
+    let mut parser = ReaderBuilder::new().delimiter(delimiter).build();
+    let mut head = Vec::new();
+    let mut fields = vec![0u8; 1024];
+    let mut ends = vec![0usize; 64];
+    let (mut written, mut ended) = (0usize, 0usize);
+    loop {
+        let available = input.fill_buf().map_err(HeaderError::Io)?;
+        let (result, read, out, count) =
+            parser.read_record(available, &mut fields[written..], &mut ends[ended..]);
+        head.extend_from_slice(&available[..read]);
+        let at_end = available.is_empty();
+        input.consume(read);
+        written += out;
+        ended += count;
+        match result {
+            ReadRecordResult::InputEmpty if !at_end => {}
+            ReadRecordResult::InputEmpty | ReadRecordResult::End => {
+                // No bytes at all: a table with no columns; else the last
+                // record ends at the end of the input.
+                if head.is_empty() {
+                    return Ok((head, Vec::new()));
+                }
+                if matches!(result, ReadRecordResult::InputEmpty) {
+                    continue;
+                }
+                break;
+            }
+            ReadRecordResult::OutputFull => fields.resize(fields.len() * 2, 0),
+            ReadRecordResult::OutputEndsFull => ends.resize(ends.len() * 2, 0),
+            ReadRecordResult::Record => break,
+        }
+        if head.len() > 64 << 20 {
+            return Err(HeaderError::Invalid(
+                "the CSV header is longer than 64 MiB (not a CSV file?)".into(),
+            ));
+        }
+    }
+    let mut names = Vec::with_capacity(ended);
+    let mut start = 0;
+    for &end in &ends[..ended] {
+        let name = std::str::from_utf8(&fields[start..end])
+            .map_err(|_| HeaderError::Invalid("the CSV header is not UTF-8".into()))?;
+        names.push(name.to_owned());
+        start = end;
+    }
+    Ok((head, names))
 }
 
 /// Arrow's CSV errors, with the file's name and "record" for its line
@@ -232,6 +289,13 @@ fn open_json(
 pub fn common_schema(sources: &[Source]) -> Result<SchemaRef, Error> {
     let mut schemas = Vec::with_capacity(sources.len());
     for source in sources {
+        let metadata = fs::metadata(&source.path).map_err(|e| Error::io_at(&source.path, &e))?;
+        if !metadata.is_file() {
+            return Err(Error::invalid(format!(
+                "{}: a pipe or device can only be read as the only input",
+                source.path.display()
+            )));
+        }
         schemas.push(schema_of(source)?);
     }
     let first = &schemas[0];
