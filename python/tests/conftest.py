@@ -43,6 +43,14 @@ def require(condition: bool, why: str) -> None:
         pytest.skip(why)
 
 
+def knuffle_cli() -> str:
+    """The `knuffle` binary (target/debug, built by `cargo test --workspace`,
+    which scripts/test-all runs first), or $KNUFFLE_BIN."""
+    path = os.environ.get("KNUFFLE_BIN") or str(REPO / "target" / "debug" / "knuffle")
+    require(os.access(path, os.X_OK), f"the knuffle binary is not built ({path}): run cargo build -p knuffle-cli")
+    return path
+
+
 def pytest_sessionfinish(session, exitstatus):
     """Under CI=true a skipped test is a failure: the gap must not hide."""
     if os.environ.get("CI") != "true":

@@ -1,20 +1,11 @@
 """shuffle_file: the command line's line shuffle, byte for byte."""
 
-import os
 import subprocess
 
 import pytest
 
 import knuffle
-from conftest import REPO, require
-
-
-def knuffle_cli():
-    """The `knuffle` binary (built by `cargo test --workspace`, which
-    scripts/test-all runs first), or $KNUFFLE_BIN."""
-    path = os.environ.get("KNUFFLE_BIN") or str(REPO / "target" / "debug" / "knuffle")
-    require(os.access(path, os.X_OK), f"the knuffle binary is not built ({path}): run cargo build -p knuffle-cli")
-    return path
+from conftest import knuffle_cli
 
 
 @pytest.fixture(scope="module")

@@ -3,21 +3,13 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 from fractions import Fraction
 
 import pytest
 
 import knuffle
-from conftest import REPO, require
-
-
-def knuffle_cli() -> str:
-    """The `knuffle` binary (target/debug, or $KNUFFLE_BIN)."""
-    path = os.environ.get("KNUFFLE_BIN") or str(REPO / "target" / "debug" / "knuffle")
-    require(os.access(path, os.X_OK), f"the knuffle binary is not built ({path}): run cargo build -p knuffle-cli")
-    return path
+from conftest import knuffle_cli
 
 
 def cli(*args: str) -> bytes:

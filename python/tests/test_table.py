@@ -20,20 +20,13 @@ import numpy as np
 import pytest
 
 import knuffle
-from conftest import CHI2_23_AT_0_001, REPO, order_chi_square, require
+from conftest import CHI2_23_AT_0_001, knuffle_cli, order_chi_square, require
 
 
 def need(name: str):
     """The module `name`; a skip when it is missing, a failure under CI=true."""
     require(importlib.util.find_spec(name) is not None, f"{name} is not installed")
     return importlib.import_module(name)
-
-
-def knuffle_cli() -> str:
-    """The `knuffle` binary (target/debug, or $KNUFFLE_BIN), as test_sample_split finds it."""
-    path = os.environ.get("KNUFFLE_BIN") or str(REPO / "target" / "debug" / "knuffle")
-    require(os.access(path, os.X_OK), f"the knuffle binary is not built ({path}): run cargo build -p knuffle-cli")
-    return path
 
 
 def cli_table(*args: str) -> None:
