@@ -528,6 +528,19 @@ def test_the_same_test_rejects_ties_in_input_order():
     assert knuffle.audit(rows).biased
 
 
+def test_positions_of_ten_thousand_rows_pass_the_audit_and_coarse_labels_fail_it():
+    """The position test of knuffle audit at n = 10**4: the table order
+    passes; a stand-in with 4-bit labels and ties left in input order (the
+    rows of a label keep their input order, so a row's position follows its
+    index) fails."""
+    n, shuffles = 10_000, 100
+    rows = np.stack([knuffle.table_order(f"positions {t}", n) for t in range(shuffles)])
+    assert not knuffle.audit(rows).biased
+    rng = np.random.default_rng(20261126)
+    coarse = np.stack([np.argsort(rng.integers(0, 16, size=n), kind="stable") for _ in range(shuffles)])
+    assert knuffle.audit(coarse).biased
+
+
 def test_the_file_engine_gives_the_in_memory_order_for_many_seeds(pa, pq, tmp_path):
     """The table order of the files is table_order for 4 rows, for 40 seeds
     (the uniformity of table_order above then holds for the files)."""
