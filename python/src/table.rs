@@ -34,13 +34,18 @@ fn table_order<'py>(py: Python<'py>, seed: &str, n: u64) -> PyResult<Bound<'py, 
         .filter(|&c| i64::try_from(c).is_ok())
         .ok_or_else(|| PyMemoryError::new_err(format!("cannot allocate the order of {n} rows")))?;
     check_count(count)?;
+    if u32::try_from(count).is_err() {
+        return Err(PyValueError::new_err(format!(
+            "n must be below 2**32, got {n}"
+        )));
+    }
     let order = TableOrder::new(seed);
     let out = py.detach(|| {
         let labels = order.labels(0, count);
         order
-            .order_run(0, &labels)
+            .order_positions(&labels, |p| p as u64)
             .into_iter()
-            .map(|p| p as i64)
+            .map(i64::from)
             .collect::<Vec<i64>>()
     });
     Ok(PyArray1::from_vec(py, out))
