@@ -35,6 +35,34 @@ pub fn for_each_delimiter(data: &[u8], delimiter: u8, mut found: impl FnMut(usiz
     }
 }
 
+/// [`for_each_delimiter`] that stops at the first `found(i)` returning
+/// `false`; returns whether every delimiter of `data` was visited.
+#[inline]
+pub fn for_each_delimiter_while(
+    data: &[u8],
+    delimiter: u8,
+    mut found: impl FnMut(usize) -> bool,
+) -> bool {
+    let mut blocks = data.chunks_exact(64);
+    let mut base = 0;
+    for block in &mut blocks {
+        let mut mask = block_mask(block.try_into().expect("64-byte block"), delimiter);
+        while mask != 0 {
+            if !found(base + mask.trailing_zeros() as usize) {
+                return false;
+            }
+            mask &= mask - 1;
+        }
+        base += 64;
+    }
+    for (offset, &byte) in blocks.remainder().iter().enumerate() {
+        if byte == delimiter && !found(base + offset) {
+            return false;
+        }
+    }
+    true
+}
+
 /// The number of bytes of `data` equal to `delimiter`.
 #[inline]
 pub fn count_delimiters(data: &[u8], delimiter: u8) -> u64 {
@@ -112,6 +140,16 @@ mod tests {
                 let want: Vec<usize> = memchr::memchr_iter(delimiter, part).collect();
                 assert_eq!(got, want);
                 assert_eq!(count_delimiters(part, delimiter), want.len() as u64);
+                // Stopping after each number of positions visits a prefix.
+                for stop in [0, 1, 5, want.len()] {
+                    let mut seen = Vec::new();
+                    let all = for_each_delimiter_while(part, delimiter, |i| {
+                        seen.push(i);
+                        seen.len() <= stop
+                    });
+                    assert_eq!(all, stop >= want.len());
+                    assert_eq!(seen, want[..want.len().min(stop + 1)]);
+                }
             }
         }
     }

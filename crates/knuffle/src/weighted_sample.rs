@@ -184,6 +184,7 @@ impl<T> WeightedReservoir<T> {
     ///
     /// # Panics
     /// When `weight` is not finite and positive.
+    #[inline]
     pub fn offer_with<R, F>(&mut self, weight: f64, make: F, rng: &mut R) -> bool
     where
         R: Rng + ?Sized,
@@ -195,25 +196,44 @@ impl<T> WeightedReservoir<T> {
         );
         let index = self.seen;
         self.seen += 1;
-        if self.capacity == 0 {
-            return false;
-        }
         if self.heap.len() < self.capacity {
-            let log_key = weighted_log_key(weight, rng);
-            self.heap.push(Keyed {
-                log_key,
-                index,
-                item: make(),
-            });
-            if self.heap.len() == self.capacity {
-                self.draw_jump(rng);
-            }
-            return true;
+            return self.fill(weight, index, make, rng);
         }
+        // The common case of a long stream, kept small so that it is
+        // inlined: the jump passes over this item.
         self.to_pass -= weight;
-        if self.to_pass > 0.0 {
+        if self.to_pass > 0.0 || self.capacity == 0 {
             return false;
         }
+        self.replace(weight, index, make, rng)
+    }
+
+    /// An item while the reservoir is not full: kept with its key.
+    #[inline(never)]
+    fn fill<R, F>(&mut self, weight: f64, index: u64, make: F, rng: &mut R) -> bool
+    where
+        R: Rng + ?Sized,
+        F: FnOnce() -> T,
+    {
+        let log_key = weighted_log_key(weight, rng);
+        self.heap.push(Keyed {
+            log_key,
+            index,
+            item: make(),
+        });
+        if self.heap.len() == self.capacity {
+            self.draw_jump(rng);
+        }
+        true
+    }
+
+    /// The item a jump lands on: it replaces the smallest key.
+    #[inline(never)]
+    fn replace<R, F>(&mut self, weight: f64, index: u64, make: F, rng: &mut R) -> bool
+    where
+        R: Rng + ?Sized,
+        F: FnOnce() -> T,
+    {
         // The key, uniform above the threshold T: u uniform in (T^w, 1),
         // key u^(1/w). With v = 1 - u uniform in (0, 1):
         // ln u = ln(1 + (T^w - 1) v) = ln_1p(exp_m1(w ln T) v).

@@ -47,6 +47,21 @@ impl Framing {
     }
 }
 
+/// Where a record handed to [`RecordReader::visit_records`] is, for
+/// messages.
+pub struct Place<'a> {
+    noun: &'static str,
+    number: u64,
+    name: &'a str,
+}
+
+impl Place<'_> {
+    /// `line 7 of 'data.tsv'`, as [`RecordReader::place`] says it.
+    pub fn describe(&self) -> String {
+        format!("{} {} of {}", self.noun, self.number, self.name)
+    }
+}
+
 /// Reads the records of the inputs in turn.
 pub struct RecordReader {
     pending: VecDeque<OsString>,
@@ -148,6 +163,86 @@ impl RecordReader {
                 return Ok(true);
             }
             self.current = None;
+        }
+    }
+
+    /// Hands every data record left, in order, to `visit` (terminator
+    /// included) with its [`Place`], until `visit` returns `false` or the
+    /// inputs end. A line that lies whole in the read buffer is handed out
+    /// where it lies, not copied (the buffer's terminators found in one
+    /// scan, `crate::scan`'s 64-byte block masks); anything else (a line
+    /// across the buffer's end, a long line, the end of an input, a CSV
+    /// record) is read as [`RecordReader::next_record`] reads it. The same
+    /// records, and the same errors, as calling `next_record` until it
+    /// returns `false`.
+    pub fn visit_records<F>(&mut self, mut visit: F) -> Result<(), SampleError>
+    where
+        F: FnMut(&[u8], &Place<'_>) -> Result<bool, SampleError>,
+    {
+        let mut scratch = Vec::new();
+        loop {
+            if let (Framing::Lines(terminator), Some(input)) = (self.framing, self.current.as_mut())
+            {
+                let name = &self.name;
+                let buffer = input.fill_buf().map_err(|err| {
+                    SampleError::io(&err, format!("cannot read {name}: {}", describe(&err)))
+                })?;
+                let mut place = Place {
+                    noun: self.framing.noun(),
+                    number: self.number,
+                    name,
+                };
+                let max = self.max_record;
+                // No line of a buffer within the limit can exceed it.
+                let check = buffer.len() as u64 > max;
+                let mut used = 0;
+                let mut stopped = false;
+                let mut failure = None;
+                crate::scan::for_each_delimiter_while(
+                    buffer,
+                    terminator,
+                    #[inline(always)]
+                    |at| {
+                        if check && (at + 1 - used) as u64 > max {
+                            return false; // read as next_record does: the error
+                        }
+                        place.number += 1;
+                        let line = &buffer[used..=at];
+                        used = at + 1;
+                        match visit(line, &place) {
+                            Ok(true) => true,
+                            Ok(false) => {
+                                stopped = true;
+                                false
+                            }
+                            Err(error) => {
+                                failure = Some(error);
+                                false
+                            }
+                        }
+                    },
+                );
+                self.number = place.number;
+                input.consume(used);
+                if let Some(error) = failure {
+                    return Err(error);
+                }
+                if stopped {
+                    return Ok(());
+                }
+            }
+            // The record at the buffer's end (or the next input's first).
+            if !self.next_record(&mut scratch)? {
+                return Ok(());
+            }
+            let place = Place {
+                noun: self.framing.noun(),
+                number: self.number,
+                name: &self.name,
+            };
+            if !visit(&scratch, &place)? {
+                return Ok(());
+            }
         }
     }
 
@@ -576,6 +671,84 @@ mod tests {
                     "case {case}: {fast:?} against {slow:?} ({files:?}, max {max}, {skips:?})"
                 ),
             }
+        }
+    }
+
+    /// Records with their places, or an error's text.
+    type Visited = Result<Vec<(String, Vec<u8>)>, String>;
+
+    /// The records (and their places) `visit_records` hands out, stopping
+    /// after `stop` of them, or the error's text; and the same by
+    /// `next_record`.
+    fn visited(
+        files: &[Vec<u8>],
+        framing: Framing,
+        headers: bool,
+        max: u64,
+        stop: usize,
+    ) -> [Visited; 2] {
+        let dir = tempfile::tempdir().unwrap();
+        let names = write_files(&dir, files);
+        let by_visit = (|| {
+            let mut reader =
+                RecordReader::open(&names, framing, headers, max).map_err(|e| e.to_string())?;
+            let mut got = Vec::new();
+            reader
+                .visit_records(|record, place| {
+                    got.push((place.describe(), record.to_vec()));
+                    Ok(got.len() < stop)
+                })
+                .map_err(|e| e.to_string())?;
+            Ok(got)
+        })();
+        let by_reading = (|| {
+            let mut reader =
+                RecordReader::open(&names, framing, headers, max).map_err(|e| e.to_string())?;
+            let mut got = Vec::new();
+            let mut record = Vec::new();
+            while got.len() < stop && reader.next_record(&mut record).map_err(|e| e.to_string())? {
+                got.push((reader.place(), record.clone()));
+            }
+            Ok(got)
+        })();
+        [by_visit, by_reading]
+    }
+
+    #[test]
+    fn visiting_gives_exactly_the_records_and_errors_of_reading() {
+        let mut state = 0x0bad_5eed_1234_5678u64;
+        let mut next = move |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            ((u128::from(state >> 11) * u128::from(bound)) >> 53) as u64
+        };
+        for case in 0..300 {
+            // Files of up to 200 KB (several read buffers), lines of 0 to
+            // 300 bytes, some quoted for CSV.
+            let files: Vec<Vec<u8>> = (0..1 + next(3))
+                .map(|_| {
+                    let length = [0, 50, 2000, 200_000][next(4) as usize];
+                    (0..length)
+                        .map(|_| match next(40) {
+                            0 => b'\n',
+                            1 => b'"',
+                            2 => 0,
+                            _ => b'a' + next(3) as u8,
+                        })
+                        .collect()
+                })
+                .collect();
+            let framing =
+                [Framing::Lines(b'\n'), Framing::Lines(0), Framing::Csv][next(3) as usize];
+            let headers = next(2) == 0;
+            let max = [30, 100, 1 << 20][next(3) as usize];
+            let stop = [1, 7, 1000, usize::MAX][next(4) as usize];
+            let [visit, read] = visited(&files, framing, headers, max, stop);
+            assert_eq!(
+                visit, read,
+                "case {case}: {framing:?} headers {headers} max {max}"
+            );
         }
     }
 

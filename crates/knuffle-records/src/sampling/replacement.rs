@@ -70,9 +70,7 @@ pub fn run(
         bytes.extend_from_slice(&record);
         starts.push(bytes.len());
         // Each record's offset, and its weight (16 bytes) under -w.
-        let held = bytes.len() as u64
-            + 8 * starts.len() as u64
-            + 16 * drawn_weights.len() as u64;
+        let held = bytes.len() as u64 + 8 * starts.len() as u64 + 16 * drawn_weights.len() as u64;
         if held > budget {
             if let (Some(count), Some(reopen)) = (count, reopen) {
                 drop((bytes, starts, drawn_weights));

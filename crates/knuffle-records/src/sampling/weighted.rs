@@ -10,6 +10,12 @@
 //! writes it), or with `--inorder` in input order. With `--print-random`
 //! each record is prefixed by its key `u^(1/w)` ([`describe_key`]); with
 //! `--gen-random-inorder` every record is, in input order, streaming.
+//! The sample of K reads each record where it lies in the read buffer
+//! (`RecordReader::visit_records`: no copy unless the reservoir keeps it)
+//! and a plain integer weight in one short scan of its field
+//! (`WeightField::quick_integer`), so that A-ExpJ, which must read every
+//! record's weight to count its jumps down, costs little more than
+//! Algorithm L's skipping.
 //!
 //! Without `-n`, every record: a weighted shuffle, the same law with every
 //! record drawn (A-Res with K = N: each record's key `ln(u)/w` drawn in input
@@ -40,6 +46,11 @@ use super::records::RecordReader;
 /// The weight field of each record.
 pub struct WeightField {
     index: usize,
+    /// Delimited lines whose delimiter is not `\r` (not CSV): the common
+    /// integer weight is read by [`WeightField::quick_integer`].
+    plain: bool,
+    delimiter: u8,
+    terminator: u8,
     /// How the field is named in messages: `field 3` or `field 3 ('w')`.
     label: String,
     splitter: Splitter,
@@ -63,6 +74,9 @@ impl WeightField {
             // No input at all: nothing to sample, nothing to look up.
             return Ok(WeightField {
                 index: 0,
+                plain: false,
+                delimiter: options.delimiter,
+                terminator: options.framing.terminator(),
                 label: String::new(),
                 splitter,
                 skip_bad: options.skip_bad_weights,
@@ -75,6 +89,9 @@ impl WeightField {
         };
         Ok(WeightField {
             index,
+            plain: !options.csv() && options.delimiter != b'\r',
+            delimiter: options.delimiter,
+            terminator: options.framing.terminator(),
             label,
             splitter,
             skip_bad: options.skip_bad_weights,
@@ -88,11 +105,25 @@ impl WeightField {
         record: &[u8],
         reader: &RecordReader,
     ) -> Result<Option<Weight>, SampleError> {
+        self.weight_at(record, &|| reader.place())
+    }
+
+    /// [`WeightField::weight`] of a record whose place (for messages) is
+    /// `place()`.
+    #[inline(never)]
+    pub fn weight_at(
+        &mut self,
+        record: &[u8],
+        place: &dyn Fn() -> String,
+    ) -> Result<Option<Weight>, SampleError> {
+        if let Some(integer) = self.quick_integer(record) {
+            return Ok(Some(Weight::Integer(integer)));
+        }
         let Some(text) = self.splitter.field_at(record, self.index) else {
             let fields = self.splitter.split(record);
             return Err(SampleError::data(format!(
                 "{} has {fields} field{}, so no {} (the weight)",
-                reader.place(),
+                place(),
                 if fields == 1 { "" } else { "s" },
                 self.label
             )));
@@ -103,11 +134,41 @@ impl WeightField {
             None => Err(SampleError::data(format!(
                 "{}: {} is '{}', not a weight (a positive finite number); \
                  --skip-bad-weights drops such records",
-                reader.place(),
+                place(),
                 self.label,
                 String::from_utf8_lossy(text)
             ))),
         }
+    }
+}
+
+impl WeightField {
+    /// The common case in one short scan, without splitting: a weight
+    /// field of 1 to 19 ASCII digits, not all zero, ended by the delimiter
+    /// or by the record's terminator, read as [`Weight::parse`] reads it.
+    /// `None` for anything else (blanks, a sign, a fraction, a missing
+    /// field, a `\r` before the terminator), which the general path then
+    /// reads or reports.
+    #[inline(always)]
+    fn quick_integer(&self, record: &[u8]) -> Option<u64> {
+        if !self.plain {
+            return None;
+        }
+        let mut at = 0;
+        for _ in 0..self.index {
+            at += memchr::memchr(self.delimiter, &record[at..])? + 1;
+        }
+        let mut value = 0u64;
+        for (digits, &byte) in record[at..].iter().enumerate() {
+            if byte.is_ascii_digit() && digits < 19 {
+                value = value * 10 + u64::from(byte - b'0');
+                continue;
+            }
+            let ended = byte == self.delimiter
+                || (byte == self.terminator && at + digits + 1 == record.len());
+            return (ended && digits > 0 && value > 0).then_some(value);
+        }
+        None
     }
 }
 
@@ -188,18 +249,29 @@ pub fn run(
     let mut reservoir: WeightedReservoir<Held> = WeightedReservoir::new(k);
     let meter = out.meter();
     let mut index = 0u64;
-    let mut record = Vec::new();
     let mut skipped = 0u64;
-    while reader.next_record(&mut record)? {
-        let Some(weight) = weights.weight(&record, reader)? else {
-            skipped += 1;
-            continue;
-        };
-        if reservoir.offer_with(weight.as_f64(), || meter.hold(index, record.clone()), rng) {
-            meter.check()?;
-        }
-        index += 1;
-    }
+    // Records are looked at where they lie in the read buffer; one is
+    // copied only when the reservoir keeps it.
+    reader.visit_records(
+        #[inline(always)]
+        |record, place| {
+            let weight = match weights.quick_integer(record) {
+                Some(integer) => Weight::Integer(integer),
+                None => match weights.weight_at(record, &|| place.describe())? {
+                    Some(weight) => weight,
+                    None => {
+                        skipped += 1;
+                        return Ok(true);
+                    }
+                },
+            };
+            if reservoir.offer_with(weight.as_f64(), || meter.hold(index, record.to_vec()), rng) {
+                meter.check()?;
+            }
+            index += 1;
+            Ok(true)
+        },
+    )?;
     note_skipped(skipped, notes);
     let kept: Vec<(f64, Held)> = if in_order {
         reservoir
@@ -319,6 +391,8 @@ pub fn describe_key(log_key: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sampling::options::Mode;
+    use crate::sampling::records::Framing;
 
     #[test]
     fn descending_keys_order_as_total_cmp_reversed_and_decode() {
@@ -354,6 +428,60 @@ mod tests {
             "1.000000e-1000"
         );
         assert_eq!(describe_key(0.0), "1");
+    }
+
+    #[test]
+    fn the_quick_integer_is_the_general_paths_weight() {
+        // Records of random fields from a small alphabet (digits, blanks,
+        // signs, dots, CR, the delimiter): wherever the quick path reads
+        // a weight, the general path reads the same.
+        let mut state = 0x0005_eed0_fa11_u64;
+        let mut next = move |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            ((u128::from(state >> 11) * u128::from(bound)) >> 53) as u64
+        };
+        let mut quick = 0;
+        for case in 0..20_000 {
+            let (csv, delimiter, terminator) =
+                [(false, b'\t', b'\n'), (false, b',', 0), (true, b',', b'\n')][next(3) as usize];
+            let mut options = SampleOptions::new(Mode::Uniform { count: None }, "q");
+            options.delimiter = delimiter;
+            options.framing = if csv {
+                Framing::Csv
+            } else {
+                Framing::Lines(terminator)
+            };
+            let field = FieldName::Number(1 + next(3) as usize);
+            let mut weights = WeightField::new(&field, &options, None).unwrap();
+            let alphabet = [
+                b'0', b'1', b'7', b'9', b' ', b'-', b'.', b'\r', b'"', delimiter,
+            ];
+            let mut record: Vec<u8> = (0..next(30))
+                .map(|_| {
+                    if next(3) == 0 {
+                        alphabet[next(alphabet.len() as u64) as usize]
+                    } else {
+                        b'0' + next(10) as u8
+                    }
+                })
+                .collect();
+            record.push(terminator);
+            let general = weights
+                .splitter
+                .field_at(&record, weights.index)
+                .and_then(Weight::parse);
+            if let Some(integer) = weights.quick_integer(&record) {
+                quick += 1;
+                assert_eq!(
+                    general,
+                    Some(Weight::Integer(integer)),
+                    "case {case}: {record:?}"
+                );
+            }
+        }
+        assert!(quick > 1000, "the quick path was taken {quick} times");
     }
 
     #[test]
