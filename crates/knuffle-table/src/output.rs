@@ -145,11 +145,19 @@ pub struct WriteSettings {
     pub writer_memory: usize,
 }
 
+/// Rows per batch written: batches are cut at multiples of it, whatever
+/// the sizes pushed, so the output's bytes do not depend on how the rows
+/// arrived (in memory, or bucket by bucket).
+pub const WRITE_ROWS: usize = 8192;
+
 /// Rows in the table order go in; they come out as one file or as shards.
 pub struct Emitter {
     settings: WriteSettings,
     schema: SchemaRef,
     target: Target,
+    /// Rows pushed but not yet written (fewer than [`WRITE_ROWS`]).
+    pending: Vec<RecordBatch>,
+    pending_rows: usize,
 }
 
 enum Target {
@@ -197,11 +205,38 @@ impl Emitter {
             settings,
             schema,
             target,
+            pending: Vec::new(),
+            pending_rows: 0,
         })
     }
 
     /// Writes the next rows of the order.
     pub fn push(&mut self, batch: &RecordBatch) -> Result<(), Error> {
+        if self.pending.is_empty() && batch.num_rows() == WRITE_ROWS {
+            return self.write(batch);
+        }
+        self.pending_rows += batch.num_rows();
+        self.pending.push(batch.clone());
+        while self.pending_rows >= WRITE_ROWS {
+            let all = arrow::compute::concat_batches(&self.schema, &self.pending)
+                .map_err(|e| Error::invalid(format!("internal: output batches: {e}")))?;
+            self.write(&all.slice(0, WRITE_ROWS))?;
+            self.pending_rows -= WRITE_ROWS;
+            self.pending = vec![all.slice(WRITE_ROWS, self.pending_rows)];
+        }
+        if self.pending_rows == 0 {
+            self.pending.clear();
+        }
+        Ok(())
+    }
+
+    /// Rows to push before the next batch boundary (pushing batches of this
+    /// many, then of [`WRITE_ROWS`], writes them without a copy).
+    pub fn rows_to_boundary(&self) -> usize {
+        WRITE_ROWS - self.pending_rows
+    }
+
+    fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {
         let limit = self.settings.writer_memory;
         match &mut self.target {
             Target::File(writer) => {
@@ -218,7 +253,12 @@ impl Emitter {
 
     /// Ends the output: the file is renamed into place, or the shards are
     /// linked into their directory.
-    pub fn finish(self) -> Result<(), Error> {
+    pub fn finish(mut self) -> Result<(), Error> {
+        if self.pending_rows > 0 {
+            let rest = arrow::compute::concat_batches(&self.schema, &self.pending)
+                .map_err(|e| Error::invalid(format!("internal: output batches: {e}")))?;
+            self.write(&rest)?;
+        }
         match self.target {
             Target::File(writer) => {
                 let file = writer.expect("the file is open until finish").finish()?;

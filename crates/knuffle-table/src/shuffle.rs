@@ -20,14 +20,18 @@ use crate::format::Format;
 use crate::layout::ParquetLayout;
 use crate::order::TableOrder;
 use crate::output::{Destination, Emitter, WriteSettings};
-use crate::source::{self, Opened, Source};
+use crate::source::{self, Opened, Reading, Source};
 use crate::spill::{self, LabelRange, Spill, Spilled};
 
 /// Rows per batch read from the inputs.
 pub const BATCH_ROWS: usize = 8192;
 
-/// Rows per batch gathered for the output.
-const OUT_ROWS: usize = 8192;
+/// Rows per batch gathered for the output: the batches the output is
+/// written in.
+const OUT_ROWS: usize = crate::output::WRITE_ROWS;
+
+/// Gathered batches waiting for the writer.
+const GATHER_AHEAD: usize = 4;
 
 /// Bytes of a bucket's ordering beyond its rows: a sort key (8) and a
 /// position (4) per row, and its labels and row numbers again (12).
@@ -77,11 +81,12 @@ pub fn shuffle_table(
     options: &Options,
 ) -> Result<Report, Error> {
     let sources = source::list(inputs, options.format)?;
+    let budget = Budget::of(options.memory);
     // One input is opened once (it may be a pipe); several are each read
     // twice, for their schemas and then their rows.
     let (schema, first) = match sources.as_slice() {
         [only] => {
-            let opened = source::open(only, None, BATCH_ROWS)?;
+            let opened = source::open(only, None, reading(&budget))?;
             (opened.schema.clone(), Some(opened))
         }
         _ => (source::common_schema(&sources)?, None),
@@ -89,7 +94,6 @@ pub fn shuffle_table(
     destination.check()?;
     let format = output_format(destination, options, &sources)?;
     let parquet = parquet_layout(&sources, first.as_ref(), options)?;
-    let budget = Budget::of(options.memory);
     let settings = WriteSettings {
         format,
         parquet,
@@ -135,7 +139,7 @@ fn parquet_layout(
         None => {
             let mut found: Option<ParquetLayout> = None;
             for source in sources.iter().filter(|s| s.format == Format::Parquet) {
-                let this = source::open(source, None, BATCH_ROWS)?
+                let this = source::open(source, None, Reading::one_at_a_time(BATCH_ROWS))?
                     .parquet
                     .unwrap_or_default();
                 match &mut found {
@@ -155,6 +159,16 @@ fn parquet_layout(
         layout.row_group_rows = rows.max(1);
     }
     Ok(layout)
+}
+
+/// Inputs are read in batches of [`BATCH_ROWS`]; Parquet row groups are
+/// decoded several at once when they take at most a quarter of the rows'
+/// share of memory.
+fn reading(budget: &Budget) -> Reading {
+    Reading {
+        batch_rows: BATCH_ROWS,
+        parallel_bytes: budget.rows / 4,
+    }
 }
 
 /// How the memory limit is shared.
@@ -224,7 +238,7 @@ impl Run {
         for source in sources {
             let opened = match first.take() {
                 Some(opened) => opened,
-                None => source::open(source, Some(self.schema.clone()), BATCH_ROWS)?,
+                None => source::open(source, Some(self.schema.clone()), reading(&self.budget))?,
             };
             let file_bytes = std::fs::metadata(&source.path).map_or(0, |m| m.len());
             let file_rows = opened.rows;
@@ -384,28 +398,48 @@ impl Run {
         let columns: Vec<Vec<&dyn Array>> = (0..self.schema.fields().len())
             .map(|c| batches.iter().map(|b| b.column(c).as_ref()).collect())
             .collect();
-        let mut indices = Vec::with_capacity(OUT_ROWS);
-        for chunk in positions.chunks(OUT_ROWS) {
-            indices.clear();
-            indices.extend(chunk.iter().map(|&p| {
-                let p = p as usize;
-                let b = starts.partition_point(|&s| s <= p) - 1;
-                (b, p - starts[b])
-            }));
+        let gathered = |chunk: &[u32]| -> Result<RecordBatch, Error> {
+            let indices: Vec<(usize, usize)> = chunk
+                .iter()
+                .map(|&p| {
+                    let p = p as usize;
+                    let b = starts.partition_point(|&s| s <= p) - 1;
+                    (b, p - starts[b])
+                })
+                .collect();
             let arrays = columns
                 .iter()
                 .map(|values| arrow::compute::interleave(values, &indices))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| Error::invalid(format!("internal: gathering rows: {e}")))?;
-            let out = RecordBatch::try_new_with_options(
+            RecordBatch::try_new_with_options(
                 self.schema.clone(),
                 arrays,
                 &arrow::array::RecordBatchOptions::new().with_row_count(Some(indices.len())),
             )
-            .map_err(|e| Error::invalid(format!("internal: gathered rows: {e}")))?;
-            emitter.push(&out)?;
-        }
-        Ok(())
+            .map_err(|e| Error::invalid(format!("internal: gathered rows: {e}")))
+        };
+        // Gathering (random reads) on one thread, encoding and writing on
+        // this one: the two overlap, a few batches apart.
+        std::thread::scope(|scope| {
+            let (sender, receiver) = std::sync::mpsc::sync_channel(GATHER_AHEAD);
+            let first = emitter.rows_to_boundary().min(positions.len());
+            scope.spawn(move || {
+                let (head, rest) = positions.split_at(first);
+                let chunks = std::iter::once(head)
+                    .filter(|h| !h.is_empty())
+                    .chain(rest.chunks(OUT_ROWS));
+                for chunk in chunks {
+                    if sender.send(gathered(chunk)).is_err() {
+                        break;
+                    }
+                }
+            });
+            for batch in receiver {
+                emitter.push(&batch?)?;
+            }
+            Ok(())
+        })
     }
 
     /// Reads the buckets back in label order, orders each and writes it;

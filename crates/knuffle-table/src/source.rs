@@ -2,6 +2,7 @@
 //! shards, each opened as a stream of Arrow record batches, all of one
 //! schema.
 
+use std::collections::VecDeque;
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -9,7 +10,7 @@ use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
 
 use crate::error::{Error, arrow_error, parquet_error};
 use crate::format::Format;
@@ -97,21 +98,38 @@ pub struct Opened {
 /// The schema of `source` without reading its rows (a CSV's header, a
 /// JSON Lines file's inferred types: the whole file is read for those).
 pub fn schema_of(source: &Source) -> Result<SchemaRef, Error> {
-    Ok(open(source, None, 1024)?.schema)
+    Ok(open(source, None, Reading::one_at_a_time(1024))?.schema)
 }
 
-/// Opens `source` for reading batches of about `batch_rows` rows; `schema`
+/// How an input is read: rows per batch, and the memory that decoding
+/// several Parquet row groups at once may take.
+#[derive(Clone, Copy, Debug)]
+pub struct Reading {
+    /// Rows per batch.
+    pub batch_rows: usize,
+    /// Bytes several row groups decoded at once may take.
+    pub parallel_bytes: u64,
+}
+
+impl Reading {
+    /// Batches of `batch_rows`, one row group at a time.
+    pub fn one_at_a_time(batch_rows: usize) -> Reading {
+        Reading {
+            batch_rows,
+            parallel_bytes: 0,
+        }
+    }
+}
+
+/// Opens `source` for reading as `reading` says; `schema`
 /// overrides the one a JSON Lines file would be read with (the merged
 /// schema of several files).
-pub fn open(
-    source: &Source,
-    schema: Option<SchemaRef>,
-    batch_rows: usize,
-) -> Result<Opened, Error> {
+pub fn open(source: &Source, schema: Option<SchemaRef>, reading: Reading) -> Result<Opened, Error> {
     let path = source.path.clone();
+    let batch_rows = reading.batch_rows;
     let file = File::open(&path).map_err(|e| Error::io_at(&path, &e))?;
     match source.format {
-        Format::Parquet => open_parquet(path, file, batch_rows),
+        Format::Parquet => open_parquet(path, file, reading),
         Format::ArrowFile => {
             let reader = arrow::ipc::reader::FileReader::try_new(BufReader::new(file), None)
                 .map_err(|e| arrow_error(&path, e))?;
@@ -139,19 +157,108 @@ where
     }
 }
 
-fn open_parquet(path: PathBuf, file: File, batch_rows: usize) -> Result<Opened, Error> {
-    let builder =
-        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| parquet_error(&path, e))?;
-    let layout = ParquetLayout::of(builder.metadata());
-    let rows = u64::try_from(builder.metadata().file_metadata().num_rows()).ok();
-    let schema = builder.schema().clone();
-    let reader = builder
-        .with_batch_size(batch_rows)
-        .build()
+fn open_parquet(path: PathBuf, file: File, reading: Reading) -> Result<Opened, Error> {
+    let metadata = ArrowReaderMetadata::load(&file, Default::default())
         .map_err(|e| parquet_error(&path, e))?;
-    let mut opened = from_arrow(path, schema, reader, rows);
-    opened.parquet = Some(layout);
-    Ok(opened)
+    // Row groups decoded at once: as many as there are threads, when that
+    // many of the largest fit in the memory allowed for it.
+    let largest = metadata
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(|g| u64::try_from(g.total_byte_size()).unwrap_or(0))
+        .max()
+        .unwrap_or(0);
+    let threads = rayon::current_num_threads().max(1);
+    let parallel = if largest.saturating_mul(threads as u64) <= reading.parallel_bytes {
+        threads
+    } else {
+        1
+    };
+    let batch_rows = reading.batch_rows;
+    let layout = ParquetLayout::of(metadata.metadata());
+    let rows = u64::try_from(metadata.metadata().file_metadata().num_rows()).ok();
+    let schema = metadata.schema().clone();
+    let groups = RowGroups {
+        path,
+        file,
+        metadata,
+        next: 0,
+        batch_rows,
+        parallel,
+        ready: VecDeque::new(),
+    };
+    Ok(Opened {
+        schema,
+        batches: Box::new(groups),
+        rows,
+        parquet: Some(layout),
+    })
+}
+
+/// A Parquet file's batches, row group after row group; with `parallel`
+/// above 1, that many row groups are decoded at once (on rayon's threads)
+/// and their batches handed out in file order.
+struct RowGroups {
+    path: PathBuf,
+    file: File,
+    metadata: ArrowReaderMetadata,
+    next: usize,
+    batch_rows: usize,
+    parallel: usize,
+    ready: VecDeque<Result<RecordBatch, Error>>,
+}
+
+impl RowGroups {
+    fn decode(&self, group: usize) -> Result<Vec<RecordBatch>, Error> {
+        // Each decoder its own descriptor (a shared one shares its offset);
+        // the first group reads the descriptor opened first.
+        let file = if self.parallel > 1 {
+            File::open(&self.path)
+        } else {
+            self.file.try_clone()
+        }
+        .map_err(|e| Error::io_at(&self.path, &e))?;
+        ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.metadata.clone())
+            .with_row_groups(vec![group])
+            .with_batch_size(self.batch_rows)
+            .build()
+            .map_err(|e| parquet_error(&self.path, e))?
+            .map(|batch| batch.map_err(|e| arrow_error(&self.path, e)))
+            .collect()
+    }
+}
+
+impl Iterator for RowGroups {
+    type Item = Result<RecordBatch, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let groups = self.metadata.metadata().num_row_groups();
+        while self.ready.is_empty() && self.next < groups {
+            let end = (self.next + self.parallel).min(groups);
+            let decoded: Vec<Result<Vec<RecordBatch>, Error>> = if end - self.next > 1 {
+                use rayon::prelude::*;
+                (self.next..end)
+                    .into_par_iter()
+                    .map(|g| self.decode(g))
+                    .collect()
+            } else {
+                vec![self.decode(self.next)]
+            };
+            self.next = end;
+            for group in decoded {
+                match group {
+                    Ok(batches) => self.ready.extend(batches.into_iter().map(Ok)),
+                    Err(e) => {
+                        self.ready.push_back(Err(e));
+                        self.next = groups;
+                        break;
+                    }
+                }
+            }
+        }
+        self.ready.pop_front()
+    }
 }
 
 /// A CSV file's columns are strings named by its header: every field comes

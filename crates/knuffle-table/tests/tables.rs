@@ -288,6 +288,14 @@ fn the_order_does_not_depend_on_files_memory_or_shards() {
     assert!(report.buckets >= 2, "{report:?}");
     assert_same(&read_parquet(&external), &expected);
 
+    // Arrow IPC out: the same bytes in memory and through buckets (batches
+    // are cut at the same rows whatever the buckets).
+    let ipc_memory = dir.path().join("memory.arrow");
+    let ipc_buckets = dir.path().join("buckets.arrow");
+    shuffle(std::slice::from_ref(&whole), &ipc_memory, &options("same"));
+    shuffle(std::slice::from_ref(&whole), &ipc_buckets, &small);
+    assert_eq!(fs::read(&ipc_memory).unwrap(), fs::read(&ipc_buckets).unwrap());
+
     // Shards out: their concatenation is the order.
     let out = dir.path().join("sharded");
     shuffle_table(

@@ -5,11 +5,16 @@ use knuffle_table::{TableOrder, table_order};
 
 #[test]
 fn permutations() {
-    assert_eq!(table_order("friday poker", 10), [6, 4, 1, 8, 3, 2, 0, 5, 7, 9]);
+    assert_eq!(
+        table_order("friday poker", 10),
+        [6, 4, 1, 8, 3, 2, 0, 5, 7, 9]
+    );
     assert_eq!(table_order("", 5), [4, 1, 0, 2, 3]);
     assert_eq!(
         table_order("42", 20),
-        [2, 12, 1, 0, 9, 7, 5, 4, 11, 8, 13, 15, 17, 6, 3, 14, 16, 10, 18, 19]
+        [
+            2, 12, 1, 0, 9, 7, 5, 4, 11, 8, 13, 15, 17, 6, 3, 14, 16, 10, 18, 19
+        ]
     );
 }
 
@@ -18,16 +23,24 @@ fn labels() {
     let order = TableOrder::new("friday poker");
     assert_eq!(
         order.labels(0, 6),
-        [2519465350, 1516506482, 2360106229, 2197290069, 359571723, 3355490449]
+        [
+            2519465350, 1516506482, 2360106229, 2197290069, 359571723, 3355490449
+        ]
     );
-    assert_eq!(order.labels(1_000_000, 3), [3573169330, 3987142846, 1043212964]);
+    assert_eq!(
+        order.labels(1_000_000, 3),
+        [3573169330, 3987142846, 1043212964]
+    );
 }
 
 #[test]
 fn ties() {
     let order = TableOrder::new("friday poker");
     let labels = order.labels(0, 200_000);
-    assert_eq!((labels[108_118], labels[158_816]), (514_835_629, 514_835_629));
+    assert_eq!(
+        (labels[108_118], labels[158_816]),
+        (514_835_629, 514_835_629)
+    );
     let mut rows = [108_118u64, 158_816];
     order.order_ties(514_835_629, &mut rows);
     assert_eq!(rows, [158_816, 108_118]);
