@@ -82,7 +82,19 @@ impl<W: Write + Send> TableWriter<W> {
         let name = &self.name;
         match &mut self.format {
             Writer::Parquet(w) => w.write(batch).map_err(|e| parquet_error(name, e)),
-            Writer::ArrowFile(w) => w.write(batch).map_err(|e| arrow_error(name, e)),
+            Writer::ArrowFile(w) => w.write(batch).map_err(|e| match e {
+                arrow::error::ArrowError::InvalidArgumentError(text)
+                    if text.contains("Dictionary replacement") =>
+                {
+                    Error::invalid(format!(
+                        "{}: an Arrow IPC file holds one dictionary per column, and a \
+                         dictionary column's values differ between batches of this table: \
+                         write an Arrow stream (.arrows) or Parquet instead",
+                        name.display()
+                    ))
+                }
+                other => arrow_error(name, other),
+            }),
             Writer::ArrowStream(w) => w.write(batch).map_err(|e| arrow_error(name, e)),
             Writer::Csv(w) => w.write(batch).map_err(|e| arrow_error(name, e)),
             Writer::Json(w) => w.write(batch).map_err(|e| arrow_error(name, e)),

@@ -288,13 +288,39 @@ fn the_order_does_not_depend_on_files_memory_or_shards() {
     assert!(report.buckets >= 2, "{report:?}");
     assert_same(&read_parquet(&external), &expected);
 
-    // Arrow IPC out: the same bytes in memory and through buckets (batches
+    // CSV out: the same bytes in memory and through buckets (the batches
     // are cut at the same rows whatever the buckets).
-    let ipc_memory = dir.path().join("memory.arrow");
-    let ipc_buckets = dir.path().join("buckets.arrow");
-    shuffle(std::slice::from_ref(&whole), &ipc_memory, &options("same"));
-    shuffle(std::slice::from_ref(&whole), &ipc_buckets, &small);
-    assert_eq!(fs::read(&ipc_memory).unwrap(), fs::read(&ipc_buckets).unwrap());
+    let text = dir.path().join("text.csv");
+    fs::write(&text, {
+        let mut t = String::from("id,name\n");
+        for i in 0..n {
+            t.push_str(&format!("{i},\"n{i},\n{}\"\n", "x".repeat(i % 50)));
+        }
+        t
+    })
+    .unwrap();
+    let csv_memory = dir.path().join("memory.csv");
+    let csv_buckets = dir.path().join("buckets.csv");
+    shuffle(std::slice::from_ref(&text), &csv_memory, &options("same"));
+    assert!(shuffle(std::slice::from_ref(&text), &csv_buckets, &small).buckets >= 2);
+    let same = fs::read(&csv_memory).unwrap() == fs::read(&csv_buckets).unwrap();
+    assert!(same, "CSV outputs differ between memory and buckets");
+    // An IPC file holds one dictionary per column: a dictionary column
+    // whose values differ between batches is a clear error, and no file.
+    let file = dir.path().join("dictionaries.arrow");
+    let error = shuffle_table(
+        std::slice::from_ref(&whole),
+        &Destination::File(file.clone()),
+        &small,
+    )
+    .unwrap_err();
+    assert!(
+        error
+            .message()
+            .contains("write an Arrow stream (.arrows) or Parquet"),
+        "{error}"
+    );
+    assert!(!file.exists());
 
     // Shards out: their concatenation is the order.
     let out = dir.path().join("sharded");
