@@ -49,9 +49,9 @@ Modes and their laws (the same --seed gives the same output):
                 order. In bounded memory (see below).
   -r [-n K]     with replacement: K independent draws (endless without -n), each record
                 with probability exactly 1/N. Holds every record in memory (each draw needs
-                N): the records' bytes and 16 bytes each; with -n K, inputs that do not fit
-                are read twice instead (to count, then to collect the K draws; standard
-                input is first copied to a nameless temporary file in -T DIR).
+                N): the records' bytes and 8 bytes each (24 with -w); with -n K, inputs that
+                do not fit are read twice instead (to count, then to collect the K draws;
+                standard input is first copied to a nameless temporary file in -T DIR).
   -r -w FIELD   with replacement by weight: each draw picks a record with probability
                 weight/total, exactly for integer weights (an exact integer draw below the
                 total, which must stay below 2^64, then a search of the cumulative sums);
