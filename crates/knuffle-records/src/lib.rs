@@ -79,9 +79,10 @@
 //!    walk goes down: `records` -> `plan` -> a strategy -> `engine` ->
 //!    `output`.
 //! 8. **Sampling** ([`sampling`], its own folder, using only layer 1:
-//!    `written_file`, `error`, `memory`): the record-level engine of
+//!    `written_file`, `error`, `memory`, `scan`): the record-level engine of
 //!    `knuffle sample` and `knuffle split` (records and CSV in, fields,
-//!    exact probabilities, one module per mode), so that the command line
+//!    exact probabilities, one module per mode, sorted runs in temporary
+//!    files for the shuffles of every record), so that the command line
 //!    and Python give the same bytes for the same seed.
 
 #![warn(missing_docs)]
