@@ -35,7 +35,8 @@
 //! 1. `error`, `format` (formats and their names), `order` (the table
 //!    order: labels, ties, the reference permutation).
 //! 2. `layout` (a Parquet output's compression, row groups, metadata),
-//!    `source` (inputs: files, directories of shards, one schema), `sink`
+//!    `source` (inputs: files, directories of shards, one schema),
+//!    `parquet_out` (a Parquet writer encoding columns in parallel), `sink`
 //!    (a table written in one format).
 //! 3. `output` (one file or shards, nothing visible until complete),
 //!    `spill` (bucket files).
@@ -46,6 +47,7 @@ mod format;
 mod layout;
 mod order;
 mod output;
+mod parquet_out;
 mod shuffle;
 mod sink;
 mod source;

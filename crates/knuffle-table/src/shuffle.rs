@@ -546,7 +546,7 @@ impl Sample {
         };
         self.rows += kept.num_rows() as u64;
         self.batches.push(kept);
-        if self.rows >= 2 * self.count.max(BATCH_ROWS as u64) {
+        if self.rows >= self.count.max(BATCH_ROWS as u64).saturating_mul(2) {
             self.compact(run)?;
         }
         let bytes: u64 = self

@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
-use parquet::arrow::ArrowWriter;
 
 use crate::error::{Error, arrow_error, parquet_error};
 use crate::format::Format;
 use crate::layout::ParquetLayout;
+use crate::parquet_out::ParallelParquet;
 
 /// Bytes buffered between a (non-Parquet) table writer and its sink.
 const BUFFER: usize = 1 << 20;
@@ -27,7 +27,7 @@ pub struct TableWriter<W: Write + Send> {
 }
 
 enum Writer<W: Write + Send> {
-    Parquet(ArrowWriter<W>),
+    Parquet(ParallelParquet<W>),
     ArrowFile(arrow::ipc::writer::FileWriter<BufWriter<W>>),
     ArrowStream(arrow::ipc::writer::StreamWriter<BufWriter<W>>),
     Csv(arrow::csv::Writer<BufWriter<W>>),
@@ -47,7 +47,7 @@ impl<W: Write + Send> TableWriter<W> {
         let buffered = |sink| BufWriter::with_capacity(BUFFER, sink);
         let writer = match format {
             Format::Parquet => Writer::Parquet(
-                ArrowWriter::try_new(sink, schema.clone(), Some(parquet.properties()))
+                ParallelParquet::try_new(sink, schema, parquet)
                     .map_err(|e| parquet_error(name, e))?,
             ),
             Format::ArrowFile => Writer::ArrowFile(
@@ -113,7 +113,7 @@ impl<W: Write + Send> TableWriter<W> {
     /// nothing to end.
     pub fn end_row_group(&mut self) -> Result<(), Error> {
         match &mut self.format {
-            Writer::Parquet(w) => w.flush().map_err(|e| parquet_error(&self.name, e)),
+            Writer::Parquet(w) => w.end_row_group().map_err(|e| parquet_error(&self.name, e)),
             _ => Ok(()),
         }
     }

@@ -39,7 +39,7 @@ const STDOUT_CAP: usize = 64 << 10;
 
 /// The value names (`--help`'s `<N>` or `=N`) of numeric options.
 const NUMERIC_VALUE_NAMES: &[&str] = &[
-    "N", "K", "R", "COUNT", "SIZE", "TRIALS", "PATHS", "ALPHA", "W", "LO-HI", "0|1",
+    "N", "K", "R", "COUNT", "SIZE", "TRIALS", "PATHS", "ALPHA", "W", "LO-HI", "0|1", "ROWS",
 ];
 
 /// Value names of options whose values are real numbers.
@@ -368,7 +368,92 @@ const CASES: &[Case] = &[
         ],
     )
     .stdin(b"a\nb\nc\n"),
+    // table (a CSV on standard input)
+    case(
+        "table",
+        "head-count",
+        &[
+            "table",
+            "/dev/stdin",
+            "--format",
+            "csv",
+            "--seed",
+            "s",
+            "-o",
+            "{T}/o.csv",
+            "-n",
+            "V",
+        ],
+    )
+    .stdin(TABLE),
+    case(
+        "table",
+        "shards",
+        &[
+            "table",
+            "/dev/stdin",
+            "--format",
+            "csv",
+            "--seed",
+            "s",
+            "-o",
+            "{T}/o",
+            "--shards",
+            "V",
+        ],
+    )
+    .stdin(TABLE),
+    case(
+        "table",
+        "rows-per-shard",
+        &[
+            "table",
+            "/dev/stdin",
+            "--format",
+            "csv",
+            "--seed",
+            "s",
+            "-o",
+            "{T}/o",
+            "--rows-per-shard",
+            "V",
+        ],
+    )
+    .stdin(TABLE),
+    case(
+        "table",
+        "memory",
+        &[
+            "table",
+            "/dev/stdin",
+            "--format",
+            "csv",
+            "-o",
+            "{T}/o.csv",
+            "--memory",
+            "V",
+        ],
+    )
+    .stdin(TABLE),
+    case(
+        "table",
+        "row-group-rows",
+        &[
+            "table",
+            "/dev/stdin",
+            "--format",
+            "csv",
+            "-o",
+            "{T}/o.parquet",
+            "--row-group-rows",
+            "V",
+        ],
+    )
+    .stdin(TABLE),
 ];
+
+/// A small CSV table for `knuffle table`.
+const TABLE: &[u8] = b"id,name\n1,a\n2,\"b,c\"\n3,d\n";
 
 /// The subcommands, as `knuffle --help` lists them.
 fn subcommands() -> Vec<String> {
