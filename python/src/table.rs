@@ -1,15 +1,14 @@
 //! The table order in Python (docs/table-order.md): the reference
-//! permutation `knuffle.table_order(seed, n)`; the two steps the engines
-//! (`knuffle.dask`, `knuffle.spark`, `knuffle.ray`) run on their
-//! partitions: the labels of a range of global rows, and the order of the
-//! rows of one contiguous range of labels; and `knuffle.shuffle_table` on
+//! permutation `knuffle.table_order(seed, n)`; the labels of a range of
+//! global rows (the engines' own steps are in `engines.rs`); and
+//! `knuffle.shuffle_table` on
 //! files, which is `knuffle table` (the engine `knuffle_table`, with the
 //! GIL released).
 
 use std::path::PathBuf;
 
-use knuffle_table::{Destination, ErrorKind, Format, LABELS, Options, ShardSplit, TableOrder};
-use numpy::{PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
+use knuffle_table::{Destination, ErrorKind, Format, Options, ShardSplit, TableOrder};
+use numpy::PyArray1;
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -74,76 +73,6 @@ fn table_labels<'py>(
             .map(i64::from)
             .collect::<Vec<i64>>()
     });
-    Ok(PyArray1::from_vec(py, out))
-}
-
-/// The positions that put rows with these labels and global row numbers
-/// in the table order.
-fn order_rows(order: &TableOrder, labels: &[i64], rows: &[i64]) -> Result<Vec<i64>, String> {
-    let mut keyed: Vec<(u32, u64)> = Vec::new();
-    keyed
-        .try_reserve_exact(labels.len())
-        .map_err(|_| format!("cannot allocate the order of {} rows", labels.len()))?;
-    // Labels and rows were checked to be in range by the caller.
-    keyed.extend(
-        labels
-            .iter()
-            .zip(rows)
-            .map(|(&label, &row)| (label as u32, row as u64)),
-    );
-    let mut by_row: Vec<(u64, i64)> = keyed.iter().map(|k| k.1).zip(0i64..).collect();
-    by_row.sort_unstable();
-    if let Some(pair) = by_row.windows(2).find(|w| w[0].0 == w[1].0) {
-        return Err(format!(
-            "global row {} appears twice (did the input change between the pass that \
-             counted the rows and the shuffle?)",
-            pair[0].0
-        ));
-    }
-    order.order_pairs(&mut keyed);
-    Ok(keyed
-        .into_iter()
-        .map(|(_, row)| {
-            let i = by_row.partition_point(|p| p.0 < row);
-            by_row[i].1
-        })
-        .collect())
-}
-
-/// `table_order_rows(seed, labels, rows)`: the positions (int64) that put
-/// these rows (their labels and global row numbers) in the table order.
-#[pyfunction]
-fn table_order_rows<'py>(
-    py: Python<'py>,
-    seed: &str,
-    labels: PyReadonlyArray1<'py, i64>,
-    rows: PyReadonlyArray1<'py, i64>,
-) -> PyResult<Bound<'py, PyArray1<i64>>> {
-    if labels.len() != rows.len() {
-        return Err(PyValueError::new_err(format!(
-            "{} labels for {} rows",
-            labels.len(),
-            rows.len()
-        )));
-    }
-    let labels = labels
-        .as_slice()
-        .map_err(|_| PyValueError::new_err("the labels are not a contiguous array"))?;
-    let rows = rows
-        .as_slice()
-        .map_err(|_| PyValueError::new_err("the row numbers are not a contiguous array"))?;
-    if let Some(bad) = labels.iter().find(|&&l| !(0..LABELS as i64).contains(&l)) {
-        return Err(PyValueError::new_err(format!(
-            "label {bad} is outside 0..2**32"
-        )));
-    }
-    if let Some(bad) = rows.iter().find(|&&r| r < 0) {
-        return Err(PyValueError::new_err(format!("negative row number {bad}")));
-    }
-    let order = TableOrder::new(seed);
-    let out = py
-        .detach(|| order_rows(&order, labels, rows))
-        .map_err(PyValueError::new_err)?;
     Ok(PyArray1::from_vec(py, out))
 }
 
@@ -233,7 +162,6 @@ fn shuffle_table_paths(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(table_order, m)?)?;
     m.add_function(wrap_pyfunction!(table_labels, m)?)?;
-    m.add_function(wrap_pyfunction!(table_order_rows, m)?)?;
     m.add_function(wrap_pyfunction!(shuffle_table_paths, m)?)?;
     Ok(())
 }
