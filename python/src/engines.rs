@@ -60,9 +60,9 @@ fn table_labels_at<'py>(
 }
 
 /// The positions that put the rows `(labels[p], rows[p])` in the table
-/// order: sorted by (label, row), then each run of equal labels permuted by
-/// its bucket's generator ([`TableOrder::order_ties`]). Input already in
-/// (label, row) order costs one pass (the sort finds the run).
+/// order: sorted by (label, row), then each run of equal labels in its tie
+/// order ([`TableOrder::order_sorted`]). Input already in (label, row)
+/// order costs one pass (the sort finds the run).
 fn order_positions(order: &TableOrder, labels: &[u32], rows: &[i64]) -> Result<Vec<i64>, String> {
     let n = labels.len();
     let mut keyed: Vec<(u32, u64, usize)> = Vec::new();
@@ -77,37 +77,15 @@ fn order_positions(order: &TableOrder, labels: &[u32], rows: &[i64]) -> Result<V
             .map(|(p, (&label, &row))| (label, row as u64, p)),
     );
     keyed.sort_unstable_by_key(|k| (k.0, k.1));
-    let mut ties: Vec<u64> = Vec::new();
-    let mut start = 0;
-    while start < n {
-        let label = keyed[start].0;
-        let mut end = start + 1;
-        while end < n && keyed[end].0 == label {
-            if keyed[end].1 == keyed[end - 1].1 {
-                return Err(format!(
-                    "global row {} appears twice (did the input change between the pass \
-                     that counted its rows and the shuffle?)",
-                    keyed[end].1
-                ));
-            }
-            end += 1;
-        }
-        if end - start > 1 {
-            // `run` is sorted by row number: the bucket's rows in ascending
-            // order, as order_ties takes them; each tied row then finds its
-            // position by a binary search in the run.
-            let run = &mut keyed[start..end];
-            ties.clear();
-            ties.extend(run.iter().map(|k| k.1));
-            order.order_ties(label, &mut ties);
-            let by_row: Vec<(u64, usize)> = run.iter().map(|k| (k.1, k.2)).collect();
-            for (slot, &row) in run.iter_mut().zip(&ties) {
-                let i = by_row.partition_point(|p| p.0 < row);
-                *slot = (label, row, by_row[i].1);
-            }
-        }
-        start = end;
+    // A row's label follows from its number: a row twice is twice in one run.
+    if let Some(pair) = keyed.windows(2).find(|w| w[0].1 == w[1].1) {
+        return Err(format!(
+            "global row {} appears twice (did the input change between the pass \
+             that counted its rows and the shuffle?)",
+            pair[0].1
+        ));
     }
+    order.order_sorted(&mut keyed, |k| k.0, |k| k.1);
     Ok(keyed.into_iter().map(|k| k.2 as i64).collect())
 }
 

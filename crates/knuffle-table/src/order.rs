@@ -94,17 +94,35 @@ impl TableOrder {
     /// in the table order: by label, equal labels by [`Self::order_ties`].
     pub fn order_pairs(&self, rows: &mut [(u32, u64)]) {
         rows.sort_unstable();
+        self.order_sorted(rows, |r| r.0, |r| r.1);
+    }
+
+    /// Puts `items`, already sorted by (label, row) with distinct rows, in
+    /// the table order: each run of equal labels is permuted as
+    /// [`Self::order_ties`] permutes its rows (`label` and `row` read an
+    /// item's; an item carries whatever else goes with its row).
+    pub fn order_sorted<T: Copy>(
+        &self,
+        items: &mut [T],
+        label: impl Fn(&T) -> u32,
+        row: impl Fn(&T) -> u64,
+    ) {
         let mut ties = Vec::new();
         let mut start = 0;
-        while start < rows.len() {
-            let label = rows[start].0;
-            let end = start + rows[start..].partition_point(|r| r.0 == label);
+        while start < items.len() {
+            let run_label = label(&items[start]);
+            let end = start + items[start..].partition_point(|item| label(item) == run_label);
             if end - start > 1 {
+                let run = &mut items[start..end];
                 ties.clear();
-                ties.extend(rows[start..end].iter().map(|r| r.1));
-                self.order_ties(label, &mut ties);
-                for (slot, &row) in rows[start..end].iter_mut().zip(&ties) {
-                    slot.1 = row;
+                ties.extend(run.iter().map(&row));
+                self.order_ties(run_label, &mut ties);
+                // The run is in ascending row order: each row of the tie
+                // order finds its item by a binary search.
+                let ascending: Vec<T> = run.to_vec();
+                for (slot, tied) in run.iter_mut().zip(&ties) {
+                    let at = ascending.partition_point(|item| row(item) < *tied);
+                    *slot = ascending[at];
                 }
             }
             start = end;
@@ -149,36 +167,13 @@ impl TableOrder {
             keys[starts[g]..starts[g + 1]].sort_unstable();
         }
         drop(starts);
-        let mut positions: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
-        let mut start = 0;
-        while start < n {
-            let label = (keys[start] >> 32) as u32;
-            let mut end = start + 1;
-            while end < n && (keys[end] >> 32) as u32 == label {
-                end += 1;
-            }
-            if end - start > 1 {
-                self.order_tied_positions(label, &mut positions[start..end], &row_of);
-            }
-            start = end;
-        }
-        positions
-    }
-
-    /// Orders positions (ascending, of rows ascending) that share `label`.
-    fn order_tied_positions(
-        &self,
-        label: u32,
-        positions: &mut [u32],
-        row_of: &impl Fn(usize) -> u64,
-    ) {
-        let by_row: Vec<(u64, u32)> = positions.iter().map(|&p| (row_of(p as usize), p)).collect();
-        let mut rows: Vec<u64> = by_row.iter().map(|r| r.0).collect();
-        self.order_ties(label, &mut rows);
-        for (slot, row) in positions.iter_mut().zip(rows) {
-            let at = by_row.partition_point(|r| r.0 < row);
-            *slot = by_row[at].1;
-        }
+        // A key is (label, position), and positions ascend with rows.
+        self.order_sorted(
+            &mut keys,
+            |&k| (k >> 32) as u32,
+            |&k| row_of(k as u32 as usize),
+        );
+        keys.into_iter().map(|k| k as u32).collect()
     }
 }
 
