@@ -101,8 +101,8 @@ pub fn shuffle_table(
     };
     let run = Run {
         order: TableOrder::new(&options.seed),
+        spill_schema: spill::spill_schema(&schema),
         schema,
-        spill_schema: None,
         budget,
         temp_dir: options.temp_dir.clone().unwrap_or_else(std::env::temp_dir),
         count: options.count,
@@ -209,7 +209,8 @@ enum Held {
 struct Run {
     order: TableOrder,
     schema: SchemaRef,
-    spill_schema: Option<SchemaRef>,
+    /// The table's schema with the row number and label of spilled rows.
+    spill_schema: SchemaRef,
     budget: Budget,
     temp_dir: PathBuf,
     count: Option<u64>,
@@ -305,12 +306,6 @@ impl Run {
         })
     }
 
-    fn spill_schema(&mut self) -> SchemaRef {
-        self.spill_schema
-            .get_or_insert_with(|| spill::spill_schema(&self.schema))
-            .clone()
-    }
-
     /// Adds a batch (rows `first..`) to what is held, moving everything to
     /// bucket files when it no longer fits; `share_read` estimates the
     /// share of the input read so far.
@@ -347,7 +342,7 @@ impl Run {
                 let estimate = bytes as f64 / share_read();
                 let target = self.bucket_target() as f64;
                 let buckets = ((estimate * 1.25 / target).ceil() as usize).clamp(2, 4096);
-                let schema = self.spill_schema();
+                let schema = self.spill_schema.clone();
                 let mut spill = Spill::new(
                     &self.temp_dir,
                     schema.clone(),
@@ -368,7 +363,7 @@ impl Run {
                 Ok(Held::Spilling(spill))
             }
             Held::Spilling(mut spill) => {
-                let schema = self.spill_schema();
+                let schema = self.spill_schema.clone();
                 spill.add(&spill::with_helpers(&batch, &schema, first, &labels)?)?;
                 Ok(Held::Spilling(spill))
             }
@@ -455,7 +450,7 @@ impl Run {
                 let buckets = (size.div_ceil(self.bucket_target()) as usize + 1).clamp(2, 4096);
                 let mut again = Spill::new(
                     &self.temp_dir,
-                    spilled_schema(self, spilled),
+                    self.spill_schema.clone(),
                     range,
                     buckets,
                     self.budget.pending,
@@ -487,12 +482,6 @@ impl Run {
     }
 }
 
-fn spilled_schema(run: &Run, _spilled: &Spilled) -> SchemaRef {
-    run.spill_schema
-        .clone()
-        .unwrap_or_else(|| spill::spill_schema(&run.schema))
-}
-
 /// `-n K`: the rows that can still be among the first K of the order.
 /// After each compaction only rows with a label at most the K-th smallest
 /// label seen are kept (all of that label's rows too, since its ties are
@@ -502,6 +491,8 @@ struct Sample {
     count: u64,
     batches: Vec<RecordBatch>,
     rows: u64,
+    /// The memory of `batches`.
+    bytes: u64,
     /// Rows with a larger label cannot be among the first K.
     threshold: Option<u32>,
 }
@@ -512,6 +503,7 @@ impl Sample {
             count,
             batches: Vec::new(),
             rows: 0,
+            bytes: 0,
             threshold: None,
         }
     }
@@ -526,10 +518,7 @@ impl Sample {
         if self.count == 0 {
             return Ok(());
         }
-        let schema = run
-            .spill_schema
-            .clone()
-            .unwrap_or_else(|| spill::spill_schema(&run.schema));
+        let schema = run.spill_schema.clone();
         let helped = spill::with_helpers(&batch, &schema, first, &labels)?;
         let kept = match self.threshold {
             None => helped,
@@ -545,15 +534,12 @@ impl Sample {
             }
         };
         self.rows += kept.num_rows() as u64;
+        self.bytes += kept.get_array_memory_size() as u64;
         self.batches.push(kept);
         if self.rows >= self.count.max(BATCH_ROWS as u64).saturating_mul(2) {
             self.compact(run)?;
         }
-        let bytes: u64 = self
-            .batches
-            .iter()
-            .map(|b| b.get_array_memory_size() as u64)
-            .sum();
+        let bytes = self.bytes;
         if bytes > run.budget.rows {
             return Err(Error::invalid(format!(
                 "-n {}: the sampled rows take more than --memory allows ({} MiB held); raise \
@@ -578,10 +564,7 @@ impl Sample {
         let k = self.count as usize - 1;
         let (_, &mut threshold, _) = sorted.select_nth_unstable(k);
         self.threshold = Some(threshold);
-        let schema = run
-            .spill_schema
-            .clone()
-            .unwrap_or_else(|| spill::spill_schema(&run.schema));
+        let schema = run.spill_schema.clone();
         let merged = arrow::compute::concat_batches(&schema, &self.batches)
             .map_err(|e| Error::invalid(format!("internal: sampled rows: {e}")))?;
         let keep: Vec<u32> = (0..labels.len() as u32)
@@ -591,6 +574,7 @@ impl Sample {
             arrow::compute::take_record_batch(&merged, &arrow::array::UInt32Array::from(keep))
                 .map_err(|e| Error::invalid(format!("internal: sampled rows: {e}")))?;
         self.rows = kept.num_rows() as u64;
+        self.bytes = kept.get_array_memory_size() as u64;
         self.batches = vec![kept];
         Ok(())
     }
