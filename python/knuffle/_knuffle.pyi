@@ -50,3 +50,14 @@ def table_labels_at(seed: str, rows: npt.NDArray[np.int64]) -> npt.NDArray[np.ui
 def table_order_partition(
     seed: str, labels: npt.NDArray[np.uint32], rows: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.int64]: ...
+
+# shuffle_frame's column gathers (python/src/frame.rs): row i of each result is row order[i].
+def frame_gather_fixed(
+    order: npt.NDArray[np.int64], sources: list[np.ndarray], outputs: list[np.ndarray], threads: int
+) -> None: ...
+def frame_gather_varlen(
+    order: npt.NDArray[np.int64], offsets: np.ndarray, data: npt.NDArray[np.uint8], threads: int
+) -> tuple[np.ndarray, npt.NDArray[np.uint8]]: ...
+def frame_gather_bits(
+    order: npt.NDArray[np.int64], bits: npt.NDArray[np.uint8], offset: int, len: int, threads: int
+) -> npt.NDArray[np.uint8]: ...

@@ -11,6 +11,7 @@
 mod audit;
 mod engines;
 mod files;
+mod frame;
 mod generator;
 mod rows;
 mod sampling;
@@ -30,5 +31,6 @@ fn _knuffle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The table order (python/src/table.rs), used by the engines' modules.
     table::register(m)?;
     engines::register(m)?; // the engines' per-partition steps (python/src/engines.rs)
+    frame::register(m)?; // shuffle_frame's column gathers (python/src/frame.rs)
     Ok(())
 }

@@ -51,3 +51,158 @@ def test_unsupported_frames():
     for bad in (np.arange(3), [1, 2], {"a": [1]}):
         with pytest.raises(TypeError, match="shuffle_frame takes"):
             g.shuffle_frame(bad)
+
+
+# -- the rows end in the order permutation(len(df)) gives, whatever the column types ---------
+
+PINNED = [9, 10, 5, 11, 2, 3, 8, 0, 7, 6, 1, 4]  # Generator("pinned order").permutation(12), before 0.2
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_order_is_pinned_for_every_library(threads):
+    data = {"x": list(range(12)), "s": [f"v{i}" for i in range(12)]}
+
+    def shuffle(df):
+        return knuffle.Generator("pinned order", threads=threads).shuffle_frame(df)
+
+    assert shuffle(pd.DataFrame(data))["x"].tolist() == PINNED
+    assert list(shuffle(pd.DataFrame(data)).index) == PINNED
+    assert shuffle(pd.Series(data["s"])).tolist() == [f"v{i}" for i in PINNED]
+    assert shuffle(pl.DataFrame(data))["x"].to_list() == PINNED
+    assert shuffle(pa.table(data)).column("s").to_pylist() == [f"v{i}" for i in PINNED]
+    assert shuffle(pa.RecordBatch.from_pydict(data)).column("x").to_pylist() == PINNED
+
+
+def varied_frame(n):
+    rng = np.random.default_rng(7)
+    ints = rng.integers(-100, 100, n)
+    cols = {f"{t}": ints.astype(t) for t in ("int8", "int16", "int32", "int64")}
+    cols |= {f"{t}": np.abs(ints).astype(t) for t in ("uint8", "uint16", "uint32", "uint64")}
+    cols["float32"] = rng.random(n).astype(np.float32)
+    cols["float64"] = rng.random(n)
+    cols["complex"] = rng.random(n) + 1j
+    cols["bool"] = ints > 0
+    cols["when"] = pd.date_range("2020-01-01", periods=n, freq="h")
+    cols["when_s"] = np.arange(n).astype("datetime64[s]")
+    cols["when_tz"] = pd.date_range("2020-01-01", periods=n, freq="min", tz="Europe/Berlin")
+    cols["delta"] = pd.to_timedelta(np.arange(n), unit="s")
+    cols["category"] = pd.Categorical([["a", "b", "c"][i % 3] for i in range(n)])
+    cols["Int64"] = pd.array([None if i % 5 == 0 else i for i in range(n)], dtype="Int64")
+    cols["boolean"] = pd.array([None if i % 4 == 0 else i % 2 == 0 for i in range(n)], dtype="boolean")
+    cols["str"] = [None if i % 7 == 0 else f"s{i}" * (i % 4) for i in range(n)]
+    cols["string[pyarrow]"] = pd.array([None if i % 6 == 0 else f"p{i}" for i in range(n)], dtype="string[pyarrow]")
+    cols["string[python]"] = pd.array([f"q{i}" for i in range(n)], dtype="string[python]")
+    cols["object"] = pd.Series([i if i % 2 else f"o{i}" for i in range(n)], dtype=object)
+    cols["object_str"] = pd.Series([f"x{i}" for i in range(n)], dtype=object)
+    cols["arrow_int"] = pd.array(list(range(n)), dtype="int32[pyarrow]")
+    cols["arrow_float_null"] = pd.array([None if i % 3 == 0 else i / 2 for i in range(n)], dtype="float64[pyarrow]")
+    cols["arrow_bool"] = pd.array([None if i % 3 == 0 else i % 2 == 1 for i in range(n)], dtype="bool[pyarrow]")
+    cols["arrow_binary"] = pd.array([bytes([i % 256]) * (i % 3) for i in range(n)], dtype=pd.ArrowDtype(pa.binary()))
+    cols["arrow_list"] = pd.array([[i, i] for i in range(n)], dtype=pd.ArrowDtype(pa.list_(pa.int64())))
+    cols["period"] = pd.period_range("2020-01", periods=n, freq="M")
+    cols["interval"] = pd.arrays.IntervalArray.from_breaks(np.arange(n + 1))
+    return pd.DataFrame(cols)
+
+
+def expect_equal_to_iloc(df, seed="varied", threads=2):
+    out = knuffle.Generator(seed, threads=threads).shuffle_frame(df)
+    expected = df.iloc[knuffle.Generator(seed).permutation(len(df))]
+    if isinstance(df, pd.Series):
+        pd.testing.assert_series_equal(out, expected, check_exact=True)
+    else:
+        pd.testing.assert_frame_equal(out, expected, check_exact=True)
+        assert list(out.columns) == list(df.columns)
+    assert out.attrs == df.attrs and out.flags.allows_duplicate_labels == df.flags.allows_duplicate_labels
+    return out
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 101])
+def test_pandas_equals_iloc_for_every_dtype(n):
+    df = varied_frame(n)
+    df.attrs["source"] = "test"
+    out = expect_equal_to_iloc(df)
+    assert out.dtypes.to_dict() == df.dtypes.to_dict()
+    for name in df.columns:
+        expect_equal_to_iloc(df[name])
+
+
+def test_pandas_columns_indexes_and_layouts():
+    n = 50
+    values = np.arange(n * 3, dtype=np.int64).reshape(3, n).T  # strided columns (Fortran order)
+    wide = pd.DataFrame(values, columns=pd.MultiIndex.from_tuples([("a", 1), ("a", 2), ("b", 1)]))
+    wide.index = [i % 7 for i in range(n)]  # a non-unique index
+    expect_equal_to_iloc(wide)
+    dup = pd.DataFrame(np.arange(n * 2).reshape(n, 2), columns=["x", "x"], index=pd.date_range("2021", periods=n))
+    expect_equal_to_iloc(dup)
+    c_order = pd.DataFrame(np.ascontiguousarray(values), index=pd.RangeIndex(10, 10 + 2 * n, 2))
+    out = expect_equal_to_iloc(c_order)
+    assert out.index.tolist() == [10 + 2 * i for i in knuffle.Generator("varied").permutation(n)]
+    expect_equal_to_iloc(pd.DataFrame(index=range(5)))  # rows, no columns
+    expect_equal_to_iloc(pd.DataFrame())
+    expect_equal_to_iloc(pd.Series(np.arange(9.0)[::3], name="every third"))  # a strided Series
+    sliced = pd.Series(pa.array([f"s{i}" for i in range(20)])[5:15], dtype=pd.ArrowDtype(pa.string()))
+    expect_equal_to_iloc(sliced)
+    expect_equal_to_iloc(pd.DataFrame({"s": pd.array(["a", None] * 10, dtype="string[pyarrow]")}).iloc[3:])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_large_frames_gathered_on_threads_equal_iloc(threads):
+    n = (1 << 21) + 3  # over the threshold where the gathers run on the pool
+    df = pd.DataFrame({
+        "id": np.arange(n, dtype=np.int64),
+        "x": np.arange(n) * 0.5,
+        "label": pd.Series(np.arange(n) % 1000).astype(str),
+    })
+    out = expect_equal_to_iloc(df, "large", threads)
+    assert (out["label"] == (out["id"] % 1000).astype(str)).all()
+
+
+def test_pyarrow_equals_take_for_every_type():
+    n = 101
+    data = {
+        "i8": pa.array(range(n), pa.int8()), "u64": pa.array(range(n), pa.uint64()),
+        "f16": pa.array(np.arange(n, dtype=np.float16)), "f32": pa.array([None if i % 3 else i / 3 for i in range(n)], pa.float32()),
+        "bool": pa.array([None if i % 5 == 0 else i % 3 == 0 for i in range(n)]),
+        "ts": pa.array(range(n), pa.timestamp("us", tz="UTC")), "date": pa.array(range(n), pa.date32()),
+        "dec": pa.array([None if i % 4 == 0 else i for i in range(n)], pa.decimal128(20, 2)),
+        "s": pa.array([None if i % 7 == 0 else f"s{i}" for i in range(n)]),
+        "ls": pa.array([f"L{i}" * (i % 3) for i in range(n)], pa.large_string()),
+        "bin": pa.array([bytes([i]) for i in range(n)], pa.binary()),
+        "dict": pa.array([f"d{i % 4}" for i in range(n)]).dictionary_encode(),
+        "list": pa.array([[i] for i in range(n)]),
+    }
+    table = pa.table(data).replace_schema_metadata({"origin": "test"})
+    table = pa.concat_tables([table.slice(0, 40), table.slice(40)])  # several chunks
+    order = knuffle.Generator("arrow").permutation(n)
+    out = knuffle.Generator("arrow").shuffle_frame(table)
+    expected = table.take(order)
+    assert out.schema == expected.schema and out.schema.metadata == expected.schema.metadata
+    assert out.equals(expected)
+    batch = pa.RecordBatch.from_pydict({k: v for k, v in data.items()}).slice(3, 90)
+    out = knuffle.Generator("arrow").shuffle_frame(batch)
+    assert isinstance(out, pa.RecordBatch)
+    assert out.equals(batch.take(knuffle.Generator("arrow").permutation(90)))
+
+
+def test_polars_equals_its_gather():
+    df = pl.DataFrame({"i": range(N), "s": [f"r{i}" for i in range(N)], "f": [None, 1.5] * 50 + [2.0]})
+    out = knuffle.Generator("polars").shuffle_frame(df)
+    assert out.equals(df[knuffle.Generator("polars").permutation(N)])
+    assert knuffle.Generator("polars").shuffle_frame(df["s"]).to_list() == out["s"].to_list()
+
+
+def test_the_gathers_refuse_bad_input():
+    from knuffle import _knuffle
+
+    order = np.array([1, 0, 2], dtype=np.int64)
+    with pytest.raises(ValueError, match="outside 0..3"):
+        _knuffle.frame_gather_fixed(np.array([0, 3, 1]), [np.arange(3)], [np.empty(3, np.int64)], 1)
+    with pytest.raises(ValueError, match="Python objects"):
+        _knuffle.frame_gather_fixed(order, [np.array([1, "a", None], dtype=object)], [np.empty(3, object)], 1)
+    with pytest.raises(ValueError, match="writeable"):
+        _knuffle.frame_gather_fixed(order, [np.arange(3)], [np.arange(6)[::2]], 1)
+    with pytest.raises(ValueError, match="do not fit"):
+        _knuffle.frame_gather_varlen(order, np.array([0, 2, 9, 4], np.int32), np.zeros(4, np.uint8), 1)
+    offsets, data = _knuffle.frame_gather_varlen(order, np.array([0, 2, 3, 3], np.int64), np.frombuffer(b"abc", np.uint8), 1)
+    assert offsets.tolist() == [0, 1, 3, 3] and data.tobytes() == b"cab"
+    assert _knuffle.frame_gather_bits(order, np.array([0b101 << 1], np.uint8), 1, 3, 1).tolist() == [0b110]

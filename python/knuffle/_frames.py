@@ -1,0 +1,153 @@
+"""Putting the rows of a data frame in one given order (``shuffle_frame``).
+
+The order is drawn once by the caller (``permutation(len(df))``); the
+columns are gathered in Rust (python/src/frame.rs, GIL released, on the
+generator's threads) where their memory layout allows: numpy-backed columns
+of 1 to 16-byte items, and Arrow string, binary, boolean and fixed-width
+numeric arrays (values, offsets and validity bitmaps). Every other column
+uses its own library's take. The result equals ``df.iloc[order]`` (pandas)
+and ``table.take(order)`` (pyarrow): same dtypes, names, index and attrs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from knuffle import _knuffle
+
+# numpy kinds gathered in Rust: bool, signed, unsigned, float, complex,
+# timedelta64, datetime64 (object columns hold references: numpy's take).
+_FIXED_KINDS = "biufcmM"
+
+
+class _Fixed:
+    """Fixed-width columns waiting for one Rust call."""
+
+    def __init__(self, order: np.ndarray, threads: int) -> None:
+        self.order, self.threads = order, threads
+        self.sources: list[np.ndarray] = []
+        self.outputs: list[np.ndarray] = []
+
+    def add(self, source: np.ndarray) -> np.ndarray:
+        """The array that will hold ``source`` gathered, after ``run``."""
+        out = np.empty(len(self.order), dtype=source.dtype)
+        self.sources.append(source)
+        self.outputs.append(out)
+        return out
+
+    def run(self) -> None:
+        if self.sources:
+            _knuffle.frame_gather_fixed(self.order, self.sources, self.outputs, self.threads)
+
+
+def take_pandas(pd: Any, df: Any, order: np.ndarray, threads: int) -> Any:
+    """``df.iloc[order]`` for a pandas DataFrame or Series."""
+    series = type(df) is pd.Series
+    if not series and (type(df) is not pd.DataFrame or df.shape[1] == 0):
+        return df.iloc[order]  # subclasses keep their own take; no columns: nothing to gather
+    columns = [df] if series else [df.iloc[:, j] for j in range(df.shape[1])]
+    fixed = _Fixed(order, threads)
+    gathered = [_pandas_column(pd, column, order, threads, fixed) for column in columns]
+    fixed.run()
+    index = df.index.take(order)
+    if series:
+        dtype = object if df.dtype == object else None
+        out = pd.Series(gathered[0], index=index, name=df.name, dtype=dtype, copy=False)
+    else:
+        # A bare object array would be read as strings: those go in as Series.
+        gathered = [
+            pd.Series(g, dtype=object, copy=False) if c.dtype == object else g for c, g in zip(columns, gathered)
+        ]
+        out = pd.DataFrame(dict(enumerate(gathered)), copy=False)
+        out.index = index
+        out.columns = df.columns
+    return out.__finalize__(df, method="take")  # attrs and flags, as iloc
+
+
+def _pandas_column(pd: Any, column: Any, order: np.ndarray, threads: int, fixed: _Fixed) -> Any:
+    dtype = column.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in _FIXED_KINDS:
+        source = column.to_numpy(copy=False)
+        if source.dtype == dtype and source.ndim == 1:
+            return fixed.add(source)
+    values = column.array
+    if type(values) in (pd.arrays.ArrowStringArray, pd.arrays.ArrowExtensionArray):
+        pa = _pyarrow()
+        taken = take_arrow_array(pa, values.__arrow_array__(), order, threads)
+        if taken is not None:
+            chunked = pa.chunked_array([taken], type=taken.type)
+            if type(values) is pd.arrays.ArrowStringArray:
+                return pd.arrays.ArrowStringArray(chunked, dtype=dtype)
+            return pd.arrays.ArrowExtensionArray(chunked)
+    return values.take(order)  # what iloc does for every other column
+
+
+def _pyarrow() -> Any:
+    import pyarrow
+
+    return pyarrow
+
+
+def take_arrow_array(pa: Any, array: Any, order: np.ndarray, threads: int) -> Any:
+    """``array.take(order)`` gathered in Rust for string, binary, boolean
+    and fixed-width numeric arrays (chunked arrays are combined first);
+    None for any other type."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
+    kind = array.type
+    n = len(array)
+    if n == 0 or pa.types.is_dictionary(kind) or isinstance(kind, pa.ExtensionType):
+        return None
+    buffers = array.buffers()
+    start = array.offset
+    if pa.types.is_string(kind) or pa.types.is_binary(kind):
+        offset_type = np.int32
+    elif pa.types.is_large_string(kind) or pa.types.is_large_binary(kind):
+        offset_type = np.int64
+    else:
+        offset_type = None
+    if offset_type is not None:
+        offsets = np.frombuffer(buffers[1], dtype=offset_type)[start : start + n + 1]
+        data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.empty(0, np.uint8)
+        new_offsets, new_data = _knuffle.frame_gather_varlen(order, offsets, data, threads)
+        values = [pa.py_buffer(new_offsets), pa.py_buffer(new_data)]
+    elif pa.types.is_boolean(kind):
+        bits = np.frombuffer(buffers[1], dtype=np.uint8)
+        values = [pa.py_buffer(_knuffle.frame_gather_bits(order, bits, start, n, threads))]
+    elif _fixed_width(pa, kind) and len(buffers) == 2:
+        width = kind.bit_width // 8
+        source = np.frombuffer(buffers[1], dtype=f"V{width}")[start : start + n]
+        fixed = _Fixed(order, threads)
+        out = fixed.add(source)
+        fixed.run()
+        values = [pa.py_buffer(out)]
+    else:
+        return None
+    validity = None
+    if array.null_count:
+        bits = np.frombuffer(buffers[0], dtype=np.uint8)
+        validity = pa.py_buffer(_knuffle.frame_gather_bits(order, bits, start, n, threads))
+    return pa.Array.from_buffers(kind, len(order), [validity, *values], null_count=array.null_count)
+
+
+def _fixed_width(pa: Any, kind: Any) -> bool:
+    t = pa.types
+    if not (t.is_integer(kind) or t.is_floating(kind) or t.is_timestamp(kind) or t.is_date(kind)
+            or t.is_time(kind) or t.is_duration(kind) or t.is_decimal128(kind)):
+        return False
+    return kind.bit_width in (8, 16, 32, 64, 128)
+
+
+def take_arrow(pa: Any, table: Any, order: np.ndarray, threads: int) -> Any:
+    """``table.take(order)`` for a pyarrow Table or RecordBatch."""
+    columns = []
+    for column in table.columns:
+        taken = take_arrow_array(pa, column, order, threads)
+        columns.append(column.take(order) if taken is None else taken)
+    if isinstance(table, pa.RecordBatch):
+        return pa.RecordBatch.from_arrays(
+            [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in columns], schema=table.schema
+        )
+    return pa.Table.from_arrays(columns, schema=table.schema)
