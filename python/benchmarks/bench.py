@@ -12,8 +12,11 @@ Contestants: ``Generator.shuffle`` (2 threads, the default, and 1 thread) and
 numpy's ``default_rng().shuffle`` on int64 arrays; ``Generator.permutation(n)``
 and numpy's ``default_rng().permutation(n)`` (and ``torch.randperm``);
 ``random.shuffle`` and ``Generator.shuffle`` on a list of 10^6 ints;
-``Generator.shuffle_frame`` and pandas ``df.sample(frac=1, random_state=...)``
-on a frame of 10^7 rows (an int, a float and a string column).
+``Generator.shuffle_frame`` against pandas ``df.sample(frac=1, random_state=...)``
+and ``df.iloc[numpy permutation]`` on a frame of 10^7 rows (an int, a float
+and a string column), and on the same rows as a pyarrow Table (against
+``take``) and a polars DataFrame (against ``sample(fraction=1)``).
+``--frames`` runs the data-frame part alone.
 """
 
 from __future__ import annotations
@@ -113,22 +116,56 @@ def bench_frame(n: int, rounds: int, rows: list[dict]) -> None:
     if pd is None:
         print("\nshuffle_frame: pandas is not installed; skipped")
         return
-    g = knuffle.Generator("bench frame")
+    g2 = knuffle.Generator("bench frame", threads=2)
+    g1 = knuffle.Generator("bench frame", threads=1)
     df = pd.DataFrame({
         "id": np.arange(n, dtype=np.int64),
         "x": np.linspace(0, 1, n),
         "label": pd.Series(np.arange(n) % 1000).astype(str),
     })
     seeds = iter(range(10**9))
+    rng = np.random.default_rng(12345)
     medians = race(
         {
             "pandas df.sample(frac=1, random_state=...)": lambda: df.sample(frac=1, random_state=next(seeds)),
-            "knuffle Generator.shuffle_frame": lambda: g.shuffle_frame(df),
+            "pandas df.iloc[numpy permutation]": lambda: df.iloc[rng.permutation(n)],
+            "knuffle Generator.shuffle_frame (2 threads)": lambda: g2.shuffle_frame(df),
+            "knuffle Generator.shuffle_frame (1 thread)": lambda: g1.shuffle_frame(df),
         },
         rounds,
     )
     report("shuffle the rows of a pandas DataFrame", n, medians,
            "pandas df.sample(frac=1, random_state=...)", rows)
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover
+        pa = None
+    if pa is not None:
+        table = pa.Table.from_pandas(df, preserve_index=False)
+        medians = race(
+            {
+                "pyarrow table.take(numpy permutation)": lambda: table.take(rng.permutation(n)),
+                "knuffle Generator.shuffle_frame (2 threads)": lambda: g2.shuffle_frame(table),
+            },
+            rounds,
+        )
+        report("shuffle the rows of a pyarrow Table", n, medians, "pyarrow table.take(numpy permutation)", rows)
+    try:
+        import polars as pl
+    except ImportError:  # pragma: no cover
+        pl = None
+    if pl is not None:
+        frame = pl.from_pandas(df)
+        medians = race(
+            {
+                "polars df.sample(fraction=1, shuffle=True)": lambda: frame.sample(
+                    fraction=1, shuffle=True, seed=next(seeds)),
+                "knuffle Generator.shuffle_frame (2 threads)": lambda: g2.shuffle_frame(frame),
+            },
+            rounds,
+        )
+        report("shuffle the rows of a polars DataFrame", n, medians, "polars df.sample(fraction=1, shuffle=True)",
+               rows)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="tiny sizes, to check that the script runs")
     parser.add_argument("--rounds", type=int, default=None, help="timed rounds per contestant")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--frames", action="store_true", help="only the data-frame benchmark")
     args = parser.parse_args(argv)
     if args.quick:
         sizes, list_n, frame_n, rounds = [10**3, 10**4], 10**4, 10**4, args.rounds or 3
@@ -148,8 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"torch {torch.__version__}: torch.randperm is compared, {torch.get_num_threads()} threads")
     rows: list[dict] = []
-    bench_arrays(sizes, rounds, rows)
-    bench_list(list_n, rounds, rows)
+    if not args.frames:
+        bench_arrays(sizes, rounds, rows)
+        bench_list(list_n, rounds, rows)
     bench_frame(frame_n, max(3, rounds // 2), rows)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
