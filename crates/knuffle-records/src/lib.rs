@@ -56,7 +56,8 @@
 //! 1. **Foundations**: `error`, `buffers` (buffer sizes), `read`
 //!    (`read_some`), `bytes`, `scan` (the delimiter scanner),
 //!    `memory` (`parse_size`, the default limit), `options`,
-//!    `progress`, `written_file` (the one rule for files written).
+//!    `progress`, `written_file` (the one rule for files written),
+//!    `allocate_ahead` (disk space allocated ahead of sequential writes).
 //! 2. **Randomness**: `gnu_random` (GNU's `randint`/`randperm`), then
 //!    `randomness` (knuffle's generator or a GNU source).
 //! 3. **Lines in**: `line_index`, `input` (opening, reading into
@@ -87,6 +88,7 @@
 
 #![warn(missing_docs)]
 
+mod allocate_ahead;
 mod buffers;
 mod bytes;
 mod error;

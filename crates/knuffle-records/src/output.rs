@@ -26,6 +26,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::{Condvar, Mutex};
 
+use crate::allocate_ahead::AllocateAhead;
 use crate::error::Error;
 use crate::progress::Progress;
 use crate::written_file::{self, Replacement};
@@ -45,9 +46,27 @@ enum Sink<'a> {
     /// (nameless until then where the file system allows: a run killed by
     /// any signal, even SIGKILL, leaves nothing behind).
     Replace {
-        temp: Replacement,
+        temp: ReplacementWriter,
         name: Box<OsStr>,
     },
+}
+
+/// The temporary file of [`Sink::Replace`], its space allocated ahead of
+/// the writes, so that renaming it over FILE does not start FILE's
+/// writeback (see [`allocate_ahead`](crate::allocate_ahead)).
+struct ReplacementWriter {
+    temp: Replacement,
+    ahead: AllocateAhead,
+}
+
+impl Write for ReplacementWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.ahead.write(self.temp.file(), buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.temp.file().flush()
+    }
 }
 
 /// Where the output will be written, decided before anything is opened:
@@ -109,7 +128,10 @@ impl<'a> OutputPlan<'a> {
         {
             return Ok(Output {
                 sink: Sink::Replace {
-                    temp,
+                    temp: ReplacementWriter {
+                        temp,
+                        ahead: AllocateAhead::new(),
+                    },
                     name: name.into(),
                 },
                 progress: self.progress,
@@ -183,7 +205,7 @@ impl Output<'_> {
             Sink::Stdout(f) => &mut **f,
             Sink::Borrowed(writer) => *writer,
             Sink::Direct(file) => file,
-            Sink::Replace { temp, .. } => temp.file(),
+            Sink::Replace { temp, .. } => temp,
         }
     }
 
@@ -192,10 +214,17 @@ impl Output<'_> {
         match self.sink {
             Sink::Stdout(_) | Sink::Direct(_) => Ok(()),
             Sink::Borrowed(writer) => writer.flush().map_err(Error::Write),
-            Sink::Replace { temp, name } => temp.commit().map_err(|error| Error::File {
-                name: name.into(),
-                error,
-            }),
+            Sink::Replace { mut temp, name } => {
+                let fail = |error| Error::File {
+                    name: name.into(),
+                    error,
+                };
+                let file = temp.temp.file();
+                match temp.ahead.trim(file) {
+                    Ok(()) => temp.temp.commit().map_err(fail),
+                    Err(error) => Err(fail(error)),
+                }
+            }
         }
     }
 }
