@@ -1,9 +1,14 @@
 //! Pass 2: shuffle each bucket in memory and write it out, in bucket order.
 //!
-//! Two threads: a loader reads bucket `i + 1` from its file, indexes its
-//! records and shuffles the index while the calling thread writes bucket
-//! `i`. A rendezvous channel keeps at most two buckets in memory, which is
-//! what the plan's pass-2 budget allows for.
+//! Three threads, a pipeline: a loader reads bucket `i + 1` from its file,
+//! indexes its records and shuffles the index; a gatherer copies the
+//! records of bucket `i`, in shuffled order, into output blocks; the
+//! calling thread writes the blocks. Writing to a file costs the kernel
+//! a copy of every byte into the page cache, and gathering costs a random
+//! read per record: on two threads of their own they overlap (the loader
+//! has little to do once its bucket is ready). A rendezvous channel keeps
+//! at most two buckets in memory, which is what the plan's pass-2 budget
+//! allows for; the blocks add three blocks of half the output buffer.
 //!
 //! A bucket that does not fit the budget is scattered again into
 //! sub-buckets (one more level of the same method, see the module
@@ -14,7 +19,7 @@
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::mem::size_of;
-use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
+use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
 use std::thread;
 
 use memmap2::{Mmap, MmapOptions};
@@ -25,6 +30,7 @@ use super::scatter::{Bucket, Scatter};
 use super::sink::Sink;
 use super::temp::TempSpace;
 use crate::bytes::Bytes;
+use crate::engine::prefetch_bytes;
 use crate::error::Error;
 use crate::read::read_some;
 use crate::scan::for_each_delimiter;
@@ -46,7 +52,7 @@ fn map_bucket(file: &File, bytes: u64) -> Option<Mmap> {
     (map.len() == len).then_some(map)
 }
 
-/// What the loader hands to the writing thread.
+/// What the loader hands to the gatherer.
 enum Batch {
     /// A bucket's bytes and its records' spans, in shuffled order.
     Records { data: Bytes, spans: Spans },
@@ -56,8 +62,17 @@ enum Batch {
     Piece(Vec<u8>),
 }
 
-/// Writes the buckets out, each uniformly shuffled, in order; returns the
-/// deepest scatter level used.
+/// What the gatherer hands to the writing thread: output bytes, and how
+/// many records are counted with them (each record once, with the block
+/// holding its last byte, or for a long record its first piece).
+struct Block {
+    bytes: Vec<u8>,
+    records: u64,
+}
+
+/// Writes the buckets out, each uniformly shuffled, in order, in output
+/// blocks of about `block_bytes` (the block size never changes the
+/// output); returns the deepest scatter level used.
 pub fn gather<R: Rng + Send + ?Sized>(
     buckets: Vec<Bucket>,
     plan: &Plan,
@@ -65,9 +80,14 @@ pub fn gather<R: Rng + Send + ?Sized>(
     delimiter: u8,
     sink: &mut Sink<'_>,
     rng: &mut R,
+    block_bytes: usize,
 ) -> Result<usize, Error> {
-    let (to_writer, batches) = sync_channel::<Batch>(0);
+    let block_bytes = block_bytes.max(1);
+    let (to_gatherer, batches) = sync_channel::<Batch>(0);
     let (ack, acks) = channel::<Returned>();
+    let (to_writer, blocks) = sync_channel::<Block>(0);
+    let (give_back, spare_blocks) = channel::<Vec<u8>>();
+    let remaining = sink.remaining();
     thread::scope(|scope| {
         let loader = thread::Builder::new()
             .name("knuffle-gather".into())
@@ -76,7 +96,7 @@ pub fn gather<R: Rng + Send + ?Sized>(
                     plan,
                     temp,
                     delimiter,
-                    to_writer,
+                    to_writer: to_gatherer,
                     acks,
                     unacknowledged: 0,
                     spare_data: Vec::new(),
@@ -89,59 +109,194 @@ pub fn gather<R: Rng + Send + ?Sized>(
                 }
             })
             .map_err(|e| temp.error(e))?;
-        let written = write_batches(&batches, sink, &ack);
-        // Hang up first, so a loader waiting to send sees it and stops.
-        drop(batches);
+        let gatherer = thread::Builder::new()
+            .name("knuffle-copy".into())
+            .spawn_scoped(scope, move || {
+                let mut gatherer = Gatherer {
+                    to_writer,
+                    spare_blocks,
+                    block: Vec::new(),
+                    records: 0,
+                    block_bytes,
+                    remaining,
+                };
+                // The writing side hanging up ends the gathering; whatever
+                // made it hang up is its error to report.
+                let _ = gatherer.gather_batches(&batches, &ack);
+            });
+        let gatherer = match gatherer {
+            Ok(gatherer) => gatherer,
+            Err(e) => {
+                drop(blocks);
+                let _ = loader.join();
+                return Err(temp.error(e));
+            }
+        };
+        let written = write_blocks(&blocks, sink, &give_back);
+        // Hang up first, so a gatherer waiting to send sees it and stops
+        // (and, hanging up in turn, the loader).
+        drop(blocks);
+        let gathered = gatherer.join();
         let loaded = loader
             .join()
             .unwrap_or_else(|_| Err(temp.error(io::Error::other("bucket loader thread panicked"))));
         written?;
+        gathered.map_err(|_| temp.error(io::Error::other("record gathering thread panicked")))?;
         loaded
     })
 }
 
-/// The writing side: records in the order received.
-fn write_batches(
-    batches: &Receiver<Batch>,
+/// The writing side: blocks in the order received, each with one write.
+fn write_blocks(
+    blocks: &Receiver<Block>,
     sink: &mut Sink<'_>,
-    ack: &std::sync::mpsc::Sender<Returned>,
+    give_back: &Sender<Vec<u8>>,
 ) -> Result<(), Error> {
-    let mut in_long_record = false;
-    for batch in batches {
-        let mut returned = Returned::default();
-        match batch {
-            Batch::Records { data, spans } => {
-                in_long_record = false;
-                match spans {
-                    Spans::Narrow(spans) => {
-                        for &(start, end) in &spans {
-                            sink.record(&data[start as usize..end as usize])?;
-                        }
-                        returned.spans = spans;
-                    }
-                    Spans::Wide(spans) => {
-                        for (start, end) in spans {
-                            sink.record(&data[start as usize..end as usize])?;
-                        }
-                    }
-                }
-                if let Bytes::Owned(data) = data {
-                    returned.data = data;
-                }
-            }
-            Batch::LongRecord => in_long_record = sink.start_record(),
-            Batch::Piece(bytes) => {
-                if in_long_record {
-                    sink.bytes(&bytes)?;
-                }
-            }
-        }
-        let _ = ack.send(returned);
-        if sink.is_done() && !in_long_record {
-            break;
-        }
+    for block in blocks {
+        sink.block(&block.bytes, block.records)?;
+        let _ = give_back.send(block.bytes);
     }
     Ok(())
+}
+
+/// The gathering side: records in output order, copied into blocks.
+struct Gatherer {
+    to_writer: SyncSender<Block>,
+    /// Blocks the writing side is done with.
+    spare_blocks: Receiver<Vec<u8>>,
+    /// The block being filled, and the records starting in it.
+    block: Vec<u8>,
+    records: u64,
+    block_bytes: usize,
+    /// Records still to be written (`-n`).
+    remaining: u64,
+}
+
+/// The writing side hung up.
+struct HungUp;
+
+/// A record span of either width.
+trait Span: Copy {
+    fn bounds(self) -> (usize, usize);
+}
+
+impl Span for (u32, u32) {
+    #[inline]
+    fn bounds(self) -> (usize, usize) {
+        (self.0 as usize, self.1 as usize)
+    }
+}
+
+impl Span for (u64, u64) {
+    #[inline]
+    fn bounds(self) -> (usize, usize) {
+        (self.0 as usize, self.1 as usize)
+    }
+}
+
+/// How many records ahead the gatherer starts loading a record's bytes:
+/// a bucket is larger than the caches, so every record is a miss, and
+/// starting the loads ahead overlaps them (as in-memory rendering does).
+const PREFETCH_DISTANCE: usize = 16;
+
+impl Gatherer {
+    fn gather_batches(
+        &mut self,
+        batches: &Receiver<Batch>,
+        ack: &Sender<Returned>,
+    ) -> Result<(), HungUp> {
+        let mut in_long_record = false;
+        for batch in batches {
+            let mut returned = Returned::default();
+            match batch {
+                Batch::Records { data, spans } => {
+                    in_long_record = false;
+                    match spans {
+                        Spans::Narrow(spans) => {
+                            self.records(&data, &spans)?;
+                            returned.spans = spans;
+                        }
+                        Spans::Wide(spans) => self.records(&data, &spans)?,
+                    }
+                    if let Bytes::Owned(data) = data {
+                        returned.data = data;
+                    }
+                }
+                Batch::LongRecord => {
+                    in_long_record = self.remaining > 0;
+                    if in_long_record {
+                        self.remaining -= 1;
+                        self.records += 1;
+                    }
+                }
+                Batch::Piece(bytes) => {
+                    if in_long_record {
+                        self.bytes(&bytes)?;
+                    }
+                }
+            }
+            let _ = ack.send(returned);
+            if self.remaining == 0 && !in_long_record {
+                break;
+            }
+        }
+        self.send()
+    }
+
+    /// Copies the records `spans` of `data` (up to the `-n` limit).
+    fn records<S: Span>(&mut self, data: &[u8], spans: &[S]) -> Result<(), HungUp> {
+        let take = usize::try_from(self.remaining).map_or(spans.len(), |r| r.min(spans.len()));
+        let spans = &spans[..take];
+        for &span in spans.iter().take(PREFETCH_DISTANCE) {
+            prefetch_bytes(data, span.bounds().0);
+        }
+        for (i, &span) in spans.iter().enumerate() {
+            if let Some(&ahead) = spans.get(i + PREFETCH_DISTANCE) {
+                prefetch_bytes(data, ahead.bounds().0);
+            }
+            let (start, end) = span.bounds();
+            self.bytes(&data[start..end])?;
+            self.records += 1;
+        }
+        self.remaining -= take as u64;
+        Ok(())
+    }
+
+    /// Appends `bytes`, sending full blocks (a record longer than a block
+    /// is split across blocks).
+    #[inline]
+    fn bytes(&mut self, mut bytes: &[u8]) -> Result<(), HungUp> {
+        loop {
+            if self.block.capacity() == 0 {
+                self.block = self.spare_blocks.try_recv().unwrap_or_default();
+                self.block.clear();
+                self.block.reserve_exact(self.block_bytes);
+            }
+            let room = self.block_bytes.saturating_sub(self.block.len());
+            if bytes.len() <= room {
+                self.block.extend_from_slice(bytes);
+                return Ok(());
+            }
+            if bytes.len() > self.block_bytes {
+                // Too long for a block: fill this one and go on.
+                self.block.extend_from_slice(&bytes[..room]);
+                bytes = &bytes[room..];
+            }
+            self.send()?;
+        }
+    }
+
+    /// Sends the block being filled, if it holds anything.
+    fn send(&mut self) -> Result<(), HungUp> {
+        if self.block.is_empty() && self.records == 0 {
+            return Ok(());
+        }
+        let block = Block {
+            bytes: std::mem::take(&mut self.block),
+            records: std::mem::take(&mut self.records),
+        };
+        self.to_writer.send(block).map_err(|_| HungUp)
+    }
 }
 
 /// Buffers the writing side is done with, back to the loader for reuse

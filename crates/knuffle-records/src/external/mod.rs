@@ -119,7 +119,22 @@ pub fn shuffle_external<R: Rng + Send + ?Sized>(
     out: &mut dyn Write,
     progress: &dyn Progress,
 ) -> Result<Stats, Error> {
+    shuffle_in_blocks(inputs, config, rng, out, progress, None)
+}
+
+/// [`shuffle_external`], with pass 2's output blocks of `block_bytes`
+/// (`None`: half the plan's output buffer; tests use tiny blocks, which
+/// must give the same bytes).
+fn shuffle_in_blocks<R: Rng + Send + ?Sized>(
+    inputs: Vec<Input>,
+    config: &ExternalConfig,
+    rng: &mut R,
+    out: &mut dyn Write,
+    progress: &dyn Progress,
+    block_bytes: Option<usize>,
+) -> Result<Stats, Error> {
     let plan = Plan::for_limit(config.memory);
+    let block_bytes = block_bytes.unwrap_or(plan.io_buffer / 2);
     raise_open_file_limit();
     return_freed_memory_at_once();
     let temp = TempSpace::new(config.temp_dir.clone())?;
@@ -138,7 +153,15 @@ pub fn shuffle_external<R: Rng + Send + ?Sized>(
         feeder.feed_all(inputs, rng)
     })?;
     sink.release()?;
-    let depth = gather(buckets, &plan, &temp, config.delimiter, &mut sink, rng)?;
+    let depth = gather(
+        buckets,
+        &plan,
+        &temp,
+        config.delimiter,
+        &mut sink,
+        rng,
+        block_bytes,
+    )?;
     sink.finish()?;
     Ok(Stats {
         records: sink.records(),
@@ -188,24 +211,71 @@ mod tests {
         header: u64,
         seed: &str,
     ) -> (Vec<u8>, Stats) {
+        shuffle_with(input, memory, delimiter, header, None, seed, None)
+    }
+
+    /// Shuffles `input` with `-n count` and pass-2 blocks of `block_bytes`.
+    fn shuffle_with(
+        input: &[u8],
+        memory: u64,
+        delimiter: u8,
+        header: u64,
+        count: Option<u64>,
+        seed: &str,
+        block_bytes: Option<usize>,
+    ) -> (Vec<u8>, Stats) {
         let config = ExternalConfig {
             memory,
             temp_dir: std::env::temp_dir(),
             delimiter,
             header,
-            count: None,
+            count,
         };
         let mut out = Vec::new();
         let input = Input::reader(Box::new(std::io::Cursor::new(input.to_vec())));
-        let stats = shuffle_external(
+        let stats = shuffle_in_blocks(
             vec![input],
             &config,
             &mut knuffle::Seed::from_text(seed).rng(),
             &mut out,
             &crate::NoProgress,
+            block_bytes,
         )
         .unwrap();
         (out, stats)
+    }
+
+    #[test]
+    fn the_output_blocks_never_change_the_bytes() {
+        // Records of 0 to ~1,500 bytes (many longer than the small blocks,
+        // so split across them) and three of 500 KB (longer than the
+        // pass-2 budget at 1 MiB: a second scatter level, and single-record
+        // buckets streamed in pieces), a header, with and without -n
+        // (stopping inside a block). Blocks of 61 bytes and 4 KiB against
+        // the default (half the output buffer).
+        let mut input = Vec::new();
+        for i in 0..2_000u32 {
+            let len = match i {
+                500 | 1_000 | 1_500 => 500_000,
+                _ => (i.wrapping_mul(2_654_435_761) >> 20) as usize % 1_500,
+            };
+            input.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, len));
+            input.extend_from_slice(format!(" {i}\n").as_bytes());
+        }
+        for (memory, count, depth) in [
+            (8 << 20, None, 1),
+            (1 << 20, None, 2),
+            (1 << 20, Some(1_777), 2),
+        ] {
+            let (expected, stats) = shuffle_with(&input, memory, b'\n', 2, count, "b", None);
+            assert_eq!(stats.records, count.unwrap_or(1_998));
+            assert!(stats.depth >= depth && (depth > 1) == (stats.depth > 1));
+            assert_eq!(expected.len() < input.len(), count.is_some());
+            for block in [61, 4 << 10] {
+                let (out, _) = shuffle_with(&input, memory, b'\n', 2, count, "b", Some(block));
+                assert!(out == expected, "{memory} {count:?} {block}");
+            }
+        }
     }
 
     fn sorted_records(bytes: &[u8], delimiter: u8) -> Vec<&[u8]> {

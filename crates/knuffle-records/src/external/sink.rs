@@ -65,10 +65,25 @@ impl<'o> Sink<'o> {
         }
     }
 
-    /// True once `-n` records have been written.
-    #[inline]
-    pub fn is_done(&self) -> bool {
-        self.remaining == 0
+    /// Records still to be written (`-n`; `u64::MAX` without a limit).
+    pub fn remaining(&self) -> u64 {
+        self.remaining
+    }
+
+    /// Writes `bytes`, in which `records` whole records start (at most
+    /// [`Sink::remaining`]: the caller stops at the limit), with one write
+    /// when nothing is buffered.
+    pub fn block(&mut self, bytes: &[u8], records: u64) -> Result<(), Error> {
+        debug_assert!(records <= self.remaining);
+        self.remaining -= records;
+        self.records += records;
+        if !self.buffer.is_empty() {
+            self.flush_buffer()?;
+        }
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.write(bytes)
     }
 
     /// Records written so far (header lines not counted).
@@ -76,29 +91,7 @@ impl<'o> Sink<'o> {
         self.records
     }
 
-    /// Writes one whole record (delimiter included), unless done.
-    #[inline]
-    pub fn record(&mut self, record: &[u8]) -> Result<(), Error> {
-        if self.remaining == 0 {
-            return Ok(());
-        }
-        self.remaining -= 1;
-        self.records += 1;
-        self.bytes(record)
-    }
-
-    /// Counts the start of a record whose bytes follow through
-    /// [`Sink::bytes`]; false when done (the record must not be written).
-    pub fn start_record(&mut self) -> bool {
-        if self.remaining == 0 {
-            return false;
-        }
-        self.remaining -= 1;
-        self.records += 1;
-        true
-    }
-
-    /// Writes bytes as they are (header lines, parts of a long record).
+    /// Writes bytes as they are (header lines).
     #[inline]
     pub fn bytes(&mut self, bytes: &[u8]) -> Result<(), Error> {
         if self.buffer.len() + bytes.len() <= self.buffer.capacity() {
