@@ -17,6 +17,14 @@ import numpy as np
 
 from knuffle import _knuffle
 
+# Frames of fewer rows go through iloc or take (the same result): each column costs
+# about 30 µs of Python here, which iloc's gather of whole 2-D blocks does not
+# pay (1000 float columns of 100 rows: 27 ms here, 0.1 ms by iloc; BENCHMARKS.md).
+_MIN_ROWS = 1 << 16
+
+# Frames of more columns and none backed by Arrow go through iloc (see take_pandas).
+_MAX_NUMPY_COLUMNS = 8
+
 # numpy kinds gathered in Rust: bool, signed, unsigned, float, complex,
 # timedelta64, datetime64 (object columns hold references: numpy's take).
 _FIXED_KINDS = "biufcmM"
@@ -45,9 +53,21 @@ class _Fixed:
 def take_pandas(pd: Any, df: Any, order: np.ndarray, threads: int) -> Any:
     """``df.iloc[order]`` for a pandas DataFrame or Series."""
     series = type(df) is pd.Series
-    if not series and (type(df) is not pd.DataFrame or df.shape[1] == 0):
+    if len(df) < _MIN_ROWS or not series and (type(df) is not pd.DataFrame or df.shape[1] == 0):
         return df.iloc[order]  # subclasses keep their own take; no columns: nothing to gather
     columns = [df] if series else [df.iloc[:, j] for j in range(df.shape[1])]
+    if not series and (
+        any(_strided(column) for column in columns)
+        or len(columns) > _MAX_NUMPY_COLUMNS and not any(_arrow_backed(pd, column) for column in columns)
+    ):
+        # Columns of a 2-D block (a frame made from a row-major 2-D array): iloc
+        # gathers whole rows of the block, a few cache lines each, where a
+        # column gather reads a cache line per item. And many numpy columns
+        # of one dtype, gathered one by one, are stacked into one block again
+        # by the DataFrame's constructor (a copy): level with iloc from 10
+        # such columns (BENCHMARKS.md). The Arrow columns are what iloc
+        # gathers slowly.
+        return df.iloc[order]
     fixed = _Fixed(order, threads)
     gathered = [_pandas_column(pd, column, order, threads, fixed) for column in columns]
     fixed.run()
@@ -64,6 +84,18 @@ def take_pandas(pd: Any, df: Any, order: np.ndarray, threads: int) -> Any:
         out.index = index
         out.columns = df.columns
     return out.__finalize__(df, method="take")  # attrs and flags, as iloc
+
+
+def _arrow_backed(pd: Any, column: Any) -> bool:
+    return isinstance(column.array, pd.arrays.ArrowExtensionArray)
+
+
+def _strided(column: Any) -> bool:
+    dtype = column.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in _FIXED_KINDS:
+        source = column.to_numpy(copy=False)
+        return source.ndim == 1 and len(source) > 1 and source.strides[0] != source.itemsize
+    return False
 
 
 def _pandas_column(pd: Any, column: Any, order: np.ndarray, threads: int, fixed: _Fixed) -> Any:
@@ -142,6 +174,8 @@ def _fixed_width(pa: Any, kind: Any) -> bool:
 
 def take_arrow(pa: Any, table: Any, order: np.ndarray, threads: int) -> Any:
     """``table.take(order)`` for a pyarrow Table or RecordBatch."""
+    if table.num_rows < _MIN_ROWS:
+        return table.take(order)  # as pandas' small frames: the per-column cost outweighs the gather
     columns = []
     for column in table.columns:
         taken = take_arrow_array(pa, column, order, threads)

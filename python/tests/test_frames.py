@@ -59,7 +59,7 @@ PINNED = [9, 10, 5, 11, 2, 3, 8, 0, 7, 6, 1, 4]  # Generator("pinned order").per
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_order_is_pinned_for_every_library(threads):
+def test_order_is_pinned_for_every_library(threads, gather_small_frames):
     data = {"x": list(range(12)), "s": [f"v{i}" for i in range(12)]}
 
     def shuffle(df):
@@ -116,8 +116,16 @@ def expect_equal_to_iloc(df, seed="varied", threads=2):
     return out
 
 
+@pytest.fixture
+def gather_small_frames(monkeypatch):
+    """Small frames through the Rust gathers too (they go through iloc by default)."""
+    from knuffle import _frames
+
+    monkeypatch.setattr(_frames, "_MIN_ROWS", 0)
+
+
 @pytest.mark.parametrize("n", [0, 1, 2, 101])
-def test_pandas_equals_iloc_for_every_dtype(n):
+def test_pandas_equals_iloc_for_every_dtype(n, gather_small_frames):
     df = varied_frame(n)
     df.attrs["source"] = "test"
     out = expect_equal_to_iloc(df)
@@ -126,15 +134,15 @@ def test_pandas_equals_iloc_for_every_dtype(n):
         expect_equal_to_iloc(df[name])
 
 
-def test_pandas_columns_indexes_and_layouts():
+def test_pandas_columns_indexes_and_layouts(gather_small_frames):
     n = 50
-    values = np.arange(n * 3, dtype=np.int64).reshape(3, n).T  # strided columns (Fortran order)
+    values = np.arange(n * 3, dtype=np.int64).reshape(3, n).T  # column-major: contiguous columns
     wide = pd.DataFrame(values, columns=pd.MultiIndex.from_tuples([("a", 1), ("a", 2), ("b", 1)]))
     wide.index = [i % 7 for i in range(n)]  # a non-unique index
     expect_equal_to_iloc(wide)
     dup = pd.DataFrame(np.arange(n * 2).reshape(n, 2), columns=["x", "x"], index=pd.date_range("2021", periods=n))
     expect_equal_to_iloc(dup)
-    c_order = pd.DataFrame(np.ascontiguousarray(values), index=pd.RangeIndex(10, 10 + 2 * n, 2))
+    c_order = pd.DataFrame(np.ascontiguousarray(values), index=pd.RangeIndex(10, 10 + 2 * n, 2))  # strided
     out = expect_equal_to_iloc(c_order)
     assert out.index.tolist() == [10 + 2 * i for i in knuffle.Generator("varied").permutation(n)]
     expect_equal_to_iloc(pd.DataFrame(index=range(5)))  # rows, no columns
@@ -157,7 +165,7 @@ def test_large_frames_gathered_on_threads_equal_iloc(threads):
     assert (out["label"] == (out["id"] % 1000).astype(str)).all()
 
 
-def test_pyarrow_equals_take_for_every_type():
+def test_pyarrow_equals_take_for_every_type(gather_small_frames):
     n = 101
     data = {
         "i8": pa.array(range(n), pa.int8()), "u64": pa.array(range(n), pa.uint64()),
@@ -206,3 +214,9 @@ def test_the_gathers_refuse_bad_input():
     offsets, data = _knuffle.frame_gather_varlen(order, np.array([0, 2, 3, 3], np.int64), np.frombuffer(b"abc", np.uint8), 1)
     assert offsets.tolist() == [0, 1, 3, 3] and data.tobytes() == b"cab"
     assert _knuffle.frame_gather_bits(order, np.array([0b101 << 1], np.uint8), 1, 3, 1).tolist() == [0b110]
+
+
+def test_small_and_wide_frames_equal_iloc():
+    df = pd.DataFrame(np.arange(300.0).reshape(100, 3), columns=["a", "b", "c"])
+    df["s"] = [f"s{i}" for i in range(100)]
+    expect_equal_to_iloc(df)  # under _MIN_ROWS: iloc itself, the same result
