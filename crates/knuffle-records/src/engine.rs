@@ -31,6 +31,30 @@ pub struct Render<'a, T> {
 /// How many items ahead loads are started.
 const PREFETCH_DISTANCE: usize = 16;
 
+/// Visits `items` in order, having asked `prefetch` to start loading each
+/// item's bytes [`PREFETCH_DISTANCE`] items before its visit: a gather of
+/// records in random order misses the caches on every record, and loads
+/// started ahead overlap those misses (software prefetching along a known
+/// access sequence; S. Chen, A. Ailamaki, P. Gibbons, T. Mowry, "Improving
+/// Hash Join Performance through Prefetching", ICDE 2004).
+pub(crate) fn try_for_each_prefetched<T: Copy, E>(
+    items: &[T],
+    prefetch: impl Fn(T),
+    mut visit: impl FnMut(T) -> Result<(), E>,
+) -> Result<(), E> {
+    items
+        .iter()
+        .take(PREFETCH_DISTANCE)
+        .for_each(|&item| prefetch(item));
+    for (i, &item) in items.iter().enumerate() {
+        if let Some(&ahead) = items.get(i + PREFETCH_DISTANCE) {
+            prefetch(ahead);
+        }
+        visit(item)?;
+    }
+    Ok(())
+}
+
 impl<T: Copy> Render<'_, T> {
     /// Runs [`Render::intact`], if any.
     fn check_intact(&self) -> Result<(), Error> {
@@ -42,16 +66,11 @@ impl<T: Copy> Render<'_, T> {
         match self.prefetch {
             None => items.iter().for_each(|&item| (self.write)(item, buffer)),
             Some(prefetch) => {
-                items
-                    .iter()
-                    .take(PREFETCH_DISTANCE)
-                    .for_each(|&item| prefetch(item));
-                for (i, &item) in items.iter().enumerate() {
-                    if let Some(&ahead) = items.get(i + PREFETCH_DISTANCE) {
-                        prefetch(ahead);
-                    }
+                let written = try_for_each_prefetched(items, prefetch, |item| {
                     (self.write)(item, buffer);
-                }
+                    Ok::<(), std::convert::Infallible>(())
+                });
+                let Ok(()) = written;
             }
         }
     }

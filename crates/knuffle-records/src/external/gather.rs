@@ -30,7 +30,7 @@ use super::scatter::{Bucket, Scatter};
 use super::sink::Sink;
 use super::temp::TempSpace;
 use crate::bytes::Bytes;
-use crate::engine::prefetch_bytes;
+use crate::engine::{prefetch_bytes, try_for_each_prefetched};
 use crate::error::Error;
 use crate::read::read_some;
 use crate::scan::for_each_delimiter;
@@ -90,13 +90,13 @@ pub fn gather<R: Rng + Send + ?Sized>(
     let remaining = sink.remaining();
     thread::scope(|scope| {
         let loader = thread::Builder::new()
-            .name("knuffle-gather".into())
+            .name("knuffle-load".into())
             .spawn_scoped(scope, move || {
                 let mut loader = Loader {
                     plan,
                     temp,
                     delimiter,
-                    to_writer: to_gatherer,
+                    to_gatherer,
                     acks,
                     unacknowledged: 0,
                     spare_data: Vec::new(),
@@ -110,7 +110,7 @@ pub fn gather<R: Rng + Send + ?Sized>(
             })
             .map_err(|e| temp.error(e))?;
         let gatherer = thread::Builder::new()
-            .name("knuffle-copy".into())
+            .name("knuffle-gather".into())
             .spawn_scoped(scope, move || {
                 let mut gatherer = Gatherer {
                     to_writer,
@@ -194,11 +194,6 @@ impl Span for (u64, u64) {
     }
 }
 
-/// How many records ahead the gatherer starts loading a record's bytes:
-/// a bucket is larger than the caches, so every record is a miss, and
-/// starting the loads ahead overlaps them (as in-memory rendering does).
-const PREFETCH_DISTANCE: usize = 16;
-
 impl Gatherer {
     fn gather_batches(
         &mut self,
@@ -246,18 +241,18 @@ impl Gatherer {
     /// Copies the records `spans` of `data` (up to the `-n` limit).
     fn records<S: Span>(&mut self, data: &[u8], spans: &[S]) -> Result<(), HungUp> {
         let take = usize::try_from(self.remaining).map_or(spans.len(), |r| r.min(spans.len()));
-        let spans = &spans[..take];
-        for &span in spans.iter().take(PREFETCH_DISTANCE) {
-            prefetch_bytes(data, span.bounds().0);
-        }
-        for (i, &span) in spans.iter().enumerate() {
-            if let Some(&ahead) = spans.get(i + PREFETCH_DISTANCE) {
-                prefetch_bytes(data, ahead.bounds().0);
-            }
-            let (start, end) = span.bounds();
-            self.bytes(&data[start..end])?;
-            self.records += 1;
-        }
+        // A bucket is larger than the caches: every record is a miss, and
+        // its loads are started ahead, as in-memory rendering does.
+        try_for_each_prefetched(
+            &spans[..take],
+            |span| prefetch_bytes(data, span.bounds().0),
+            |span| {
+                let (start, end) = span.bounds();
+                self.bytes(&data[start..end])?;
+                self.records += 1;
+                Ok(())
+            },
+        )?;
         self.remaining -= take as u64;
         Ok(())
     }
@@ -299,7 +294,7 @@ impl Gatherer {
     }
 }
 
-/// Buffers the writing side is done with, back to the loader for reuse
+/// Buffers the gathering side is done with, back to the loader for reuse
 /// (and the acknowledgement that it holds no bucket any more).
 #[derive(Default)]
 struct Returned {
@@ -309,7 +304,7 @@ struct Returned {
 
 /// Why the loader stopped early.
 enum Stop {
-    /// The writing side hung up (it is done, or it failed).
+    /// The gathering side hung up (it is done, or the writing failed).
     Cancelled,
     /// A temporary file could not be read or written.
     Failed(Error),
@@ -326,11 +321,11 @@ struct Loader<'a> {
     plan: &'a Plan,
     temp: &'a TempSpace,
     delimiter: u8,
-    to_writer: SyncSender<Batch>,
+    to_gatherer: SyncSender<Batch>,
     acks: Receiver<Returned>,
     unacknowledged: usize,
-    /// A bucket buffer back from the writing side (at most one is kept:
-    /// with the one being written, two buckets' worth of memory).
+    /// A bucket buffer back from the gathering side (at most one is kept:
+    /// with the one being gathered, two buckets' worth of memory).
     spare_data: Vec<u8>,
     spare_spans: Vec<(u32, u32)>,
     depth: usize,
@@ -367,7 +362,7 @@ impl Loader<'_> {
                 self.stream(&mut file)?;
             } else {
                 // The sub-scatter needs the whole budget: wait until the
-                // writing side holds no bucket.
+                // gathering side holds no bucket.
                 self.wait_until_idle()?;
                 let sub = self.scatter_again(&mut file, self.plan.sub_buckets(need), rng)?;
                 drop(file);
@@ -378,7 +373,7 @@ impl Loader<'_> {
     }
 
     fn send(&mut self, batch: Batch) -> Result<(), Stop> {
-        self.to_writer.send(batch).map_err(|_| Stop::Cancelled)?;
+        self.to_gatherer.send(batch).map_err(|_| Stop::Cancelled)?;
         self.unacknowledged += 1;
         while let Ok(returned) = self.acks.try_recv() {
             self.take_back(returned);
@@ -396,7 +391,7 @@ impl Loader<'_> {
         }
     }
 
-    /// Waits until the writing side holds no bucket, and frees the spare
+    /// Waits until the gathering side holds no bucket, and frees the spare
     /// buffers: what follows needs the whole budget.
     fn wait_until_idle(&mut self) -> Result<(), Stop> {
         while self.unacknowledged > 0 {

@@ -33,7 +33,7 @@ pub struct Plan {
     pub scatter_memory: u64,
     /// The most a bucket may take in pass 2 (its bytes plus its record
     /// index); two buckets are in memory at once (one loading, one being
-    /// written). A bigger bucket is scattered again.
+    /// gathered into output blocks). A bigger bucket is scattered again.
     pub bucket_budget: u64,
 }
 
@@ -43,9 +43,10 @@ impl Plan {
         let limit = limit.max(MIN_LIMIT);
         let io_buffer = (limit / 32).clamp(16 << 10, 2 << 20);
         // Pass 1: the read buffers, one output buffer (the header), the
-        // bucket write buffers. Pass 2: two buckets and the output buffer
-        // (or, scattering a bucket again: one read buffer, the bucket
-        // write buffers and the output buffer).
+        // bucket write buffers. Pass 2: two buckets, the output buffer and
+        // the gatherer's three output blocks of half an I/O buffer each
+        // (module `gather`), or, scattering a bucket again: one read
+        // buffer, the bucket write buffers and the output buffer.
         let rest = limit - (READ_BUFFERS as u64 + 1) * io_buffer;
         let by_memory = (rest / MIN_WRITE_BUFFER).max(2);
         let buckets = (prev_power_of_two(by_memory) as usize).min(MAX_BUCKETS);
@@ -92,7 +93,8 @@ mod tests {
             assert!(plan.buckets <= MAX_BUCKETS);
             let pass1 = (READ_BUFFERS as u64 + 1) * plan.io_buffer as u64
                 + ((plan.buckets + SPARE_BUFFERS) * plan.write_buffer) as u64;
-            let pass2 = 2 * plan.bucket_budget + plan.io_buffer as u64;
+            let pass2 =
+                2 * plan.bucket_budget + plan.io_buffer as u64 + 3 * plan.io_buffer as u64 / 2;
             assert!(pass1 <= limit && pass2 <= limit, "{plan:?}");
             assert!(plan.write_buffer as u64 >= MIN_WRITE_BUFFER / 2);
         }
