@@ -127,7 +127,13 @@ def take_arrow_array(pa: Any, array: Any, order: np.ndarray, threads: int) -> An
     and fixed-width numeric arrays (chunked arrays are combined first);
     None for any other type."""
     if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
+        if array.num_chunks == 1:
+            array = array.chunk(0)
+        else:
+            try:
+                array = array.combine_chunks()
+            except pa.ArrowInvalid:  # more than 32-bit offsets can address: take handles it
+                return None
     kind = array.type
     n = len(array)
     if n == 0 or pa.types.is_dictionary(kind) or isinstance(kind, pa.ExtensionType):
@@ -150,7 +156,7 @@ def take_arrow_array(pa: Any, array: Any, order: np.ndarray, threads: int) -> An
         values = [pa.py_buffer(_knuffle.frame_gather_bits(order, bits, start, n, threads))]
     elif _fixed_width(pa, kind) and len(buffers) == 2:
         width = kind.bit_width // 8
-        source = np.frombuffer(buffers[1], dtype=f"V{width}")[start : start + n]
+        source = np.frombuffer(buffers[1], dtype=np.uint8)[start * width : (start + n) * width].view(f"V{width}")
         fixed = _Fixed(order, threads)
         out = fixed.add(source)
         fixed.run()

@@ -138,6 +138,33 @@ impl Fixed {
     }
 }
 
+/// The bytes an array spans: `[start, end)` as addresses.
+#[derive(Clone, Copy)]
+struct Extent {
+    start: usize,
+    end: usize,
+}
+
+impl Extent {
+    /// The span of `len` items of `item` bytes from `at`, `stride` bytes
+    /// apart (a negative stride runs backwards from `at`).
+    fn of(at: *const u8, stride: isize, len: usize, item: usize) -> Extent {
+        let at = at as usize;
+        if len == 0 {
+            return Extent { start: at, end: at };
+        }
+        let last = at.wrapping_add_signed(stride.wrapping_mul(len as isize - 1));
+        Extent {
+            start: at.min(last),
+            end: at.max(last) + item,
+        }
+    }
+
+    fn overlaps(&self, other: &Extent) -> bool {
+        self.start < other.end && other.start < self.end
+    }
+}
+
 /// Gathers each of `sources` (1-D numpy arrays of `len(order)` items of 1,
 /// 2, 4, 8 or 16 bytes, any stride) into the matching one of `outputs`
 /// (new contiguous 1-D arrays of the same item size and length):
@@ -184,7 +211,7 @@ pub fn frame_gather_fixed(
             )
         };
         let writeable = dst_flags & numpy::npyffi::NPY_ARRAY_WRITEABLE != 0;
-        if !dst.is_c_contiguous() || !writeable || std::ptr::eq(src_ptr, dst_ptr) {
+        if !dst.is_c_contiguous() || !writeable {
             return Err(PyValueError::new_err(
                 "the outputs must be new, writeable, contiguous arrays",
             ));
@@ -195,6 +222,26 @@ pub fn frame_gather_fixed(
             item,
             dst: dst_ptr,
         });
+    }
+    // Threads write the outputs while others read the sources and the
+    // order: no output may share a byte with any other array.
+    let order_bytes = Extent::of(order.as_ptr().cast(), 8, n, 8);
+    let outputs: Vec<Extent> = columns
+        .iter()
+        .map(|c| Extent::of(c.dst, c.item as isize, n, c.item))
+        .collect();
+    let reads = columns
+        .iter()
+        .map(|c| Extent::of(c.src, c.stride, n, c.item))
+        .chain([order_bytes]);
+    for (k, output) in outputs.iter().enumerate() {
+        let clash = reads.clone().any(|read| output.overlaps(&read))
+            || outputs[k + 1..].iter().any(|other| output.overlaps(other));
+        if clash {
+            return Err(PyValueError::new_err(
+                "the outputs must be new, writeable, contiguous arrays",
+            ));
+        }
     }
     let bytes = n * columns.iter().map(|c| c.item).sum::<usize>();
     let work: Vec<(Fixed, Range<usize>)> = columns
@@ -395,7 +442,10 @@ pub fn frame_gather_bits<'py>(
     let bits = bits
         .as_slice()
         .map_err(|_| PyValueError::new_err("the bitmap is not contiguous"))?;
-    if bits.len() * 8 < offset + len {
+    if offset
+        .checked_add(len)
+        .is_none_or(|end| bits.len().saturating_mul(8) < end)
+    {
         return Err(PyValueError::new_err(
             "the bitmap is shorter than the column",
         ));

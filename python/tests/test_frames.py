@@ -209,6 +209,20 @@ def test_the_gathers_refuse_bad_input():
         _knuffle.frame_gather_fixed(order, [np.array([1, "a", None], dtype=object)], [np.empty(3, object)], 1)
     with pytest.raises(ValueError, match="writeable"):
         _knuffle.frame_gather_fixed(order, [np.arange(3)], [np.arange(6)[::2]], 1)
+    read_only = np.empty(3, np.int64)
+    read_only.flags.writeable = False
+    with pytest.raises(ValueError, match="writeable"):
+        _knuffle.frame_gather_fixed(order, [np.arange(3)], [read_only], 1)
+    shared = np.empty(3, np.int64)
+    with pytest.raises(ValueError, match="new"):  # one output twice: two writers of the same bytes
+        _knuffle.frame_gather_fixed(order, [np.arange(3), np.arange(3)], [shared, shared], 1)
+    both = np.arange(6, dtype=np.int64)
+    with pytest.raises(ValueError, match="new"):  # an output overlapping a source
+        _knuffle.frame_gather_fixed(order, [both[:3]], [both[2:5]], 1)
+    with pytest.raises(ValueError, match="new"):  # an output overlapping the order
+        _knuffle.frame_gather_fixed(order, [np.arange(3)], [order], 1)
+    with pytest.raises(ValueError, match="shorter"):
+        _knuffle.frame_gather_bits(order, np.zeros(1, np.uint8), 2**64 - 2, 3, 1)
     with pytest.raises(ValueError, match="do not fit"):
         _knuffle.frame_gather_varlen(order, np.array([0, 2, 9, 4], np.int32), np.zeros(4, np.uint8), 1)
     offsets, data = _knuffle.frame_gather_varlen(order, np.array([0, 2, 3, 3], np.int64), np.frombuffer(b"abc", np.uint8), 1)
@@ -220,3 +234,33 @@ def test_small_and_wide_frames_equal_iloc():
     df = pd.DataFrame(np.arange(300.0).reshape(100, 3), columns=["a", "b", "c"])
     df["s"] = [f"s{i}" for i in range(100)]
     expect_equal_to_iloc(df)  # under _MIN_ROWS: iloc itself, the same result
+
+
+def test_the_columns_go_through_the_rust_gathers(monkeypatch, gather_small_frames):
+    """Not only equal to iloc / take: gathered in Rust (a pandas or pyarrow
+    upgrade that stopped matching the column types would show here)."""
+    from knuffle import _frames
+
+    calls = {"fixed": 0, "varlen": 0, "bits": 0}
+
+    def counting(name):
+        real = getattr(_frames._knuffle, f"frame_gather_{name}")
+
+        def gather(*args):
+            calls[name] += 1
+            return real(*args)
+
+        return gather
+
+    for name in calls:
+        monkeypatch.setattr(_frames._knuffle, f"frame_gather_{name}", counting(name))
+    df = pd.DataFrame({
+        "i": np.arange(N), "f": np.arange(N) * 0.5,
+        "s": pd.array([None if i % 7 == 0 else f"s{i}" for i in range(N)], dtype="string[pyarrow]"),
+        "str": pd.Series([f"t{i}" for i in range(N)], dtype="str"),
+    })
+    expect_equal_to_iloc(df)
+    assert calls["fixed"] == 1 and calls["varlen"] == 2 and calls["bits"] == 1, calls
+    table = pa.table({"b": pa.array([i % 3 == 0 for i in range(N)]), "x": pa.array(range(N), pa.int32())})
+    knuffle.Generator("arrow").shuffle_frame(table)
+    assert calls["bits"] == 2 and calls["fixed"] == 2, calls
