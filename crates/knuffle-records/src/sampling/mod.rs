@@ -62,6 +62,21 @@ pub mod stratified;
 pub mod uniform;
 pub mod weighted;
 
+/// Test data only: draws below `bound` from a xorshift64 generator (G.
+/// Marsaglia, "Xorshift RNGs", J. Stat. Softw. 8(14), 2003), its top 53
+/// bits scaled by a multiply-shift: cheap and reproducible, not uniform
+/// enough for anything but making varied inputs.
+#[cfg(test)]
+pub(crate) fn test_draws(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut state = seed;
+    move |bound: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        ((u128::from(state >> 11) * u128::from(bound)) >> 53) as u64
+    }
+}
+
 pub use error::{Note, SampleError, SampleErrorKind};
 pub use fields::FieldName;
 pub use options::{Mode, RandomValues, SampleOptions, parse_delimiter};

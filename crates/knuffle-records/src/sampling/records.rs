@@ -638,13 +638,7 @@ mod tests {
             }
             Ok(got)
         }
-        let mut state = 0x1234_5678_9abc_def1u64;
-        let mut next = move |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            ((u128::from(state >> 11) * u128::from(bound)) >> 53) as u64
-        };
+        let mut next = crate::sampling::test_draws(0x1234_5678_9abc_def1u64);
         for case in 0..300 {
             let files: Vec<Vec<u8>> = (0..1 + next(3))
                 .map(|_| {
@@ -716,13 +710,7 @@ mod tests {
 
     #[test]
     fn visiting_gives_exactly_the_records_and_errors_of_reading() {
-        let mut state = 0x0bad_5eed_1234_5678u64;
-        let mut next = move |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            ((u128::from(state >> 11) * u128::from(bound)) >> 53) as u64
-        };
+        let mut next = crate::sampling::test_draws(0x0bad_5eed_1234_5678u64);
         for case in 0..300 {
             // Files of up to 200 KB (several read buffers), lines of 0 to
             // 300 bytes, some quoted for CSV.

@@ -435,13 +435,7 @@ mod tests {
         // Records of random fields from a small alphabet (digits, blanks,
         // signs, dots, CR, the delimiter): wherever the quick path reads
         // a weight, the general path reads the same.
-        let mut state = 0x0005_eed0_fa11_u64;
-        let mut next = move |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            ((u128::from(state >> 11) * u128::from(bound)) >> 53) as u64
-        };
+        let mut next = crate::sampling::test_draws(0x0005_eed0_fa11_u64);
         let mut quick = 0;
         for case in 0..20_000 {
             let (csv, delimiter, terminator) =
