@@ -90,20 +90,27 @@ def _arrow_backed(pd: Any, column: Any) -> bool:
     return isinstance(column.array, pd.arrays.ArrowExtensionArray)
 
 
-def _strided(column: Any) -> bool:
-    dtype = column.dtype
-    if isinstance(dtype, np.dtype) and dtype.kind in _FIXED_KINDS:
-        source = column.to_numpy(copy=False)
-        return source.ndim == 1 and len(source) > 1 and source.strides[0] != source.itemsize
-    return False
-
-
-def _pandas_column(pd: Any, column: Any, order: np.ndarray, threads: int, fixed: _Fixed) -> Any:
+def _numpy_source(column: Any) -> Any:
+    """The column's numpy array (no copy) when the Rust gather takes it:
+    1-D, of a fixed-width kind; else None."""
     dtype = column.dtype
     if isinstance(dtype, np.dtype) and dtype.kind in _FIXED_KINDS:
         source = column.to_numpy(copy=False)
         if source.dtype == dtype and source.ndim == 1:
-            return fixed.add(source)
+            return source
+    return None
+
+
+def _strided(column: Any) -> bool:
+    source = _numpy_source(column)
+    return source is not None and len(source) > 1 and source.strides[0] != source.itemsize
+
+
+def _pandas_column(pd: Any, column: Any, order: np.ndarray, threads: int, fixed: _Fixed) -> Any:
+    source = _numpy_source(column)
+    if source is not None:
+        return fixed.add(source)
+    dtype = column.dtype
     values = column.array
     if type(values) in (pd.arrays.ArrowStringArray, pd.arrays.ArrowExtensionArray):
         pa = _pyarrow()
