@@ -56,6 +56,6 @@ mod spill;
 pub use error::{Error, ErrorKind};
 pub use format::{FORMAT_NAMES, Format};
 pub use layout::parse_compression;
-pub use order::{LABELS, TableOrder, VERSION, table_order};
+pub use order::{LABELS, TableOrder, VERSION, epoch_seed, table_order};
 pub use output::{Destination, MAX_SHARDS, ShardSplit};
 pub use shuffle::{Options, Report, shuffle_table};

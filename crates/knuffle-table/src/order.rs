@@ -177,6 +177,18 @@ impl TableOrder {
     }
 }
 
+/// The seed text of epoch `epoch` of the epoch order for the seed text
+/// `seed` (docs/table-order.md, "Epochs"): epoch 0 is `seed` itself, so
+/// that epoch 0 is the order of `knuffle table --seed SEED`; epoch `e >= 1`
+/// is `"knuffle epoch {e}: {seed}"`.
+pub fn epoch_seed(seed: &str, epoch: u64) -> String {
+    if epoch == 0 {
+        seed.to_owned()
+    } else {
+        format!("knuffle epoch {epoch}: {seed}")
+    }
+}
+
 /// The reference function of the table order: the permutation of `0..n`
 /// that the table order gives `n` rows for `seed` (element `k` is the row
 /// number that goes to position `k`).
@@ -191,6 +203,16 @@ pub fn table_order(seed: &str, n: u64) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn epoch_seeds() {
+        assert_eq!(epoch_seed("friday", 0), "friday");
+        assert_eq!(epoch_seed("friday", 1), "knuffle epoch 1: friday");
+        assert_eq!(
+            epoch_seed("", 18446744073709551615),
+            "knuffle epoch 18446744073709551615: "
+        );
+    }
 
     #[test]
     fn labels_are_random_access() {
