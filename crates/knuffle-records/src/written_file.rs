@@ -1,4 +1,4 @@
-//! Files knuffle writes, all by one rule (DESIGN.md, "Files knuffle
+//! Files knuffle writes, all by one rule (ARCHITECTURE.md, "Files knuffle
 //! writes"): shuf mode's `-o FILE`, `draw`/`deal` transcripts, `deal
 //! --commit` secrets, the lab's report files.
 //!

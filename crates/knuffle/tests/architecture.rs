@@ -1,7 +1,7 @@
 //! The workspace's layers, and no import cycles between the modules of any
 //! crate of the workspace.
 //!
-//! **Layers.** DESIGN.md: data flows one way, cli/python -> table ->
+//! **Layers.** ARCHITECTURE.md: data flows one way, cli/python -> table ->
 //! records/lab/draw -> stats -> library. [`LAYERS`] numbers them (library 0,
 //! stats 1, records/lab/draw 2, table 3, cli/python 4, benchmarks and fuzz
 //! targets 5), each
@@ -107,7 +107,7 @@ fn the_checker_sees_cycles_through_every_kind_of_path() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The documented layer of every crate of the repository (DESIGN.md: "cli/
+/// The documented layer of every crate of the repository (ARCHITECTURE.md: "cli/
 /// python -> table -> records/lab/draw -> stats -> library"); tools sit above it all.
 const LAYERS: &[(&str, u32)] = &[
     ("knuffle", 0),
@@ -150,7 +150,7 @@ fn every_crate_depends_only_on_crates_of_lower_layers() {
         seen.insert(name.clone());
         let Some(layer) = layer_of(&name) else {
             failures.push(format!(
-                "{name} has no layer: add it to LAYERS (and DESIGN.md)"
+                "{name} has no layer: add it to LAYERS (and ARCHITECTURE.md)"
             ));
             continue;
         };

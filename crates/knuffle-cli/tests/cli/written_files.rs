@@ -1,4 +1,4 @@
-//! Every file knuffle writes follows one rule (DESIGN.md, "Files knuffle
+//! Every file knuffle writes follows one rule (ARCHITECTURE.md, "Files knuffle
 //! writes"), checked here for each writer: `draw --transcript`, `deal
 //! --reveal --transcript`, `deal --commit --secret-file`, `lab --report`
 //! (its page, `DIR/index.html`) and shuf mode's `-o`. A regular file is
