@@ -11,7 +11,7 @@
 //! output, in order (a trailing `...` stands for the rest of the line). `python` blocks run in `python/tests/test_docs.py`. A block that
 //! cannot run here carries `<!-- not run: REASON -->` on the line before
 //! its fence; a marker without a reason fails, and nothing else is skipped.
-//! Relative links of these documents and of CONTRIBUTING.md must name files
+//! Relative links of these documents, CONTRIBUTING.md and ARCHITECTURE.md must name files
 //! that exist, and their `#anchors` headings of those files.
 
 use std::path::{Path, PathBuf};
@@ -282,6 +282,7 @@ fn anchors(text: &str) -> Vec<String> {
 fn relative_links_of_the_documents_name_existing_files_and_headings() {
     let mut documents = documents();
     documents.push(repository().join("CONTRIBUTING.md"));
+    documents.push(repository().join("ARCHITECTURE.md"));
     let mut broken = Vec::new();
     for document in documents {
         let text = read(&document);

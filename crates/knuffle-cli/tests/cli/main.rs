@@ -17,6 +17,7 @@
 //! | `closed_pipes` | a reader that goes away ends every subcommand quietly |
 //! | `cli_conventions` | `help`, `-h`, `--version`, typos of subcommands, man page and completions |
 //! | `deal`, `chars`, `trace`, `lab_cli`, `audit_cli`, `draw_verify` | the subcommands, with golden outputs |
+//! | `cited_paths` | every file path the documents and the code cite exists in the repository |
 //! | `documents` | every shell example of README.md and `docs/guide/` runs as written; their relative links name existing files |
 //! | `sample` | `knuffle sample`: each mode's law against exact values (with biased stand-ins that fail), headers, CSV, endless input, errors |
 //! | `sample_external` | `knuffle sample` beyond `--memory`: the same output for every limit, peak memory, no temporary file or partial output left by a failing or killed run |
@@ -33,6 +34,7 @@ mod support;
 
 mod audit_cli;
 mod chars;
+mod cited_paths;
 mod cli_conventions;
 mod closed_pipes;
 mod deal;
