@@ -26,7 +26,7 @@ pub fn thousands(x: u64) -> String {
 
 /// `x` rounded to two significant digits, thousands separated.
 pub fn about(x: f64) -> String {
-    if !(x >= 1.0) {
+    if x.is_nan() || x < 1.0 {
         return "1".into();
     }
     let digits = x.log10().floor() as i32;

@@ -149,10 +149,7 @@ pub fn mahalanobis(v: &[f64], c: &[Vec<f64>]) -> Option<f64> {
     let mut l = vec![vec![0.0; k]; k];
     for i in 0..k {
         for j in 0..=i {
-            let mut sum = c[i][j];
-            for m in 0..j {
-                sum -= l[i][m] * l[j][m];
-            }
+            let sum = c[i][j] - (0..j).map(|m| l[i][m] * l[j][m]).sum::<f64>();
             if i == j {
                 if sum <= 0.0 {
                     return None;
@@ -166,10 +163,7 @@ pub fn mahalanobis(v: &[f64], c: &[Vec<f64>]) -> Option<f64> {
     // Solve L y = v; the form is |y|^2.
     let mut y = vec![0.0; k];
     for i in 0..k {
-        let mut sum = v[i];
-        for m in 0..i {
-            sum -= l[i][m] * y[m];
-        }
+        let sum = v[i] - (0..i).map(|m| l[i][m] * y[m]).sum::<f64>();
         y[i] = sum / l[i][i];
     }
     Some(y.iter().map(|a| a * a).sum())

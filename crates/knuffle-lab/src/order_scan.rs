@@ -401,6 +401,5 @@ mod tests {
         assert_eq!(shift_for(64, 64), 0);
         assert_eq!(shift_for(65, 64), 1);
         assert_eq!(shift_for(100_000, 64), 11);
-        assert!((100_000u64 - 1) >> 11 < 64);
     }
 }
