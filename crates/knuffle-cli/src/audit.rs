@@ -1,4 +1,6 @@
-//! `knuffle audit`: test shuffles produced by any program for bias.
+//! `knuffle audit`: test shuffles produced by any program for bias; with
+//! `--order`, one long order (a data loader's epoch) instead
+//! ([`crate::audit_order`]).
 //!
 //! Exit status as with `diff`: 0 when no bias is found (or too few
 //! shuffles to test anything: the verdict then says "inconclusive"), 1 when
@@ -27,6 +29,14 @@ Examples:
   my-dealer --hands 100000 | knuffle audit --deck-size 52
                                          deals of k cards from a 52-card deck
   knuffle audit --base 0 --deck-size 100 deals.csv
+  knuffle audit --order epoch.txt        one long order of the rows 0..n-1 (a loader's epoch)
+  knuffle audit --order epoch.npy --previous last-epoch.npy --shards shards.txt --report audit.html
+
+With --order: one row number a line (or a .npy array of integers); n is the number of rows
+unless --n gives it. The tests: rank correlation and displacement, neighbours from the same
+block of rows (and shard), a coarse row x position table, and with --previous the
+independence of the two epochs; the report names likely causes (a buffer shuffle, blocks,
+shards read in turn, the same order again). Not a permutation: reported, exit status 1.
 
 Lines are at most 64 MiB; a NUL byte (binary input) is refused at once. The deck size is
 at most 4294967296 (2^32: items are 32-bit numbers); memory does not grow with it.
@@ -41,8 +51,26 @@ pub(crate) struct Args {
     /// File with one shuffle per line ('-' or absent: standard input).
     file: Option<PathBuf>,
 
+    /// Audit one long order instead: FILE holds the row at each position, one
+    /// row number (0..n-1) a line, or a .npy array of integers ('-': standard input).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["file", "base", "effect"])]
+    order: Option<PathBuf>,
+
+    /// With --order: the shard of every row, one number a line in row order (or .npy).
+    #[arg(long, value_name = "FILE", requires = "order")]
+    shards: Option<PathBuf>,
+
+    /// With --order: the previous epoch's order, to test that the two are independent.
+    #[arg(long, value_name = "FILE", requires = "order")]
+    previous: Option<PathBuf>,
+
+    /// With --order: also write an HTML report (heat map, displacement histogram) to FILE.
+    #[arg(long, value_name = "FILE", requires = "order")]
+    report: Option<PathBuf>,
+
     /// Universe size (items in the deck); needed when lines are partial deals
-    /// of integers. Default: the line length (52 for card names).
+    /// of integers. Default: the line length (52 for card names). With
+    /// --order: the number of rows (default: the order's length).
     #[arg(long = "deck-size", alias = "n", value_name = "N")]
     n: Option<usize>,
 
@@ -80,6 +108,16 @@ fn audit(args: &Args) -> Result<bool, String> {
         && !(w > 0.0 && w.is_finite())
     {
         return Err(format!("--effect must be a positive number (got {w})"));
+    }
+    if let Some(order) = &args.order {
+        return crate::audit_order::audit(&crate::audit_order::OrderArgs {
+            order,
+            n: args.n.map(|n| n as u64),
+            shards: args.shards.as_ref(),
+            previous: args.previous.as_ref(),
+            report: args.report.as_ref(),
+            alpha: args.alpha,
+        });
     }
     // Before any input is read: what the deck size implies.
     if let Some(n) = args.n {

@@ -30,6 +30,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 mod audit;
+mod audit_order;
 mod chars;
 mod deal;
 mod definition;

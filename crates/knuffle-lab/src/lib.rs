@@ -35,6 +35,12 @@
 //!    (tables and plots), [`audit`] (anybody's shuffler, through the same
 //!    analysis).
 //!
+//! The audit of one long order (a data loader's epoch) stands beside them:
+//! [`order_laws`] (the laws of its statistics), [`order_scan`] (one parallel
+//! pass counting them), [`order_causes`] (failing tests in words),
+//! [`order_audit`] (the tests and the verdict), [`order_input`] (reading an
+//! order from text or `.npy`), [`order_report`] (its HTML page).
+//!
 //! Where a change goes: a new algorithm is one entry in the zoo's table
 //! (and its run function); a new statistic goes in `knuffle_stats::stats` and is used by
 //! `analysis`; a new kind of output goes in `report`.
@@ -55,6 +61,12 @@ pub mod choices;
 pub mod exact;
 pub mod experiment;
 pub mod observer;
+pub mod order_audit;
+pub mod order_causes;
+pub mod order_input;
+pub mod order_laws;
+pub mod order_report;
+pub mod order_scan;
 pub mod report;
 pub mod sample;
 pub mod steps;

@@ -33,7 +33,7 @@ pub const MAX_HISTOGRAM_ORDERS: usize = 720;
 const HIST_SIZE: (u32, u32) = (900, 380);
 const HEAT_SIZE: (u32, u32) = (560, 500);
 
-fn register_font() {
+pub(crate) fn register_font() {
     REGISTER.call_once(|| {
         // The bytes are a valid TrueType font shipped with the crate.
         let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
@@ -258,7 +258,7 @@ fn verdict_table(runs: &[LabRun]) -> String {
 
 /// An SVG document made ready to sit inside the HTML page: the namespace
 /// declaration (implicit in HTML) dropped, a role and label added.
-fn inline_svg(svg: &str, label: &str) -> String {
+pub(crate) fn inline_svg(svg: &str, label: &str) -> String {
     let body = svg
         .replace(r#" xmlns="http://www.w3.org/2000/svg""#, "")
         .replace(r#" xmlns:xlink="http://www.w3.org/1999/xlink""#, "");
@@ -270,7 +270,7 @@ fn inline_svg(svg: &str, label: &str) -> String {
     )
 }
 
-fn html(text: &str) -> String {
+pub(crate) fn html(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -511,7 +511,7 @@ fn expected_line_and_legend<'a, DB: DrawingBackend + 'a>(
 }
 
 /// Blue (below expected) - white - red (above), `t` in `-1..=1`.
-fn diverging(t: f64) -> RGBColor {
+pub(crate) fn diverging(t: f64) -> RGBColor {
     let t = t.clamp(-1.0, 1.0);
     let (r, g, b) = if t >= 0.0 {
         (178.0, 24.0, 43.0)
@@ -668,7 +668,7 @@ fn heat_cells<DB: DrawingBackend>(
 
 /// The heat map's colour bar: the diverging scale from `+scale` (top) to
 /// `-scale` (bottom), labelled in percent against uniform.
-fn colour_bar<DB: DrawingBackend>(
+pub(crate) fn colour_bar<DB: DrawingBackend>(
     legend: &DrawingArea<DB, Shift>,
     scale: f64,
 ) -> Result<(), String> {

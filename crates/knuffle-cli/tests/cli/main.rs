@@ -17,6 +17,7 @@
 //! | `closed_pipes` | a reader that goes away ends every subcommand quietly |
 //! | `cli_conventions` | `help`, `-h`, `--version`, typos of subcommands, man page and completions |
 //! | `deal`, `chars`, `trace`, `lab_cli`, `audit_cli`, `draw_verify` | the subcommands, with golden outputs |
+//! | `audit_order_cli` | `knuffle audit --order`: exact shuffles pass, buffer, block and round-robin shuffles and a repeated epoch are flagged with their causes, exit statuses and messages |
 //! | `cited_paths` | every file path the documents and the code cite exists in the repository |
 //! | `documents` | every shell example of README.md and `docs/guide/` runs as written; their relative links name existing files |
 //! | `sample` | `knuffle sample`: each mode's law against exact values (with biased stand-ins that fail), headers, CSV, endless input, errors |
@@ -33,6 +34,7 @@
 mod support;
 
 mod audit_cli;
+mod audit_order_cli;
 mod chars;
 mod cited_paths;
 mod cli_conventions;
