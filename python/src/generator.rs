@@ -119,6 +119,19 @@ impl Generator {
         self.threads
     }
 
+    /// How far the stream has gone, in 32-bit words from its start: with the
+    /// seed text, the generator's whole state (pickling and copies).
+    #[getter]
+    fn word_pos(&self) -> u128 {
+        self.rng.word_pos()
+    }
+
+    /// Moves the stream to `word_pos` words from its start (the value
+    /// `word_pos` read from a generator of the same seed).
+    fn set_word_pos(&mut self, word_pos: u128) {
+        self.rng.set_word_pos(word_pos);
+    }
+
     /// Shuffles a contiguous 1-D array of 1-, 2-, 4- or 8-byte unsigned
     /// integers in place (any dtype viewed as such).
     #[pyo3(signature = (array, threads=None))]
