@@ -26,8 +26,8 @@ use crate::error::Error;
 use crate::format::Format;
 use crate::gather::Gather;
 use crate::order::{TableOrder, epoch_seed};
-use crate::shuffle::{Buckets, Budget, Held, Run, read_labelled, reading};
-use crate::source::{self, Opened, Source};
+use crate::shuffle::{BATCH_ROWS, Buckets, Budget, Held, Run, read_labelled};
+use crate::source::{self, Opened, Reading, Source};
 use crate::spill;
 
 /// Batches gathered ahead of the reader of the stream.
@@ -111,7 +111,7 @@ impl TableStream {
         let budget = Budget::of(options.memory);
         let (schema, first) = match sources.as_slice() {
             [only] => {
-                let opened = source::open(only, None, reading(&budget))?;
+                let opened = source::open(only, None, no_thread_pool())?;
                 (opened.schema.clone(), Some(opened))
             }
             _ => (source::common_schema(&sources)?, None),
@@ -202,6 +202,13 @@ impl Drop for TableStream {
     }
 }
 
+/// Inputs read one row group at a time, without rayon's thread pool: a
+/// stream is opened in forked processes (torch's DataLoader workers), where
+/// a pool started before the fork has no threads and would wait forever.
+fn no_thread_pool() -> Reading {
+    Reading::one_at_a_time(BATCH_ROWS)
+}
+
 /// The indices of `columns` in `schema` (all of them without a list).
 fn projection(schema: &SchemaRef, columns: Option<&[String]>) -> Result<Vec<usize>, Error> {
     let Some(columns) = columns else {
@@ -254,7 +261,7 @@ impl Producer {
             &self.input_schema,
             &self.sources,
             self.first,
-            reading(&run.budget),
+            no_thread_pool(),
             |batch, first_row, labels, share_read| {
                 if self.stop.load(Ordering::Relaxed) {
                     return Err(stopped());
