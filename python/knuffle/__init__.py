@@ -20,6 +20,7 @@ from knuffle._audit import AuditReport, AuditTest, audit
 from knuffle._files import shuffle_file
 from knuffle._generator import Generator, Hands
 from knuffle._sampling import sample_file, split_file
+from knuffle._stream import TableStream, stream_table
 from knuffle._table import TableReport, shuffle_table, table_order
 
 __all__ = [
@@ -28,11 +29,13 @@ __all__ = [
     "Generator",
     "Hands",
     "TableReport",
+    "TableStream",
     "audit",
     "sample_file",
     "shuffle_file",
     "shuffle_table",
     "split_file",
+    "stream_table",
     "table_order",
 ]
 __version__ = "0.1.0"

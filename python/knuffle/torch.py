@@ -1,5 +1,5 @@
-"""PyTorch samplers in the epoch order: exactly uniform, the same global order
-for any number of ranks, resumable to the row.
+"""PyTorch in the epoch order: exactly uniform, the same global order for any
+number of ranks and workers, resumable to the row.
 
 :class:`DistributedSampler` takes the arguments of
 ``torch.utils.data.distributed.DistributedSampler`` and keeps its rules
@@ -24,6 +24,11 @@ another number of loader workers, and docs/guide/training.md).
 >>> merged = [row for pair in zip(*map(list, ranks)) for row in pair]
 >>> merged == knuffle.table_order("friday", 10).tolist()
 True
+
+:class:`TableDataset`: the rows of tables in the epoch order as a torch
+``IterableDataset``, split among ranks and DataLoader workers, resumable to
+the row (``knuffle.stream_table`` underneath).
+
 """
 
 from __future__ import annotations
@@ -41,8 +46,9 @@ except ImportError as error:  # pragma: no cover - depends on the machine
 
 from knuffle import _epoch_split
 from knuffle._epoch_split import STATE_KIND
+from knuffle._torch_table import TableDataset
 
-__all__ = ["DistributedSampler", "Sampler", "sampler_state"]
+__all__ = ["DistributedSampler", "Sampler", "TableDataset", "sampler_state"]
 
 
 class _Pass:

@@ -15,6 +15,7 @@ mod frame;
 mod generator;
 mod rows;
 mod sampling;
+mod stream;
 mod table;
 mod threads;
 mod weighted;
@@ -32,5 +33,6 @@ fn _knuffle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     table::register(m)?;
     engines::register(m)?; // the engines' per-partition steps (python/src/engines.rs)
     frame::register(m)?; // shuffle_frame's column gathers (python/src/frame.rs)
+    stream::register(m)?; // stream_table (python/src/stream.rs)
     Ok(())
 }

@@ -80,7 +80,7 @@ fn table_labels<'py>(
 /// truncated file, a schema mismatch, a ragged CSV row) `ValueError`, a
 /// failed read or write `OSError`, with the engine's message (it names the
 /// file).
-fn table_error(error: knuffle_table::Error) -> PyErr {
+pub fn table_error(error: knuffle_table::Error) -> PyErr {
     match error.kind() {
         ErrorKind::Invalid => PyValueError::new_err(error.message().to_owned()),
         ErrorKind::Io => PyOSError::new_err(error.message().to_owned()),
@@ -88,7 +88,7 @@ fn table_error(error: knuffle_table::Error) -> PyErr {
 }
 
 /// A format named by `format=` or `output_format=`.
-fn format_option(options: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<Format>> {
+pub fn format_option(options: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<Format>> {
     let name: Option<String> = get(options, key)?;
     name.as_deref()
         .map(Format::parse)

@@ -39,11 +39,14 @@
 //!    `parquet_out` (a Parquet writer encoding columns in parallel), `sink`
 //!    (a table written in one format).
 //! 3. `output` (one file or shards, nothing visible until complete),
-//!    `spill` (bucket files).
+//!    `spill` (bucket files), `gather` (rows taken by position).
 //! 4. `shuffle` (the plan: in memory, through buckets, or `-n`).
+//! 5. `stream` (the epoch order as a stream of batches, for training
+//!    loops: the shuffle's two passes, pass 2 handed out batch by batch).
 
 mod error;
 mod format;
+mod gather;
 mod layout;
 mod order;
 mod output;
@@ -52,6 +55,7 @@ mod shuffle;
 mod sink;
 mod source;
 mod spill;
+mod stream;
 
 pub use error::{Error, ErrorKind};
 pub use format::{FORMAT_NAMES, Format};
@@ -59,3 +63,4 @@ pub use layout::parse_compression;
 pub use order::{LABELS, TableOrder, VERSION, epoch_seed, table_order};
 pub use output::{Destination, MAX_SHARDS, ShardSplit};
 pub use shuffle::{Options, Report, shuffle_table};
+pub use stream::{Consumer, StreamOptions, TableStream};

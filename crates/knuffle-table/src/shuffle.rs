@@ -11,12 +11,13 @@
 
 use std::path::PathBuf;
 
-use arrow::array::{Array, RecordBatch};
+use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use parquet::basic::Compression;
 
 use crate::error::Error;
 use crate::format::Format;
+use crate::gather::Gather;
 use crate::layout::ParquetLayout;
 use crate::order::TableOrder;
 use crate::output::{Destination, Emitter, WriteSettings};
@@ -35,7 +36,7 @@ const GATHER_AHEAD: usize = 4;
 
 /// Bytes of a bucket's ordering beyond its rows: a sort key (8) and a
 /// position (4) per row, and its labels and row numbers again (12).
-const ORDER_BYTES_PER_ROW: u64 = 24;
+pub(crate) const ORDER_BYTES_PER_ROW: u64 = 24;
 
 /// What a table shuffle is told.
 #[derive(Clone, Debug)]
@@ -164,26 +165,85 @@ fn parquet_layout(
 /// Inputs are read in batches of [`BATCH_ROWS`]; Parquet row groups are
 /// decoded several at once when they take at most a quarter of the rows'
 /// share of memory.
-fn reading(budget: &Budget) -> Reading {
+pub(crate) fn reading(budget: &Budget) -> Reading {
     Reading {
         batch_rows: BATCH_ROWS,
         parallel_bytes: budget.rows / 4,
     }
 }
 
+/// Reads every row of `sources` (the first one maybe opened already), each
+/// batch conformed to `schema`, and hands each non-empty batch to `visit`
+/// with its first row number, its labels in `order`, and an estimate of the
+/// share of the input read so far (for the number of bucket files).
+/// Returns the number of rows read.
+pub(crate) fn read_labelled(
+    order: &TableOrder,
+    schema: &SchemaRef,
+    sources: &[Source],
+    mut first: Option<Opened>,
+    reading: Reading,
+    mut visit: impl FnMut(RecordBatch, u64, Vec<u32>, &dyn Fn() -> f64) -> Result<(), Error>,
+) -> Result<u64, Error> {
+    let total_input_bytes: u64 = sources
+        .iter()
+        .map(|s| std::fs::metadata(&s.path).map_or(0, |m| m.len()))
+        .sum();
+    let mut rows_in = 0u64;
+    let mut bytes_done = 0u64;
+    for source in sources {
+        let opened = match first.take() {
+            Some(opened) => opened,
+            None => source::open(source, Some(schema.clone()), reading)?,
+        };
+        let file_bytes = std::fs::metadata(&source.path).map_or(0, |m| m.len());
+        let file_rows = opened.rows;
+        let mut rows_in_file = 0u64;
+        for batch in opened.batches {
+            let batch = source::conform(batch?, schema, &source.path)?;
+            let n = batch.num_rows();
+            if n == 0 {
+                continue;
+            }
+            let mut labels = vec![0u32; n];
+            order.labels_into(rows_in, &mut labels);
+            let share_read = || {
+                // The share of the input read, for the bucket count (a
+                // pipe's size is unknown: guess a quarter; a bucket that
+                // turns out too large is split again).
+                if total_input_bytes == 0 {
+                    return 0.25;
+                }
+                let within = match file_rows {
+                    Some(rows) if rows > 0 => {
+                        file_bytes as f64 * (rows_in_file as f64 / rows as f64)
+                    }
+                    _ => file_bytes as f64 / 2.0,
+                };
+                ((bytes_done as f64 + within) / total_input_bytes.max(1) as f64).clamp(0.01, 1.0)
+            };
+            visit(batch, rows_in, labels, &share_read)?;
+            rows_in += n as u64;
+            rows_in_file += n as u64;
+        }
+        bytes_done += file_bytes;
+    }
+    Ok(rows_in)
+}
+
 /// How the memory limit is shared.
 #[derive(Clone, Copy, Debug)]
-struct Budget {
+pub(crate) struct Budget {
     /// Rows held in memory (the whole table, or a bucket), with their order.
-    rows: u64,
+    pub(crate) rows: u64,
     /// Rows waiting to be written to the bucket files.
-    pending: usize,
+    pub(crate) pending: usize,
     /// A Parquet writer's row group in progress.
     writer: usize,
 }
 
 impl Budget {
-    fn of(memory: u64) -> Budget {
+    pub(crate) fn of(memory: u64) -> Budget {
         // Code, buffers of the readers and writers, allocator slack.
         let fixed = (16u64 << 20).min(memory / 8);
         let writer = (memory / 5).min(512 << 20);
@@ -197,7 +257,7 @@ impl Budget {
 }
 
 /// Rows read so far: held in memory while they fit, then moved to buckets.
-enum Held {
+pub(crate) enum Held {
     Memory {
         batches: Vec<RecordBatch>,
         labels: Vec<u32>,
@@ -206,77 +266,48 @@ enum Held {
     Spilling(Spill),
 }
 
-struct Run {
-    order: TableOrder,
-    schema: SchemaRef,
+/// One shuffle's settings: its order, the schema of its rows, its memory
+/// and where its bucket files go.
+pub(crate) struct Run {
+    pub(crate) order: TableOrder,
+    pub(crate) schema: SchemaRef,
     /// The table's schema with the row number and label of spilled rows.
-    spill_schema: SchemaRef,
-    budget: Budget,
-    temp_dir: PathBuf,
-    count: Option<u64>,
+    pub(crate) spill_schema: SchemaRef,
+    pub(crate) budget: Budget,
+    pub(crate) temp_dir: PathBuf,
+    pub(crate) count: Option<u64>,
 }
 
 impl Run {
     fn execute(
-        mut self,
+        self,
         sources: &[Source],
-        mut first: Option<Opened>,
+        first: Option<Opened>,
         destination: &Destination,
         settings: WriteSettings,
     ) -> Result<Report, Error> {
-        let total_input_bytes: u64 = sources
-            .iter()
-            .map(|s| std::fs::metadata(&s.path).map_or(0, |m| m.len()))
-            .sum();
-        let mut held = Held::Memory {
+        let mut held = Some(Held::Memory {
             batches: Vec::new(),
             labels: Vec::new(),
             bytes: 0,
-        };
-        let mut rows_in = 0u64;
-        let mut bytes_done = 0u64;
+        });
         let mut sample = self.count.map(Sample::new);
-        for source in sources {
-            let opened = match first.take() {
-                Some(opened) => opened,
-                None => source::open(source, Some(self.schema.clone()), reading(&self.budget))?,
-            };
-            let file_bytes = std::fs::metadata(&source.path).map_or(0, |m| m.len());
-            let file_rows = opened.rows;
-            let mut rows_in_file = 0u64;
-            for batch in opened.batches {
-                let batch = source::conform(batch?, &self.schema, &source.path)?;
-                let n = batch.num_rows();
-                if n == 0 {
-                    continue;
-                }
-                let mut labels = vec![0u32; n];
-                self.order.labels_into(rows_in, &mut labels);
+        let rows_in = read_labelled(
+            &self.order,
+            &self.schema,
+            sources,
+            first,
+            reading(&self.budget),
+            |batch, first_row, labels, share_read| {
                 if let Some(sample) = &mut sample {
-                    sample.add(&self, batch, rows_in, labels)?;
-                } else {
-                    held = self.hold(held, batch, rows_in, labels, || {
-                        // The share of the input read, for the bucket count
-                        // (a pipe's size is unknown: guess a quarter; a bucket
-                        // that turns out too large is split again).
-                        if total_input_bytes == 0 {
-                            return 0.25;
-                        }
-                        let within = match file_rows {
-                            Some(rows) if rows > 0 => {
-                                file_bytes as f64 * (rows_in_file as f64 / rows as f64)
-                            }
-                            _ => file_bytes as f64 / 2.0,
-                        };
-                        ((bytes_done as f64 + within) / total_input_bytes.max(1) as f64)
-                            .clamp(0.01, 1.0)
-                    })?;
+                    return sample.add(&self, batch, first_row, labels);
                 }
-                rows_in += n as u64;
-                rows_in_file += n as u64;
-            }
-            bytes_done += file_bytes;
-        }
+                let before = held.take().expect("rows are held between batches");
+                held = Some(self.hold(before, batch, first_row, labels, share_read)?);
+                Ok(())
+            },
+        )?;
+        let held = held.expect("rows are held after the last batch");
         if let Some(sample) = sample {
             return sample.finish(&self, destination, settings, rows_in);
         }
@@ -309,13 +340,13 @@ impl Run {
     /// Adds a batch (rows `first..`) to what is held, moving everything to
     /// bucket files when it no longer fits; `share_read` estimates the
     /// share of the input read so far.
-    fn hold(
-        &mut self,
+    pub(crate) fn hold(
+        &self,
         held: Held,
         batch: RecordBatch,
         first: u64,
         labels: Vec<u32>,
-        share_read: impl Fn() -> f64,
+        share_read: &dyn Fn() -> f64,
     ) -> Result<Held, Error> {
         match held {
             Held::Memory {
@@ -372,7 +403,7 @@ impl Run {
 
     /// The size a bucket should have: its rows and its ordering fit in the
     /// rows' share of memory, with room for the batches being gathered.
-    fn bucket_target(&self) -> u64 {
+    pub(crate) fn bucket_target(&self) -> u64 {
         (self.budget.rows / 2).max(1 << 20)
     }
 
@@ -384,36 +415,8 @@ impl Run {
         positions: &[u32],
         emitter: &mut Emitter,
     ) -> Result<(), Error> {
-        let mut starts = Vec::with_capacity(batches.len());
-        let mut total = 0usize;
-        for batch in batches {
-            starts.push(total);
-            total += batch.num_rows();
-        }
-        let columns: Vec<Vec<&dyn Array>> = (0..self.schema.fields().len())
-            .map(|c| batches.iter().map(|b| b.column(c).as_ref()).collect())
-            .collect();
-        let gathered = |chunk: &[u32]| -> Result<RecordBatch, Error> {
-            let indices: Vec<(usize, usize)> = chunk
-                .iter()
-                .map(|&p| {
-                    let p = p as usize;
-                    let b = starts.partition_point(|&s| s <= p) - 1;
-                    (b, p - starts[b])
-                })
-                .collect();
-            let arrays = columns
-                .iter()
-                .map(|values| arrow::compute::interleave(values, &indices))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| Error::invalid(format!("internal: gathering rows: {e}")))?;
-            RecordBatch::try_new_with_options(
-                self.schema.clone(),
-                arrays,
-                &arrow::array::RecordBatchOptions::new().with_row_count(Some(indices.len())),
-            )
-            .map_err(|e| Error::invalid(format!("internal: gathered rows: {e}")))
-        };
+        let rows = Gather::new(self.schema.clone(), batches);
+        let gathered = |chunk: &[u32]| rows.take(chunk);
         // Gathering (random reads) on one thread, encoding and writing on
         // this one: the two overlap, a few batches apart.
         std::thread::scope(|scope| {
@@ -437,11 +440,33 @@ impl Run {
         })
     }
 
-    /// Reads the buckets back in label order, orders each and writes it;
-    /// a bucket too large to hold is split again over its label range.
+    /// Reads the buckets back in label order, orders each and writes it.
     fn emit_spilled(&self, spilled: &Spilled, emitter: &mut Emitter) -> Result<(), Error> {
+        struct Write<'a> {
+            run: &'a Run,
+            emitter: &'a mut Emitter,
+        }
+        impl Buckets for Write<'_> {
+            fn wanted(&mut self, _rows: u64) -> bool {
+                true
+            }
+            fn ordered(&mut self, table: &[RecordBatch], positions: &[u32]) -> Result<(), Error> {
+                self.run.gather(table, positions, self.emitter)
+            }
+        }
+        self.order_spilled(spilled, &mut Write { run: self, emitter })
+    }
+
+    /// Reads the buckets back in label order and hands each to `to`,
+    /// ordered; a bucket too large to hold is split again over its label
+    /// range, and one that `to` does not want is passed over unread.
+    pub(crate) fn order_spilled(
+        &self,
+        spilled: &Spilled,
+        to: &mut dyn Buckets,
+    ) -> Result<(), Error> {
         for (b, bucket) in spilled.buckets().iter().enumerate() {
-            if bucket.rows == 0 {
+            if bucket.rows == 0 || !to.wanted(bucket.rows) {
                 continue;
             }
             let range = spilled.range_of(b);
@@ -458,7 +483,7 @@ impl Run {
                 for batch in spilled.read(b) {
                     again.add(&batch?)?;
                 }
-                self.emit_spilled(&again.finish()?, emitter)?;
+                self.order_spilled(&again.finish()?, to)?;
                 continue;
             }
             let batches = spilled.read(b).collect::<Result<Vec<_>, _>>()?;
@@ -476,10 +501,21 @@ impl Run {
                 .map(|batch| spill::without_helpers(batch, &self.schema))
                 .collect();
             drop(batches);
-            self.gather(&table, &positions, emitter)?;
+            to.ordered(&table, &positions)?;
         }
         Ok(())
     }
+}
+
+/// Where ordered buckets go, in label order.
+pub(crate) trait Buckets {
+    /// Whether the next `rows` rows of the order are wanted; when not, they
+    /// are passed over (and `ordered` is not called for them).
+    fn wanted(&mut self, rows: u64) -> bool;
+    /// The rows of one bucket (`table`) and their order: `positions[k]`
+    /// is the row of `table` (counted over its batches) at its `k`-th
+    /// place.
+    fn ordered(&mut self, table: &[RecordBatch], positions: &[u32]) -> Result<(), Error>;
 }
 
 /// `-n K`: the rows that can still be among the first K of the order.
