@@ -34,6 +34,8 @@
 //!
 //! 1. `error`, `format` (formats and their names), `order` (the table
 //!    order: labels, ties, the reference permutation).
+//!    `epoch` (the epoch order by position, in windows of buckets, after
+//!    `order`).
 //! 2. `layout` (a Parquet output's compression, row groups, metadata),
 //!    `source` (inputs: files, directories of shards, one schema),
 //!    `parquet_out` (a Parquet writer encoding columns in parallel), `sink`
@@ -42,6 +44,7 @@
 //!    `spill` (bucket files).
 //! 4. `shuffle` (the plan: in memory, through buckets, or `-n`).
 
+mod epoch;
 mod error;
 mod format;
 mod layout;
@@ -53,6 +56,9 @@ mod sink;
 mod source;
 mod spill;
 
+pub use epoch::{
+    BUCKET_BITS, BUCKETS, Cursor, DEFAULT_WINDOW_ROWS, EpochOrder, MAX_ROWS, TooManyRows, Window,
+};
 pub use error::{Error, ErrorKind};
 pub use format::{FORMAT_NAMES, Format};
 pub use layout::parse_compression;
