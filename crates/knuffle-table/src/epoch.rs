@@ -22,19 +22,16 @@
 //!
 //! Every window costs one pass over all `n` labels, so a cursor that runs
 //! through an epoch makes about `n / window` passes: it streams
-//! `window x (labels per second) / n` rows a second. With the default
-//! window (8M rows) and ChaCha20 at the rate measured in BENCHMARKS.md
-//! ("The epoch order") that is above 50M rows a second up to about 10^8
-//! rows, and falls as `1/n` beyond. The alternative, an index written in
-//! one pass (each bucket's rows and the low bits of their labels, about 34
-//! bits a row whatever B is: the entropy of a bucket's row set plus the
-//! labels it does not fix), streams at the speed of reading it back but
-//! costs about 4.3 GB of disk per epoch at `n = 10^9`, written before the
-//! first window of the next bucket range can be read from it, and a
-//! temporary file that must be cleaned up. knuffle regenerates: no disk,
-//! nothing to clean, the first row after two passes (counts, then the
-//! first window), and the same bytes of code for every `n`. BENCHMARKS.md
-//! has the figures.
+//! `window x (labels per second) / n` rows a second, fast while `n` is a
+//! few windows and falling as `1/n` beyond. The alternative, an index
+//! written in one pass (each bucket's rows and the low bits of their
+//! labels, about 34 bits a row whatever B is: the entropy of a bucket's row
+//! set plus the label bits it does not fix), streams at the speed of
+//! reading it back but costs about 4.3 GB of disk per epoch at
+//! `n = 10^9`, written before the first window can be read from it, and a
+//! temporary file to clean up. This module regenerates: no disk, nothing
+//! to clean, the first row after one pass (the first window is collected
+//! in the pass that counts the buckets).
 //!
 //! Rows are numbered in `u32`s inside a window, so an epoch order has at
 //! most [`MAX_ROWS`] (2^32) rows, as `order_positions` does.
