@@ -34,6 +34,8 @@
 //!
 //! 1. `error`, `format` (formats and their names), `order` (the table
 //!    order: labels, ties, the reference permutation).
+//!    `epoch` (the epoch order by position, in windows of buckets, after
+//!    `order`).
 //! 2. `layout` (a Parquet output's compression, row groups, metadata),
 //!    `source` (inputs: files, directories of shards, one schema),
 //!    `parquet_out` (a Parquet writer encoding columns in parallel), `sink`
@@ -44,6 +46,7 @@
 //! 5. `stream` (the epoch order as a stream of batches, for training
 //!    loops: the shuffle's two passes, pass 2 handed out batch by batch).
 
+mod epoch;
 mod error;
 mod format;
 mod gather;
@@ -57,6 +60,9 @@ mod source;
 mod spill;
 mod stream;
 
+pub use epoch::{
+    BUCKET_BITS, BUCKETS, Cursor, DEFAULT_WINDOW_ROWS, EpochOrder, MAX_ROWS, TooManyRows, Window,
+};
 pub use error::{Error, ErrorKind};
 pub use format::{FORMAT_NAMES, Format};
 pub use layout::parse_compression;

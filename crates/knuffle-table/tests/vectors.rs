@@ -1,7 +1,7 @@
 //! The test vectors of docs/table-order.md: the specification and the code
 //! agree.
 
-use knuffle_table::{TableOrder, table_order};
+use knuffle_table::{EpochOrder, TableOrder, table_order};
 
 #[test]
 fn permutations() {
@@ -52,4 +52,26 @@ fn ties() {
     let mut four = [3u64, 8, 15, 16];
     order.order_ties(7, &mut four);
     assert_eq!(four, [3, 8, 15, 16]);
+}
+
+#[test]
+fn epochs() {
+    let epoch = |seed: &str, e: u64, n: u64| -> Vec<u64> {
+        EpochOrder::new(seed, e, n).unwrap().cursor(0).collect()
+    };
+    assert_eq!(
+        epoch("friday poker", 0, 10),
+        table_order("friday poker", 10)
+    );
+    assert_eq!(epoch("friday poker", 1, 10), [6, 4, 2, 7, 5, 8, 3, 0, 1, 9]);
+    assert_eq!(epoch("friday poker", 2, 10), [3, 7, 2, 8, 4, 0, 5, 9, 6, 1]);
+    assert_eq!(
+        epoch("friday poker", 2, 10),
+        table_order("knuffle epoch 2: friday poker", 10)
+    );
+    let mut out = [0u64; 5];
+    EpochOrder::new("42", 5, 1_000_000)
+        .unwrap()
+        .fill(500_000, &mut out);
+    assert_eq!(out, [439_433, 971_391, 9003, 590_176, 906_223]);
 }
