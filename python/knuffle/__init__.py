@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 from knuffle._audit import AuditReport, AuditTest, audit
+from knuffle._epoch import EpochOrder, epoch_order, epoch_seed
 from knuffle._files import shuffle_file
 from knuffle._generator import Generator, Hands
 from knuffle._sampling import sample_file, split_file
@@ -26,11 +27,14 @@ from knuffle._table import TableReport, shuffle_table, table_order
 __all__ = [
     "AuditReport",
     "AuditTest",
+    "EpochOrder",
     "Generator",
     "Hands",
     "TableReport",
     "TableStream",
     "audit",
+    "epoch_order",
+    "epoch_seed",
     "sample_file",
     "shuffle_file",
     "shuffle_table",

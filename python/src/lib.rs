@@ -10,6 +10,7 @@
 
 mod audit;
 mod engines;
+mod epoch;
 mod files;
 mod frame;
 mod generator;
@@ -34,5 +35,6 @@ fn _knuffle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     engines::register(m)?; // the engines' per-partition steps (python/src/engines.rs)
     frame::register(m)?; // shuffle_frame's column gathers (python/src/frame.rs)
     stream::register(m)?; // stream_table (python/src/stream.rs)
+    epoch::register(m)?; // knuffle.epoch_order (python/src/epoch.rs)
     Ok(())
 }

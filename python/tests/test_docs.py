@@ -7,13 +7,14 @@ import pytest
 
 import knuffle
 import knuffle._audit
+import knuffle._epoch
 import knuffle._generator
 import knuffle._stream
 import knuffle._table
 import knuffle.dask
 
 
-@pytest.mark.parametrize("module", [knuffle, knuffle._generator, knuffle._audit, knuffle._table, knuffle._stream, knuffle.dask])
+@pytest.mark.parametrize("module", [knuffle, knuffle._generator, knuffle._audit, knuffle._epoch, knuffle._table, knuffle._stream, knuffle.dask])
 def test_docstring_examples(module):
     result = doctest.testmod(module, extraglobs={"knuffle": knuffle, "np": np}, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0

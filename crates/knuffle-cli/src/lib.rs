@@ -40,6 +40,7 @@ mod emit;
 pub mod failure;
 mod generate;
 mod lab;
+mod order;
 mod sample;
 mod seed_entropy;
 mod seeding;

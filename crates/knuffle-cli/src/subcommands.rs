@@ -100,6 +100,12 @@ pub static SUBCOMMANDS: &[Subcommand] = &[
         run: crate::table::run,
         command: crate::table::Args::command,
     },
+    Subcommand {
+        name: "order",
+        summary: "the row numbers of a training epoch's order",
+        run: crate::order::run,
+        command: crate::order::Args::command,
+    },
 ];
 
 /// The word that shows help (`knuffle help`, `knuffle help SUB`); it can

@@ -54,6 +54,17 @@ fn chars_with_a_huge_count_streams_and_stops() {
     ended_quietly(status, &stderr);
 }
 
+#[test]
+fn order_of_ten_million_rows_stops_when_its_reader_goes_away() {
+    // 10^7 lines (about 80 MB) never fit in the pipe: the writer must stop.
+    let (line, status, stderr) = first_line_then_close(&["order", "-n", "10000000", "--seed", "s"]);
+    assert!(
+        line.trim_end().parse::<u64>().unwrap() < 10_000_000,
+        "{line:?}"
+    );
+    ended_quietly(status, &stderr);
+}
+
 /// Files whose reported size is not their content (as under /sys) are read
 /// whole, like GNU shuf does.
 #[test]

@@ -40,6 +40,7 @@ const STDOUT_CAP: usize = 64 << 10;
 /// The value names (`--help`'s `<N>` or `=N`) of numeric options.
 const NUMERIC_VALUE_NAMES: &[&str] = &[
     "N", "K", "R", "COUNT", "SIZE", "TRIALS", "PATHS", "ALPHA", "W", "LO-HI", "0|1", "ROWS",
+    "EPOCH", "POSITION", "RANK", "RANKS",
 ];
 
 /// Value names of options whose values are real numbers.
@@ -450,6 +451,53 @@ const CASES: &[Case] = &[
         ],
     )
     .stdin(TABLE),
+    // order
+    case("order", "rows", &["order", "-n", "V", "--seed", "s"]),
+    case(
+        "order",
+        "epoch",
+        &["order", "-n", "10", "--seed", "s", "--epoch", "V"],
+    ),
+    case(
+        "order",
+        "from",
+        &["order", "-n", "10", "--seed", "s", "--from", "V"],
+    ),
+    case(
+        "order",
+        "count",
+        &["order", "-n", "10", "--seed", "s", "--count", "V"],
+    ),
+    case(
+        "order",
+        "rank",
+        &[
+            "order",
+            "-n",
+            "10",
+            "--seed",
+            "s",
+            "--rank",
+            "V",
+            "--world-size",
+            "4",
+        ],
+    ),
+    case(
+        "order",
+        "world-size",
+        &[
+            "order",
+            "-n",
+            "10",
+            "--seed",
+            "s",
+            "--rank",
+            "1",
+            "--world-size",
+            "V",
+        ],
+    ),
 ];
 
 /// A small CSV table for `knuffle table`.

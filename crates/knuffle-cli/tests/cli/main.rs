@@ -23,6 +23,7 @@
 //! | `sample` | `knuffle sample`: each mode's law against exact values (with biased stand-ins that fail), headers, CSV, endless input, errors |
 //! | `sample_external` | `knuffle sample` beyond `--memory`: the same output for every limit, peak memory, no temporary file or partial output left by a failing or killed run |
 //! | `split` | `knuffle split`: exact part sizes, every record in one part, a uniform assignment (chi-square; a biased stand-in fails), group splits across runs and files, headers, CSV, errors |
+//! | `order` | `knuffle order`: the reference order of each epoch, ranges, every split into ranks merging back, bad arguments |
 //! | `table` | `knuffle table`: exit statuses and messages, nothing left by a failure or SIGKILL, peak memory ten times under the table's size, the reference order, uniformity through `knuffle audit` (a biased stand-in fails) |
 //! | `verifier_differential` | `knuffle verify` and the Python reference verifier: the same exit status on a corpus of hostile transcripts |
 //! | `written_files` | every file knuffle writes (transcripts, secrets, the lab's report, `-o`) by one rule: FIFOs, devices, symlinks, hard links, missing directories |
@@ -50,6 +51,7 @@ mod hostile_numbers;
 mod lab_cli;
 mod mapped_input;
 mod memory_limits;
+mod order;
 mod records_library;
 mod resources;
 mod sample;
