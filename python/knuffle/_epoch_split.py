@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from knuffle import _knuffle
+from knuffle import _epoch
 
 #: The value of "kind" in every state, so that a state from elsewhere (another
 #: sampler's, another library's) is recognised and refused.
@@ -69,15 +69,11 @@ def check_epoch(epoch: Any) -> int:
     return epoch
 
 
-def epoch_seed(seed: str, epoch: int) -> str:
-    """The seed text of an epoch's order (docs/table-order.md, "Epochs")."""
-    return seed if epoch == 0 else f"knuffle epoch {epoch}: {seed}"
-
-
 def epoch_order(seed: str, n: int, epoch: int) -> Any:
-    """The epoch's order of ``n`` rows: ``len``, ``order[i]`` and
-    ``order[a:b:step]`` (int64)."""
-    return _knuffle.table_order(epoch_seed(seed, epoch), n)
+    """The epoch's order of ``n`` rows (``knuffle.epoch_order``: ``len``,
+    ``order[i]`` and ``order[a:b:step]`` as int64, one window of rows held
+    at a time, never ``n`` row numbers)."""
+    return _epoch.epoch_order(seed, n, epoch)
 
 
 class Sequential:

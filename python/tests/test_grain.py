@@ -23,7 +23,7 @@ from knuffle import _epoch_split
 
 
 def epoch_order(seed, n, epoch=0):
-    return knuffle.table_order(_epoch_split.epoch_seed(seed, epoch), n).tolist()
+    return knuffle.table_order(knuffle.epoch_seed(seed, epoch), n).tolist()
 
 
 def loader(n, shard, shards, seed="grain", num_epochs=1, workers=0):

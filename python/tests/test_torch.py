@@ -58,7 +58,7 @@ class Rows(Dataset):
 
 
 def epoch_order(seed: str, n: int, epoch: int = 0) -> list[int]:
-    return knuffle.table_order(_epoch_split.epoch_seed(seed, epoch), n).tolist()
+    return knuffle.table_order(knuffle.epoch_seed(seed, epoch), n).tolist()
 
 
 def padded(order: list[int], total: int) -> list[int]:
