@@ -152,8 +152,26 @@ fn shuffle_table_paths(
         compression,
         row_group_rows,
     };
+    // The engine contains its readers' panics (invalid data); a panic
+    // anywhere else is still a ValueError naming the inputs, never pyo3's
+    // PanicException (which `except Exception` does not catch).
+    let run = || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            knuffle_table::shuffle_table(&inputs, &destination, &options)
+        }))
+    };
     let report = py
-        .detach(|| knuffle_table::shuffle_table(&inputs, &destination, &options))
+        .detach(run)
+        .map_err(|_| {
+            PyValueError::new_err(format!(
+                "shuffle_table failed on {}: an internal error (please report it with the input)",
+                inputs
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?
         .map_err(table_error)?;
     Ok((report.rows_in, report.rows_out, report.buckets))
 }

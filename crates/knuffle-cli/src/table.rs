@@ -27,11 +27,17 @@ Formats, from each file's extension or --format:
            and rows per row group as the first Parquet input's unless given
   arrow    Arrow IPC file, also Feather v2 (.arrow, .feather, .ipc)
   arrows   Arrow IPC stream (.arrows)
-  csv/tsv  RFC 4180 (.csv, .tsv): the header is kept once; quoted fields with delimiters,
+  csv      RFC 4180 (.csv): the header is kept once; quoted fields with delimiters,
            quotes and newlines stay whole; every column is text, written back as it was
            read (quoting as needed); an empty field is written empty. A row with the wrong
-           number of fields is an error naming the file and the record.
-  jsonl    JSON Lines (.jsonl, .ndjson): types inferred from all rows of all inputs
+           number of fields, or a quote never closed, is an error naming the file and the
+           record.
+  tsv      TAB-separated (.tsv, .tab), the same without quoting: \"a\" b stays \"a\" b; a
+           value with a TAB or a line break cannot be written as TSV.
+  jsonl    JSON Lines (.jsonl, .ndjson): types inferred from all rows of all inputs,
+           columns in the order their keys first appear
+Column names must differ. A reader takes at most what --memory allows; a record, line or
+footer that alone does not fit is an error saying to raise --memory.
 OUT's format is --output-format, else OUT's extension, else the first input's.
 
 The order is the table order (the same as knuffle.shuffle_table, knuffle.dask.shuffle,

@@ -15,7 +15,8 @@ pub enum Format {
     ArrowFile,
     /// The Arrow IPC stream format: `.arrows`.
     ArrowStream,
-    /// CSV (RFC 4180) with this field delimiter: `.csv` (`,`), `.tsv` (TAB).
+    /// CSV (RFC 4180) with this field delimiter: `.csv` (`,`), or TSV
+    /// (`.tsv`, TAB): TAB-separated fields without quoting.
     Csv(u8),
     /// JSON Lines: one JSON object per line (`.jsonl`, `.ndjson`).
     JsonLines,
@@ -31,7 +32,7 @@ pub const FORMAT_NAMES: &[(&str, &str)] = &[
     ),
     ("arrows", "Arrow IPC stream (.arrows)"),
     ("csv", "CSV, RFC 4180, comma-separated (.csv)"),
-    ("tsv", "CSV with TAB as delimiter (.tsv, .tab)"),
+    ("tsv", "TAB-separated, no quoting (.tsv, .tab)"),
     ("jsonl", "JSON Lines, one object per line (.jsonl, .ndjson)"),
 ];
 

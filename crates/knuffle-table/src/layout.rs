@@ -35,10 +35,13 @@ impl ParquetLayout {
     /// The layout of a file from its metadata.
     pub fn of(metadata: &ParquetMetaData) -> ParquetLayout {
         let groups = metadata.row_groups();
+        // A codec the writer lacks (LZO) is not kept: Snappy instead.
         let compression = groups
             .iter()
             .find(|g| g.num_columns() > 0)
-            .map_or(Compression::SNAPPY, |g| g.column(0).compression());
+            .map(|g| g.column(0).compression())
+            .filter(|&c| writable(c))
+            .unwrap_or(Compression::SNAPPY);
         let row_group_rows = groups
             .iter()
             .map(|g| usize::try_from(g.num_rows()).unwrap_or(0))
@@ -85,15 +88,28 @@ pub fn parse_compression(name: &str) -> Result<Compression, String> {
         "brotli" => Some(Compression::BROTLI(BrotliLevel::default())),
         _ => None,
     };
-    match known {
-        Some(compression) => Ok(compression),
+    let compression = match known {
+        Some(compression) => compression,
         None => lower.parse::<Compression>().map_err(|_| {
             format!(
                 "unknown Parquet compression '{name}' (uncompressed, snappy, gzip, lz4_raw, \
                  zstd, brotli; with a level: zstd(3), gzip(9), brotli(5))"
             )
-        }),
+        })?,
+    };
+    if !writable(compression) {
+        return Err(format!(
+            "Parquet compression '{name}' cannot be written (uncompressed, snappy, gzip, \
+             lz4_raw, zstd, brotli)"
+        ));
     }
+    Ok(compression)
+}
+
+/// Whether the Parquet writer has this codec (the `parquet` crate has no
+/// LZO codec: writing with it panics).
+fn writable(compression: Compression) -> bool {
+    !matches!(compression, Compression::LZO)
 }
 
 #[cfg(test)]
@@ -114,5 +130,10 @@ mod tests {
         ));
         assert!(parse_compression("zip").unwrap_err().contains("zstd"));
         assert!(parse_compression("zstd(99)").is_err());
+        assert!(
+            parse_compression("lzo")
+                .unwrap_err()
+                .contains("cannot be written")
+        );
     }
 }

@@ -32,27 +32,39 @@
 //!
 //! Each module uses only those above it in this list:
 //!
-//! 1. `error`, `format` (formats and their names), `order` (the table
-//!    order: labels, ties, the reference permutation).
-//!    `epoch` (the epoch order by position, in windows of buckets, after
-//!    `order`).
+//! 1. `error`, `contain` (a reader's panic caught as an error), `format`
+//!    (formats and their names), `order` (the table order: labels, ties,
+//!    the reference permutation), `epoch` (the epoch order by position, in
+//!    windows of buckets, after `order`).
 //! 2. `layout` (a Parquet output's compression, row groups, metadata),
-//!    `source` (inputs: files, directories of shards, one schema),
-//!    `parquet_out` (a Parquet writer encoding columns in parallel), `sink`
-//!    (a table written in one format).
-//! 3. `output` (one file or shards, nothing visible until complete),
+//!    the readers of the formats, each checking what it reads before the
+//!    Arrow and Parquet decoders see it: `csv_in` (CSV and TSV),
+//!    `ipc_in` (Arrow IPC messages), `json_in` (JSON Lines),
+//!    `parquet_footer` (a Parquet footer); `parquet_out` (a Parquet writer
+//!    encoding columns in parallel), `sink` (a table written in one
+//!    format).
+//! 3. `source` (inputs: files, directories of shards, one schema),
+//!    `output` (one file or shards, nothing visible until complete),
 //!    `spill` (bucket files), `gather` (rows taken by position).
-//! 4. `shuffle` (the plan: in memory, through buckets, or `-n`).
+//! 4. `shuffle` (the plan: in memory, through buckets, or `-n`),
+//!    `fuzzing` (the bodies of the readers' fuzz targets).
 //! 5. `stream` (the epoch order as a stream of batches, for training
 //!    loops: the shuffle's two passes, pass 2 handed out batch by batch).
 
+mod contain;
+mod csv_in;
 mod epoch;
 mod error;
 mod format;
+#[doc(hidden)]
+pub mod fuzzing;
 mod gather;
+mod ipc_in;
+mod json_in;
 mod layout;
 mod order;
 mod output;
+mod parquet_footer;
 mod parquet_out;
 mod shuffle;
 mod sink;

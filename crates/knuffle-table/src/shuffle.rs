@@ -38,6 +38,16 @@ const GATHER_AHEAD: usize = 4;
 /// position (4) per row, and its labels and row numbers again (12).
 pub(crate) const ORDER_BYTES_PER_ROW: u64 = 24;
 
+/// Bytes an array of a batch takes beyond its buffers (its structs and
+/// reference counts), which `get_array_memory_size` does not count: a wide
+/// table read a few rows at a time holds many small arrays.
+const ARRAY_OVERHEAD: u64 = 256;
+
+/// The memory a held batch takes.
+fn held_bytes(batch: &RecordBatch) -> u64 {
+    batch.get_array_memory_size() as u64 + ARRAY_OVERHEAD * batch.num_columns() as u64
+}
+
 /// What a table shuffle is told.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -162,13 +172,16 @@ fn parquet_layout(
     Ok(layout)
 }
 
-/// Inputs are read in batches of [`BATCH_ROWS`]; Parquet row groups are
-/// decoded several at once when they take at most a quarter of the rows'
-/// share of memory.
+/// Inputs are read in batches of [`BATCH_ROWS`] (fewer when a batch would
+/// take more than an eighth of the rows' share of memory); Parquet row
+/// groups are decoded several at once when they take at most a quarter of
+/// the rows' share of memory.
 pub(crate) fn reading(budget: &Budget) -> Reading {
     Reading {
         batch_rows: BATCH_ROWS,
         parallel_bytes: budget.rows / 4,
+        memory: budget.total,
+        batch_memory: (budget.rows / 8).max(256 << 10),
     }
 }
 
@@ -234,6 +247,8 @@ pub(crate) fn read_labelled(
 /// How the memory limit is shared.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Budget {
+    /// The whole limit.
+    total: u64,
     /// Rows held in memory (the whole table, or a bucket), with their order.
     pub(crate) rows: u64,
     /// Rows waiting to be written to the bucket files.
@@ -249,6 +264,7 @@ impl Budget {
         let writer = (memory / 5).min(512 << 20);
         let rows = memory.saturating_sub(fixed + writer).max(1 << 20);
         Budget {
+            total: memory,
             rows,
             pending: usize::try_from(rows / 2).unwrap_or(usize::MAX),
             writer: usize::try_from(writer).unwrap_or(usize::MAX),
@@ -354,8 +370,7 @@ impl Run {
                 labels: mut all,
                 mut bytes,
             } => {
-                bytes += batch.get_array_memory_size() as u64
-                    + ORDER_BYTES_PER_ROW * labels.len() as u64;
+                bytes += held_bytes(&batch) + ORDER_BYTES_PER_ROW * labels.len() as u64;
                 let fits =
                     bytes <= self.budget.rows && all.len() + labels.len() < u32::MAX as usize;
                 batches.push(batch);
@@ -570,9 +585,13 @@ impl Sample {
             }
         };
         self.rows += kept.num_rows() as u64;
-        self.bytes += kept.get_array_memory_size() as u64;
+        self.bytes += held_bytes(&kept);
         self.batches.push(kept);
-        if self.rows >= self.count.max(BATCH_ROWS as u64).saturating_mul(2) {
+        // Compacted at twice the rows kept, or sooner when the rows held
+        // take half of their memory (a small -n under a small limit).
+        if self.rows >= self.count.max(BATCH_ROWS as u64).saturating_mul(2)
+            || self.bytes > run.budget.rows / 2
+        {
             self.compact(run)?;
         }
         let bytes = self.bytes;
@@ -610,7 +629,7 @@ impl Sample {
             arrow::compute::take_record_batch(&merged, &arrow::array::UInt32Array::from(keep))
                 .map_err(|e| Error::invalid(format!("internal: sampled rows: {e}")))?;
         self.rows = kept.num_rows() as u64;
-        self.bytes = kept.get_array_memory_size() as u64;
+        self.bytes = held_bytes(&kept);
         self.batches = vec![kept];
         Ok(())
     }

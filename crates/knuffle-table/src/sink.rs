@@ -24,6 +24,8 @@ pub struct TableWriter<W: Write + Send> {
     /// written.
     written: bool,
     schema: SchemaRef,
+    /// A TSV output (no quoting: fields must not hold TABs or line breaks).
+    tsv: bool,
 }
 
 enum Writer<W: Write + Send> {
@@ -58,10 +60,17 @@ impl<W: Write + Send> TableWriter<W> {
                 arrow::ipc::writer::StreamWriter::try_new(buffered(sink), schema)
                     .map_err(|e| arrow_error(name, e))?,
             ),
+            // TSV has no quoting: a field is written as it is (one holding a
+            // TAB or a line break cannot be, see `write`).
             Format::Csv(delimiter) => Writer::Csv(
                 arrow::csv::WriterBuilder::new()
                     .with_header(true)
                     .with_delimiter(delimiter)
+                    .with_quote_style(if delimiter == b'\t' {
+                        arrow::csv::QuoteStyle::Never
+                    } else {
+                        arrow::csv::QuoteStyle::Necessary
+                    })
                     .build(buffered(sink)),
             ),
             Format::JsonLines => {
@@ -73,6 +82,7 @@ impl<W: Write + Send> TableWriter<W> {
             name: name.to_path_buf(),
             written: false,
             schema: schema.clone(),
+            tsv: format == Format::Csv(b'\t'),
         })
     }
 
@@ -80,6 +90,16 @@ impl<W: Write + Send> TableWriter<W> {
     pub fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {
         self.written = true;
         let name = &self.name;
+        let ipc = matches!(self.format, Writer::ArrowFile(_) | Writer::ArrowStream(_));
+        if batch.num_columns() == 0 && batch.num_rows() > 0 && !ipc {
+            // Only Arrow IPC keeps a row count of its own: the other
+            // writers would write the rows as nothing.
+            return Err(Error::invalid(format!(
+                "{}: a table of rows without columns can only be written as Arrow IPC \
+                 (.arrow, .arrows)",
+                name.display()
+            )));
+        }
         match &mut self.format {
             Writer::Parquet(w) => w.write(batch).map_err(|e| parquet_error(name, e)),
             Writer::ArrowFile(w) => w.write(batch).map_err(|e| match e {
@@ -96,7 +116,12 @@ impl<W: Write + Send> TableWriter<W> {
                 other => arrow_error(name, other),
             }),
             Writer::ArrowStream(w) => w.write(batch).map_err(|e| arrow_error(name, e)),
-            Writer::Csv(w) => w.write(batch).map_err(|e| arrow_error(name, e)),
+            Writer::Csv(w) => {
+                if self.tsv {
+                    check_tsv_fields(batch, name)?;
+                }
+                w.write(batch).map_err(|e| arrow_error(name, e))
+            }
             Writer::Json(w) => w.write(batch).map_err(|e| arrow_error(name, e)),
         }
     }
@@ -139,4 +164,37 @@ impl<W: Write + Send> TableWriter<W> {
             }
         }
     }
+}
+
+/// A TSV field is the text between TABs, unquoted: a text field holding a
+/// TAB or a line break cannot be written as TSV without changing the rows
+/// read back.
+fn check_tsv_fields(batch: &RecordBatch, name: &Path) -> Result<(), Error> {
+    use arrow::array::{Array, AsArray};
+    use arrow::datatypes::DataType;
+    let bad = |text: &str| text.bytes().any(|b| matches!(b, b'\t' | b'\n' | b'\r'));
+    for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+        // A dictionary of text: its values as they are written.
+        let column = match column.data_type() {
+            DataType::Dictionary(_, values) => {
+                arrow::compute::cast(column, values).map_err(|e| arrow_error(name, e))?
+            }
+            _ => column.clone(),
+        };
+        let found = match column.data_type() {
+            DataType::Utf8 => column.as_string::<i32>().iter().flatten().any(bad),
+            DataType::LargeUtf8 => column.as_string::<i64>().iter().flatten().any(bad),
+            DataType::Utf8View => column.as_string_view().iter().flatten().any(bad),
+            _ => false,
+        };
+        if found && column.len() > 0 {
+            return Err(Error::invalid(format!(
+                "{}: column '{}' has a value with a TAB or a line break, which TSV (no \
+                 quoting) cannot hold; write CSV (.csv) or another format",
+                name.display(),
+                field.name()
+            )));
+        }
+    }
+    Ok(())
 }

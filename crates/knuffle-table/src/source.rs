@@ -4,17 +4,24 @@
 
 use std::collections::VecDeque;
 use std::fs::{self, File};
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::datatypes::{Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
-use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
+};
+use parquet::file::metadata::ParquetMetaData;
 
+use crate::contain::{Contained, contained};
+use crate::csv_in::{self, CsvLimits};
 use crate::error::{Error, arrow_error, parquet_error};
 use crate::format::Format;
+use crate::ipc_in::{self, IpcLimits};
+use crate::json_in;
 use crate::layout::ParquetLayout;
+use crate::parquet_footer;
 
 /// One input file and its format.
 #[derive(Clone, Debug)]
@@ -105,11 +112,22 @@ pub fn schema_of(source: &Source) -> Result<SchemaRef, Error> {
 /// several Parquet row groups at once may take.
 #[derive(Clone, Copy, Debug)]
 pub struct Reading {
-    /// Rows per batch.
+    /// Rows per batch (at most: a reader takes fewer when a batch of that
+    /// many would take more than `batch_memory`).
     pub batch_rows: usize,
     /// Bytes several row groups decoded at once may take.
     pub parallel_bytes: u64,
+    /// The memory limit: what a reader's metadata (a Parquet footer) may
+    /// take at most.
+    pub memory: u64,
+    /// Bytes one batch being read may take (a reader's buffers for it
+    /// included); a row that alone takes more is an error that says to
+    /// raise the memory limit.
+    pub batch_memory: u64,
 }
+
+/// A batch's memory when the memory limit is not given to the reader.
+pub const DEFAULT_BATCH_MEMORY: u64 = 64 << 20;
 
 impl Reading {
     /// Batches of `batch_rows`, one row group at a time.
@@ -117,54 +135,109 @@ impl Reading {
         Reading {
             batch_rows,
             parallel_bytes: 0,
+            memory: DEFAULT_BATCH_MEMORY * 8,
+            batch_memory: DEFAULT_BATCH_MEMORY,
         }
+    }
+
+    /// `batch_memory` as a size in memory.
+    pub fn batch_bytes(&self) -> usize {
+        usize::try_from(self.batch_memory).unwrap_or(usize::MAX)
+    }
+
+    /// Rows per batch for rows of `columns` columns, each field taking
+    /// at least `bytes_per_field` bytes: at most `batch_rows`, at least one.
+    pub fn rows_for(&self, columns: usize, bytes_per_field: usize) -> usize {
+        let row = columns.max(1).saturating_mul(bytes_per_field).max(1);
+        (self.batch_bytes() / row).clamp(1, self.batch_rows.max(1))
     }
 }
 
 /// Opens `source` for reading as `reading` says; `schema`
 /// overrides the one a JSON Lines file would be read with (the merged
-/// schema of several files).
+/// schema of several files). Whatever the file holds, the result is its
+/// batches or an error naming it: a panic of a reader is caught
+/// ([`contained`]), and a schema with a column name twice is refused.
 pub fn open(source: &Source, schema: Option<SchemaRef>, reading: Reading) -> Result<Opened, Error> {
     let path = source.path.clone();
     let batch_rows = reading.batch_rows;
     let file = File::open(&path).map_err(|e| Error::io_at(&path, &e))?;
-    match source.format {
-        Format::Parquet => open_parquet(path, file, reading),
-        Format::ArrowFile => {
-            let reader = arrow::ipc::reader::FileReader::try_new(BufReader::new(file), None)
-                .map_err(|e| arrow_error(&path, e))?;
-            Ok(from_arrow(path, reader.schema(), reader, None))
+    let opened = match source.format {
+        Format::Parquet => open_parquet(path.clone(), file, reading)?,
+        Format::ArrowFile | Format::ArrowStream => contained(&path, || {
+            let limits = IpcLimits {
+                memory: reading.memory,
+            };
+            let file_format = source.format == Format::ArrowFile;
+            let (schema, batches) = ipc_in::open(path.clone(), file, file_format, limits)?;
+            Ok(Opened {
+                schema,
+                batches: Box::new(batches),
+                rows: None,
+                parquet: None,
+            })
+        })?,
+        Format::Csv(delimiter) => {
+            let limits = CsvLimits {
+                batch_rows,
+                batch_bytes: reading.batch_bytes(),
+            };
+            let (schema, batches) = csv_in::open(path.clone(), file, delimiter, limits)?;
+            Opened {
+                schema,
+                batches: Box::new(batches),
+                rows: None,
+                parquet: None,
+            }
         }
-        Format::ArrowStream => {
-            let reader = arrow::ipc::reader::StreamReader::try_new(BufReader::new(file), None)
-                .map_err(|e| arrow_error(&path, e))?;
-            Ok(from_arrow(path, reader.schema(), reader, None))
-        }
-        Format::Csv(delimiter) => open_csv(path, file, delimiter, batch_rows),
-        Format::JsonLines => open_json(path, file, schema, batch_rows),
-    }
+        Format::JsonLines => contained(&path, || {
+            let (schema, batches) =
+                json_in::open(&path, file, schema, batch_rows, reading.batch_bytes())?;
+            Ok(Opened {
+                schema,
+                batches,
+                rows: None,
+                parquet: None,
+            })
+        })?,
+    };
+    check_distinct_names(&path, &opened.schema)?;
+    Ok(Opened {
+        batches: Box::new(Contained::new(&path, opened.batches)),
+        ..opened
+    })
 }
 
-fn from_arrow<I>(path: PathBuf, schema: SchemaRef, reader: I, rows: Option<u64>) -> Opened
-where
-    I: Iterator<Item = Result<RecordBatch, arrow::error::ArrowError>> + Send + 'static,
-{
-    Opened {
-        schema,
-        batches: Box::new(reader.map(move |batch| batch.map_err(|e| arrow_error(&path, e)))),
-        rows,
-        parquet: None,
+/// Column names must differ: JSON Lines objects and every reader that
+/// finds columns by name would keep one of two columns of the same name
+/// (a CSV header `a,b,a` written as JSON Lines has the key `a` twice).
+fn check_distinct_names(path: &Path, schema: &Schema) -> Result<(), Error> {
+    let mut seen = std::collections::HashMap::with_capacity(schema.fields().len());
+    for (index, field) in schema.fields().iter().enumerate() {
+        if let Some(first) = seen.insert(field.name().as_str(), index) {
+            return Err(Error::invalid(format!(
+                "{}: the column name '{}' appears twice (columns {} and {}); knuffle needs \
+                 distinct column names: rename one",
+                path.display(),
+                field.name(),
+                first + 1,
+                index + 1
+            )));
+        }
     }
+    Ok(())
 }
 
-fn open_parquet(path: PathBuf, file: File, reading: Reading) -> Result<Opened, Error> {
-    let metadata = ArrowReaderMetadata::load(&file, Default::default())
-        .map_err(|e| parquet_error(&path, e))?;
+fn open_parquet(path: PathBuf, mut file: File, reading: Reading) -> Result<Opened, Error> {
+    parquet_footer::check(&path, &mut file, reading.memory)?;
+    let metadata = contained(&path, || {
+        ArrowReaderMetadata::load(&file, Default::default()).map_err(|e| parquet_error(&path, e))
+    })?;
+    let rows = check_row_counts(&path, metadata.metadata())?;
     // Row groups decoded at once: as many as there are threads, when that
     // many of the largest fit in the memory allowed for it.
-    let largest = metadata
-        .metadata()
-        .row_groups()
+    let groups = metadata.metadata().row_groups();
+    let largest = groups
         .iter()
         .map(|g| u64::try_from(g.total_byte_size()).unwrap_or(0))
         .max()
@@ -175,42 +248,114 @@ fn open_parquet(path: PathBuf, file: File, reading: Reading) -> Result<Opened, E
     } else {
         1
     };
-    let batch_rows = reading.batch_rows;
+    // Rows per batch: as many as fit in a batch's memory at the largest
+    // bytes per row of any row group (its uncompressed size over its rows,
+    // at least 8 bytes a column).
+    let columns = metadata.schema().fields().len();
+    let row_bytes = groups
+        .iter()
+        .map(|g| {
+            let bytes = u64::try_from(g.total_byte_size()).unwrap_or(0);
+            bytes / u64::try_from(g.num_rows()).unwrap_or(1).max(1)
+        })
+        .max()
+        .unwrap_or(0)
+        .max(8 * columns as u64);
+    let batch_rows = reading.rows_for(1, usize::try_from(row_bytes).unwrap_or(usize::MAX));
     let layout = ParquetLayout::of(metadata.metadata());
-    let rows = u64::try_from(metadata.metadata().file_metadata().num_rows()).ok();
     let schema = metadata.schema().clone();
+    if columns == 0 {
+        // Rows without columns: the decoders give no batches; the row
+        // groups' counts are the rows.
+        let counts: Vec<usize> = groups
+            .iter()
+            .map(|g| usize::try_from(g.num_rows()).unwrap_or(0))
+            .filter(|&n| n > 0)
+            .collect();
+        let empty = schema.clone();
+        let batches = counts.into_iter().map(move |rows| {
+            RecordBatch::try_new_with_options(
+                empty.clone(),
+                Vec::new(),
+                &arrow::array::RecordBatchOptions::new().with_row_count(Some(rows)),
+            )
+            .map_err(|e| arrow_error(&path, e))
+        });
+        return Ok(Opened {
+            schema,
+            batches: Box::new(batches.collect::<Vec<_>>().into_iter()),
+            rows: Some(rows),
+            parquet: Some(layout),
+        });
+    }
     let groups = RowGroups {
-        path,
-        file,
-        metadata,
+        groups: GroupDecoder {
+            path,
+            file,
+            metadata,
+            batch_rows,
+            parallel,
+        },
         next: 0,
-        batch_rows,
-        parallel,
         ready: VecDeque::new(),
+        current: None,
     };
     Ok(Opened {
         schema,
         batches: Box::new(groups),
-        rows,
+        rows: Some(rows),
         parquet: Some(layout),
     })
 }
 
+/// The rows of a Parquet file: its footer's count, which must be the sum
+/// of its row groups' (a footer saying 0 rows over row groups of 2,000
+/// would otherwise be read as whatever one of them says).
+fn check_row_counts(path: &Path, metadata: &ParquetMetaData) -> Result<u64, Error> {
+    let mut sum = 0u64;
+    for (index, group) in metadata.row_groups().iter().enumerate() {
+        let rows = u64::try_from(group.num_rows()).map_err(|_| {
+            Error::invalid(format!(
+                "{}: corrupt Parquet footer: row group {index} has {} rows",
+                path.display(),
+                group.num_rows()
+            ))
+        })?;
+        sum = sum.saturating_add(rows);
+    }
+    let said = metadata.file_metadata().num_rows();
+    if u64::try_from(said) != Ok(sum) {
+        return Err(Error::invalid(format!(
+            "{}: corrupt Parquet footer: it says {said} rows, its row groups hold {sum}",
+            path.display()
+        )));
+    }
+    Ok(sum)
+}
+
 /// A Parquet file's batches, row group after row group; with `parallel`
 /// above 1, that many row groups are decoded at once (on rayon's threads)
-/// and their batches handed out in file order.
+/// and their batches handed out in file order; else one row group's
+/// batches are read as they are handed out.
 struct RowGroups {
+    groups: GroupDecoder,
+    next: usize,
+    ready: VecDeque<Result<RecordBatch, Error>>,
+    /// The row group being read, when one at a time.
+    current: Option<ParquetRecordBatchReader>,
+}
+
+/// What decodes a row group of a Parquet file (shared by rayon's threads).
+struct GroupDecoder {
     path: PathBuf,
     file: File,
     metadata: ArrowReaderMetadata,
-    next: usize,
     batch_rows: usize,
     parallel: usize,
-    ready: VecDeque<Result<RecordBatch, Error>>,
 }
 
-impl RowGroups {
-    fn decode(&self, group: usize) -> Result<Vec<RecordBatch>, Error> {
+impl GroupDecoder {
+    fn reader(&self, group: usize) -> Result<ParquetRecordBatchReader, Error> {
         // Each decoder its own descriptor (a shared one shares its offset);
         // the first group reads the descriptor opened first.
         let file = if self.parallel > 1 {
@@ -219,13 +364,49 @@ impl RowGroups {
             self.file.try_clone()
         }
         .map_err(|e| Error::io_at(&self.path, &e))?;
-        ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.metadata.clone())
-            .with_row_groups(vec![group])
-            .with_batch_size(self.batch_rows)
-            .build()
-            .map_err(|e| parquet_error(&self.path, e))?
-            .map(|batch| batch.map_err(|e| arrow_error(&self.path, e)))
-            .collect()
+        contained(&self.path, || {
+            ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.metadata.clone())
+                .with_row_groups(vec![group])
+                .with_batch_size(self.batch_rows)
+                .build()
+                .map_err(|e| parquet_error(&self.path, e))
+        })
+    }
+
+    fn decode(&self, group: usize) -> Result<Vec<RecordBatch>, Error> {
+        let reader = self.reader(group)?;
+        contained(&self.path, || {
+            reader
+                .map(|batch| batch.map_err(|e| arrow_error(&self.path, e)))
+                .collect()
+        })
+    }
+}
+
+impl RowGroups {
+    fn next_one_at_a_time(&mut self) -> Option<Result<RecordBatch, Error>> {
+        let groups = self.groups.metadata.metadata().num_row_groups();
+        loop {
+            if let Some(reader) = &mut self.current {
+                match reader.next() {
+                    Some(batch) => {
+                        return Some(batch.map_err(|e| arrow_error(&self.groups.path, e)));
+                    }
+                    None => self.current = None,
+                }
+            }
+            if self.next >= groups {
+                return None;
+            }
+            match self.groups.reader(self.next) {
+                Ok(reader) => self.current = Some(reader),
+                Err(e) => {
+                    self.next = groups;
+                    return Some(Err(e));
+                }
+            }
+            self.next += 1;
+        }
     }
 }
 
@@ -233,17 +414,21 @@ impl Iterator for RowGroups {
     type Item = Result<RecordBatch, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let groups = self.metadata.metadata().num_row_groups();
+        if self.groups.parallel <= 1 {
+            return self.next_one_at_a_time();
+        }
+        let groups = self.groups.metadata.metadata().num_row_groups();
         while self.ready.is_empty() && self.next < groups {
-            let end = (self.next + self.parallel).min(groups);
+            let end = (self.next + self.groups.parallel).min(groups);
+            let decoder = &self.groups;
             let decoded: Vec<Result<Vec<RecordBatch>, Error>> = if end - self.next > 1 {
                 use rayon::prelude::*;
                 (self.next..end)
                     .into_par_iter()
-                    .map(|g| self.decode(g))
+                    .map(|g| decoder.decode(g))
                     .collect()
             } else {
-                vec![self.decode(self.next)]
+                vec![decoder.decode(self.next)]
             };
             self.next = end;
             for group in decoded {
@@ -259,135 +444,6 @@ impl Iterator for RowGroups {
         }
         self.ready.pop_front()
     }
-}
-
-/// A CSV file's columns are strings named by its header: every field comes
-/// back out as the text it was (an empty field is null, written empty).
-/// The header is parsed from the first bytes and put back in front of the
-/// rest, so a pipe or FIFO works as well as a file.
-fn open_csv(path: PathBuf, file: File, delimiter: u8, batch_rows: usize) -> Result<Opened, Error> {
-    let mut input = BufReader::with_capacity(1 << 20, file);
-    let (head, names) = read_header(&mut input, delimiter).map_err(|e| match e {
-        HeaderError::Io(e) => Error::io_at(&path, &e),
-        HeaderError::Invalid(text) => Error::invalid(format!("{}: {text}", path.display())),
-    })?;
-    let schema: SchemaRef = Arc::new(Schema::new(
-        names
-            .iter()
-            .map(|name| Field::new(name, DataType::Utf8, true))
-            .collect::<Vec<_>>(),
-    ));
-    let format = arrow::csv::reader::Format::default()
-        .with_header(true)
-        .with_delimiter(delimiter);
-    let reader = arrow::csv::ReaderBuilder::new(schema.clone())
-        .with_format(format)
-        .with_batch_size(batch_rows)
-        .build(std::io::Cursor::new(head).chain(input))
-        .map_err(|e| csv_error(&path, e))?;
-    let batches = reader.map(move |batch| batch.map_err(|e| csv_error(&path, e)));
-    Ok(Opened {
-        schema,
-        batches: Box::new(batches),
-        rows: None,
-        parquet: None,
-    })
-}
-
-enum HeaderError {
-    Io(std::io::Error),
-    Invalid(String),
-}
-
-/// Reads the first record of an RFC 4180 input: the bytes read so far (to
-/// read again) and the header's fields.
-fn read_header(
-    input: &mut impl BufRead,
-    delimiter: u8,
-) -> Result<(Vec<u8>, Vec<String>), HeaderError> {
-    use csv_core::{ReadRecordResult, ReaderBuilder};
-    let mut parser = ReaderBuilder::new().delimiter(delimiter).build();
-    let mut head = Vec::new();
-    let mut fields = vec![0u8; 1024];
-    let mut ends = vec![0usize; 64];
-    let (mut written, mut ended) = (0usize, 0usize);
-    loop {
-        let available = input.fill_buf().map_err(HeaderError::Io)?;
-        let (result, read, out, count) =
-            parser.read_record(available, &mut fields[written..], &mut ends[ended..]);
-        head.extend_from_slice(&available[..read]);
-        let at_end = available.is_empty();
-        input.consume(read);
-        written += out;
-        ended += count;
-        match result {
-            ReadRecordResult::InputEmpty if !at_end => {}
-            ReadRecordResult::InputEmpty | ReadRecordResult::End => {
-                // No bytes at all: a table with no columns; else the last
-                // record ends at the end of the input.
-                if head.is_empty() {
-                    return Ok((head, Vec::new()));
-                }
-                if matches!(result, ReadRecordResult::InputEmpty) {
-                    continue;
-                }
-                break;
-            }
-            ReadRecordResult::OutputFull => fields.resize(fields.len() * 2, 0),
-            ReadRecordResult::OutputEndsFull => ends.resize(ends.len() * 2, 0),
-            ReadRecordResult::Record => break,
-        }
-        if head.len() > 64 << 20 {
-            return Err(HeaderError::Invalid(
-                "the CSV header is longer than 64 MiB (not a CSV file?)".into(),
-            ));
-        }
-    }
-    let mut names = Vec::with_capacity(ended);
-    let mut start = 0;
-    for &end in &ends[..ended] {
-        let name = std::str::from_utf8(&fields[start..end])
-            .map_err(|_| HeaderError::Invalid("the CSV header is not UTF-8".into()))?;
-        names.push(name.to_owned());
-        start = end;
-    }
-    Ok((head, names))
-}
-
-/// Arrow's CSV errors, with the file's name and "record" for its line
-/// count (a quoted newline does not end a record).
-fn csv_error(path: &Path, error: arrow::error::ArrowError) -> Error {
-    match error {
-        arrow::error::ArrowError::CsvError(text) => Error::invalid(format!(
-            "{}: {}",
-            path.display(),
-            text.replace("for line", "in record")
-        )),
-        other => arrow_error(path, other),
-    }
-}
-
-fn open_json(
-    path: PathBuf,
-    file: File,
-    schema: Option<SchemaRef>,
-    batch_rows: usize,
-) -> Result<Opened, Error> {
-    let mut buffered = BufReader::with_capacity(1 << 20, file);
-    let schema = match schema {
-        Some(schema) => schema,
-        None => {
-            let (schema, _) =
-                arrow::json::reader::infer_json_schema_from_seekable(&mut buffered, None)
-                    .map_err(|e| arrow_error(&path, e))?;
-            Arc::new(schema)
-        }
-    };
-    let reader = arrow::json::ReaderBuilder::new(schema.clone())
-        .with_batch_size(batch_rows)
-        .build(buffered)
-        .map_err(|e| arrow_error(&path, e))?;
-    Ok(from_arrow(path, schema, reader, None))
 }
 
 /// The one schema of all `sources`: equal column names and types in every
@@ -474,5 +530,10 @@ pub fn conform(batch: RecordBatch, schema: &SchemaRef, path: &Path) -> Result<Re
     if batch.schema_ref() == schema {
         return Ok(batch);
     }
-    RecordBatch::try_new(schema.clone(), batch.columns().to_vec()).map_err(|e| arrow_error(path, e))
+    RecordBatch::try_new_with_options(
+        schema.clone(),
+        batch.columns().to_vec(),
+        &arrow::array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+    )
+    .map_err(|e| arrow_error(path, e))
 }

@@ -103,21 +103,22 @@ pub fn sample(
 ) -> Result<(), SampleError> {
     options.validate()?;
     // `-r -n K` reads its inputs twice when they do not fit: standard
-    // input is first copied to a nameless temporary file.
-    let reads_stdin = inputs.is_empty() || inputs.iter().any(|input| input == "-");
+    // input, pipes and devices are first copied to nameless temporary
+    // files (a FIFO opened a second time would wait for a writer forever).
     let spool = match options.mode {
-        Mode::Replacement { count: Some(_), .. } if reads_stdin => {
-            Some(records::spool_stdin(options.temp_dir.as_deref())?)
+        Mode::Replacement { count: Some(_), .. } => {
+            Some(records::Spool::of(inputs, options.temp_dir.as_deref())?)
         }
         _ => None,
     };
+    let no_spool = records::Spool::none();
     let open = || {
-        records::RecordReader::open_spooled(
+        records::RecordReader::open_with_spool(
             inputs,
             options.framing,
             options.header,
             options.memory,
-            spool.as_ref(),
+            spool.as_ref().unwrap_or(&no_spool),
         )
     };
     let mut reader = open()?;
@@ -196,10 +197,10 @@ pub fn sample(
             &mut out,
         )?,
         (Mode::Replacement { count, .. }, weights) => {
-            // The inputs (standard input as spooled) can be read twice
-            // when their records do not fit.
+            // The inputs (standard input, pipes and devices as spooled)
+            // can be read twice when their records do not fit.
             let reopen: Option<replacement::Reopen<'_>> =
-                (!reads_stdin || spool.is_some()).then_some(&open);
+                (spool.is_some() || !records::Spool::needed(inputs)).then_some(&open);
             replacement::run(
                 &mut reader,
                 weights,

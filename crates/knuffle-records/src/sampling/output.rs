@@ -46,10 +46,24 @@ enum Sink<'a> {
     File(BufWriter<WrittenFile>),
 }
 
+/// A write error: `write error: strerror` for a writer (as GNU tools say
+/// it of standard output), `cannot write 'FILE': strerror` for a file.
+fn write_error(name: Option<&str>, error: &std::io::Error) -> SampleError {
+    match name {
+        None => SampleError::write(error),
+        Some(name) => SampleError::io(
+            error,
+            format!("cannot write '{name}': {}", crate::error::describe(error)),
+        ),
+    }
+}
+
 /// Buffered output.
 pub struct Output<'a> {
     sink: Sink<'a>,
     budget: u64,
+    /// A file's name, which its write errors give.
+    name: Option<String>,
 }
 
 impl<'a> Output<'a> {
@@ -57,6 +71,10 @@ impl<'a> Output<'a> {
     /// directory is reported before any record is read); `memory` is the
     /// limit on records held.
     pub fn open(destination: Destination<'a>, memory: u64) -> Result<Output<'a>, SampleError> {
+        let name = match destination {
+            Destination::File(path) => Some(path.display().to_string()),
+            Destination::Writer(_) => None,
+        };
         let sink = match destination {
             Destination::Writer(writer) => Sink::Writer(BufWriter::with_capacity(1 << 16, writer)),
             Destination::File(path) => {
@@ -67,6 +85,7 @@ impl<'a> Output<'a> {
         Ok(Output {
             sink,
             budget: memory,
+            name,
         })
     }
 
@@ -76,7 +95,7 @@ impl<'a> Output<'a> {
             Sink::Writer(out) => out.write_all(record),
             Sink::File(out) => out.write_all(record),
         }
-        .map_err(|err| SampleError::write(&err))
+        .map_err(|err| write_error(self.name.as_deref(), &err))
     }
 
     /// Writes `value`, the field `delimiter`, then `record`
@@ -95,12 +114,13 @@ impl<'a> Output<'a> {
     /// Flushes everything written; a file is completed (renamed into
     /// place).
     pub fn finish(self) -> Result<(), SampleError> {
+        let name = self.name;
         match self.sink {
             Sink::Writer(mut out) => out.flush().map_err(|err| SampleError::write(&err)),
             Sink::File(out) => {
                 let written = out
                     .into_inner()
-                    .map_err(|err| SampleError::write(err.error()))?;
+                    .map_err(|err| write_error(name.as_deref(), err.error()))?;
                 written.finish().map_err(SampleError::file)
             }
         }

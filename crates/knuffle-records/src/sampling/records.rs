@@ -4,7 +4,8 @@
 //! (every `"` toggles "inside quotes", so a quoted field may hold
 //! delimiters and newlines). A record is handed out byte for byte as it
 //! was read, its terminator included; an input's last record without one
-//! gets one (as shuf mode does). With `--header`, each input's first
+//! gets one (as shuf mode does); with `--csv`, an input that ends inside
+//! quotes is an error naming the record. With `--header`, each input's first
 //! record is its header: the first input's is kept
 //! ([`RecordReader::header`]), the others' are dropped.
 //!
@@ -74,8 +75,9 @@ pub struct RecordReader {
     headers: bool,
     header: Option<Vec<u8>>,
     max_record: u64,
-    /// Standard input as spooled to a file ([`RecordReader::open_spooled`]).
-    stdin: Option<File>,
+    /// Inputs as spooled to files, by name (`-`: standard input), each
+    /// read from its start ([`RecordReader::open_spooled`], [`Spool`]).
+    spooled: Vec<(OsString, File)>,
 }
 
 impl RecordReader {
@@ -102,15 +104,38 @@ impl RecordReader {
         max_record: u64,
         stdin: Option<&File>,
     ) -> Result<RecordReader, SampleError> {
-        let stdin = match stdin {
-            None => None,
-            Some(file) => {
-                let mut copy = file.try_clone().map_err(|err| spool_error(&err))?;
-                copy.seek(SeekFrom::Start(0))
-                    .map_err(|err| spool_error(&err))?;
-                Some(copy)
-            }
+        let spooled = match stdin {
+            None => Vec::new(),
+            Some(file) => vec![(OsString::from("-"), rewound(file)?)],
         };
+        RecordReader::with_spooled(files, framing, headers, max_record, spooled)
+    }
+
+    /// [`RecordReader::open`], with the inputs that `spool` holds copies of
+    /// (standard input, pipes, devices) read from those copies, so that
+    /// every input can be read more than once.
+    pub fn open_with_spool(
+        files: &[OsString],
+        framing: Framing,
+        headers: bool,
+        max_record: u64,
+        spool: &Spool,
+    ) -> Result<RecordReader, SampleError> {
+        let spooled = spool
+            .copies
+            .iter()
+            .map(|(name, file)| Ok((name.clone(), rewound(file)?)))
+            .collect::<Result<_, SampleError>>()?;
+        RecordReader::with_spooled(files, framing, headers, max_record, spooled)
+    }
+
+    fn with_spooled(
+        files: &[OsString],
+        framing: Framing,
+        headers: bool,
+        max_record: u64,
+        spooled: Vec<(OsString, File)>,
+    ) -> Result<RecordReader, SampleError> {
         let mut pending: VecDeque<OsString> = files.iter().cloned().collect();
         if pending.is_empty() {
             pending.push_back(OsString::from("-"));
@@ -124,7 +149,7 @@ impl RecordReader {
             headers,
             header: None,
             max_record,
-            stdin,
+            spooled,
         };
         if headers && reader.open_next()? {
             let mut first = Vec::new();
@@ -348,14 +373,21 @@ impl RecordReader {
             return Ok(false);
         };
         self.number = 0;
-        let source: Box<dyn Read> = if file == "-" {
-            self.name = "standard input".to_string();
-            match self.stdin.take() {
-                Some(spooled) => Box::new(spooled),
-                None => Box::new(std::io::stdin()),
-            }
+        let spooled = self
+            .spooled
+            .iter()
+            .position(|(name, _)| *name == file)
+            .map(|at| self.spooled.swap_remove(at).1);
+        self.name = if file == "-" {
+            "standard input".to_string()
         } else {
-            self.name = format!("'{}'", file.to_string_lossy());
+            format!("'{}'", file.to_string_lossy())
+        };
+        let source: Box<dyn Read> = if let Some(copy) = spooled {
+            Box::new(copy)
+        } else if file == "-" {
+            Box::new(std::io::stdin())
+        } else {
             let opened = File::open(&file).map_err(|err| {
                 SampleError::io(
                     &err,
@@ -430,6 +462,16 @@ impl RecordReader {
                 if read > 0 && record.last() != Some(&terminator) {
                     continue; // the take() ended the read early: read on
                 }
+                if quotes_open {
+                    // The input ended inside quotes: taking the rest as one
+                    // record would merge every record after the quote.
+                    self.number += 1;
+                    return Err(SampleError::data(format!(
+                        "{} opens a quoted field that is never closed (the input ends inside \
+                         quotes)",
+                        self.place()
+                    )));
+                }
                 record.push(terminator);
             }
             self.number += 1;
@@ -454,27 +496,85 @@ struct Passed {
 /// ([`RecordReader::open_spooled`]); the file has no name, so nothing is
 /// left behind whatever way the process ends.
 pub fn spool_stdin(dir: Option<&Path>) -> Result<File, SampleError> {
+    spool(&mut std::io::stdin().lock(), "standard input", dir)
+}
+
+/// Copies of the inputs that cannot be read twice (standard input, a pipe
+/// or FIFO, a device), for modes that read their inputs twice: each is
+/// copied, once, to a nameless temporary file; regular files are read
+/// where they are.
+pub struct Spool {
+    copies: Vec<(OsString, File)>,
+}
+
+impl Spool {
+    /// No copies: every input read where it is.
+    pub fn none() -> Spool {
+        Spool { copies: Vec::new() }
+    }
+
+    /// Whether some of `files` (standard input when empty) cannot be read
+    /// twice where they are.
+    pub fn needed(files: &[OsString]) -> bool {
+        files.is_empty()
+            || files.iter().any(|file| {
+                file == "-" || std::fs::metadata(file).is_ok_and(|m| !m.is_file() && !m.is_dir())
+            })
+    }
+
+    /// The copies of `files` (standard input when empty) that need one, in
+    /// `dir` (`None`: the system's temporary directory).
+    pub fn of(files: &[OsString], dir: Option<&Path>) -> Result<Spool, SampleError> {
+        let stdin = [OsString::from("-")];
+        let files = if files.is_empty() { &stdin[..] } else { files };
+        let mut copies: Vec<(OsString, File)> = Vec::new();
+        for file in files {
+            if copies.iter().any(|(name, _)| name == file) {
+                continue;
+            }
+            if file == "-" {
+                copies.push((file.clone(), spool_stdin(dir)?));
+                continue;
+            }
+            // A file that cannot be opened is reported when it is read.
+            let regular = std::fs::metadata(file).map_or(true, |m| m.is_file() || m.is_dir());
+            if regular {
+                continue;
+            }
+            let name = format!("'{}'", file.to_string_lossy());
+            let mut source = File::open(file).map_err(|err| {
+                SampleError::io(&err, format!("cannot open {name}: {}", describe(&err)))
+            })?;
+            copies.push((file.clone(), spool(&mut source, &name, dir)?));
+        }
+        Ok(Spool { copies })
+    }
+}
+
+/// `file` (a spooled copy) cloned and read from its start.
+fn rewound(file: &File) -> Result<File, SampleError> {
+    let mut copy = file.try_clone().map_err(|err| spool_error(&err))?;
+    copy.seek(SeekFrom::Start(0))
+        .map_err(|err| spool_error(&err))?;
+    Ok(copy)
+}
+
+/// Copies `source` (named `name` in messages) to a nameless temporary file
+/// in `dir`.
+fn spool(source: &mut impl Read, name: &str, dir: Option<&Path>) -> Result<File, SampleError> {
     let dir = dir.map_or_else(std::env::temp_dir, Path::to_path_buf);
-    let mut file = tempfile::tempfile_in(&dir).map_err(|err| {
+    let failed = |err: std::io::Error| {
         SampleError::io(
             &err,
             format!(
-                "cannot copy standard input to a temporary file in '{}': {}",
+                "cannot copy {name} to a temporary file in '{}': {}",
                 dir.display(),
-                crate::error::describe(&err)
+                describe(&err)
             ),
         )
-    })?;
-    std::io::copy(&mut std::io::stdin().lock(), &mut file).map_err(|err| {
-        SampleError::io(
-            &err,
-            format!(
-                "cannot copy standard input to a temporary file in '{}': {}",
-                dir.display(),
-                crate::error::describe(&err)
-            ),
-        )
-    })?;
+    };
+    let mut file = tempfile::tempfile_in(&dir).map_err(failed)?;
+    std::io::copy(source, &mut file).map_err(failed)?;
     Ok(file)
 }
 
@@ -482,13 +582,14 @@ pub fn spool_stdin(dir: Option<&Path>) -> Result<File, SampleError> {
 fn spool_error(err: &std::io::Error) -> SampleError {
     SampleError::io(
         err,
-        format!("cannot read standard input (spooled): {}", describe(err)),
+        format!("cannot read an input's spooled copy: {}", describe(err)),
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sampling::SampleErrorKind;
 
     /// `files` written as `0`, `1`, ... in `dir`; their paths.
     fn write_files(dir: &tempfile::TempDir, files: &[impl AsRef<[u8]>]) -> Vec<OsString> {
@@ -525,7 +626,7 @@ mod tests {
         let (header, records) = records_of(
             &[
                 b"h1,h2\r\n\"a\nb\",\"c\"\"\"\r\nx,y",
-                b"h1,h2\n\"open\nquote",
+                b"h1,h2\n\"closed\nquote\"",
             ],
             Framing::Csv,
             true,
@@ -536,9 +637,33 @@ mod tests {
             [
                 b"\"a\nb\",\"c\"\"\"\r\n".to_vec(),
                 b"x,y\n".to_vec(),
-                b"\"open\nquote\n".to_vec()
+                b"\"closed\nquote\"\n".to_vec()
             ]
         );
+    }
+
+    #[test]
+    fn a_csv_input_ending_inside_quotes_is_an_error() {
+        // Taken as one record, the quote would swallow records 2 and 3.
+        for input in [&b"1,\"unclosed\n2,b\n3,c\n"[..], b"x\n\"open"] {
+            let dir = tempfile::tempdir().unwrap();
+            let names = write_files(&dir, &[input]);
+            let mut reader = RecordReader::open(&names, Framing::Csv, false, 1 << 20).unwrap();
+            let mut record = Vec::new();
+            let error = loop {
+                match reader.next_record(&mut record) {
+                    Ok(true) => {}
+                    Ok(false) => panic!("{input:?} read to its end"),
+                    Err(error) => break error,
+                }
+            };
+            assert_eq!(error.kind(), SampleErrorKind::Data);
+            assert!(
+                error.message().contains("never closed"),
+                "{}",
+                error.message()
+            );
+        }
     }
 
     #[test]

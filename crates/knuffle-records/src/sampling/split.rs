@@ -40,7 +40,7 @@ use super::fields::FieldName;
 use super::key::{KeyFields, key_rng};
 use super::output::{Destination, Output};
 use super::parts::Parts;
-use super::records::{Framing, RecordReader, spool_stdin};
+use super::records::{Framing, RecordReader, Spool};
 
 /// Domain separation of the key hash (distinct from `sample -k`'s).
 const DOMAIN: &[u8] = b"knuffle split -k/1\0";
@@ -177,19 +177,16 @@ fn exact(
     options: &SplitOptions,
     outs: &mut [Output<'_>],
 ) -> Result<(), SampleError> {
-    let reads_stdin = inputs.is_empty() || inputs.iter().any(|input| input == "-");
-    let spool = if reads_stdin {
-        Some(spool_stdin(options.temp_dir.as_deref())?)
-    } else {
-        None
-    };
+    // Standard input, pipes and devices are read from copies (a FIFO
+    // opened a second time would wait for a writer forever).
+    let spool = Spool::of(inputs, options.temp_dir.as_deref())?;
     let open = || {
-        RecordReader::open_spooled(
+        RecordReader::open_with_spool(
             inputs,
             options.framing,
             options.header,
             options.memory,
-            spool.as_ref(),
+            &spool,
         )
     };
     let mut scratch = Vec::new();

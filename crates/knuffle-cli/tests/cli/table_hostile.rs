@@ -1,0 +1,312 @@
+//! `knuffle table`, `sample` and `split` on hostile tables (issue 40), the
+//! real binary under `ulimit -v` (4 GB, as the issue's runs): exit 0 with
+//! every row, or exit 2 (table) with a message naming the file, in bounded
+//! memory, never a panic or an abort, and no output left behind. The
+//! formats' cases in depth are in `crates/knuffle-table/tests/hostile.rs`.
+
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::support::limited::{End, Limited, Outcome};
+use crate::support::{TestCommand, code_and_text, heavy};
+
+const ADDRESS_SPACE: u64 = 4_000_000 * 1024;
+
+fn limited(dir: &Path, args: &[&str]) -> Outcome {
+    let mut all: Vec<String> = Vec::new();
+    for arg in args {
+        all.push(if arg.contains('.') && !arg.starts_with('-') {
+            dir.join(arg).display().to_string()
+        } else {
+            (*arg).to_owned()
+        });
+    }
+    Limited::new(all)
+        .address_space(ADDRESS_SPACE)
+        .time_limit(Duration::from_secs(60))
+        .run()
+}
+
+/// Exit 2 (or `status`), a message with `expected`, no panic text, no
+/// output.
+fn assert_refused(outcome: &Outcome, status: i32, expected: &str, out: &Path) {
+    assert_eq!(outcome.end, End::Exited(status), "{}", outcome.stderr);
+    assert!(outcome.stderr.contains(expected), "{}", outcome.stderr);
+    assert!(!outcome.stderr.contains("panicked"), "{}", outcome.stderr);
+    assert!(!out.exists(), "{out:?} left behind");
+}
+
+#[test]
+fn an_unclosed_quote_is_an_error_in_table_sample_and_split() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("uq.csv"), "id,a\n1,\"unclosed\n2,b\n3,c\n").unwrap();
+    let out = dir.path().join("o.csv");
+    let table = limited(dir.path(), &["table", "uq.csv", "-o", "o.csv"]);
+    assert_refused(&table, 2, "uq.csv: record 2 opens a quoted field", &out);
+    let sample = limited(
+        dir.path(),
+        &["sample", "--csv", "-n", "5", "uq.csv", "-o", "o.csv"],
+    );
+    assert_refused(&sample, 1, "never closed", &out);
+    let split = limited(
+        dir.path(),
+        &[
+            "split", "--csv", "--parts", "1,1", "uq.csv", "-o", "p0.csv", "-o", "p1.csv",
+        ],
+    );
+    assert_eq!(split.end, End::Exited(1), "{}", split.stderr);
+    assert!(split.stderr.contains("never closed"), "{}", split.stderr);
+    assert!(!dir.path().join("p0.csv").exists() && !dir.path().join("p1.csv").exists());
+}
+
+#[test]
+fn wide_tables_are_read_within_the_memory_limit() {
+    let _heavy = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    // 100,000 columns of CSV (1.7 MB) and 20,000 keys of JSON Lines.
+    let columns = 100_000;
+    let header: Vec<String> = (0..columns).map(|c| format!("c{c}")).collect();
+    let row: Vec<String> = (0..columns).map(|c| (c % 10).to_string()).collect();
+    fs::write(
+        dir.path().join("wide.csv"),
+        format!(
+            "{}\n{}\n{}\n",
+            header.join(","),
+            row.join(","),
+            row.join(",")
+        ),
+    )
+    .unwrap();
+    let keys: Vec<String> = (0..20_000).map(|k| format!("\"key{k}\":{k}")).collect();
+    let line = format!("{{{}}}\n", keys.join(","));
+    fs::write(dir.path().join("wide.jsonl"), line.repeat(3)).unwrap();
+    for (input, output, rows) in [("wide.csv", "w.csv", 2), ("wide.jsonl", "w.jsonl", 3)] {
+        let run = limited(
+            dir.path(),
+            &["table", input, "-o", output, "--memory", "100M", "-v"],
+        );
+        assert_eq!(run.end, End::Exited(0), "{input}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!("{rows} rows in")),
+            "{input}: {}",
+            run.stderr
+        );
+        assert!(run.peak < 600 << 20, "{input}: peak {} MiB", run.peak >> 20);
+    }
+    // One cell longer than --memory allows a record: exit 2, naming it.
+    fs::write(
+        dir.path().join("cell.csv"),
+        format!("id,v\n1,{}\n", "x".repeat(24 << 20)),
+    )
+    .unwrap();
+    let out = dir.path().join("c.csv");
+    let run = limited(
+        dir.path(),
+        &["table", "cell.csv", "-o", "c.csv", "--memory", "20M"],
+    );
+    assert_refused(&run, 2, "cell.csv: record 2 is longer than", &out);
+    assert!(run.stderr.contains("--memory"), "{}", run.stderr);
+    assert!(run.peak < 200 << 20, "peak {} MiB", run.peak >> 20);
+}
+
+#[test]
+fn crafted_parquet_and_arrow_files_are_invalid_data() {
+    let dir = tempfile::tempdir().unwrap();
+    // A footer whose schema root claims 2^31-1 children (Thrift compact).
+    let mut footer = vec![0x15, 0x02, 0x19, 0x1c, 0x48, 0x04];
+    footer.extend_from_slice(b"root");
+    footer.extend_from_slice(&[0x15, 0xfe, 0xff, 0xff, 0xff, 0x0f, 0x00]);
+    footer.extend_from_slice(&[0x16, 0x00, 0x19, 0x0c, 0x00]);
+    let mut file = b"PAR1".to_vec();
+    file.extend_from_slice(&footer);
+    file.extend_from_slice(&(footer.len() as u32).to_le_bytes());
+    file.extend_from_slice(b"PAR1");
+    fs::write(dir.path().join("children.parquet"), &file).unwrap();
+    let out = dir.path().join("o.csv");
+    let run = limited(dir.path(), &["table", "children.parquet", "-o", "o.csv"]);
+    assert_refused(&run, 2, "children.parquet: corrupt Parquet footer", &out);
+
+    // A truncated Arrow stream, made from a CSV by knuffle itself.
+    let rows: String = (0..5000).map(|i| format!("{i},{i}\n")).collect();
+    fs::write(dir.path().join("rows.csv"), format!("a,b\n{rows}")).unwrap();
+    let made = limited(dir.path(), &["table", "rows.csv", "-o", "rows.arrows"]);
+    assert_eq!(made.end, End::Exited(0), "{}", made.stderr);
+    let bytes = fs::read(dir.path().join("rows.arrows")).unwrap();
+    fs::write(dir.path().join("cut.arrows"), &bytes[..bytes.len() / 2]).unwrap();
+    let run = limited(dir.path(), &["table", "cut.arrows", "-o", "o.csv"]);
+    assert_refused(&run, 2, "cut.arrows: not a complete Arrow IPC", &out);
+
+    // Any bytes flipped in an Arrow file or a Parquet file: exit 0 or 2,
+    // never a panic or a signal.
+    for (made_from, name) in [
+        ("rows.arrow", "flip.arrow"),
+        ("rows.parquet", "flip.parquet"),
+    ] {
+        let made = limited(dir.path(), &["table", "rows.csv", "-o", made_from]);
+        assert_eq!(made.end, End::Exited(0), "{}", made.stderr);
+        let bytes = fs::read(dir.path().join(made_from)).unwrap();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for round in 0..40 {
+            let mut flipped = bytes.clone();
+            for _ in 0..1 + round % 4 {
+                // xorshift64 (Marsaglia 2003): positions and bytes.
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let at = (state >> 32) as usize % flipped.len();
+                flipped[at] ^= (state as u8) | 1;
+            }
+            fs::write(dir.path().join(name), &flipped).unwrap();
+            let run = limited(dir.path(), &["table", name, "-o", "o.csv"]);
+            assert!(
+                matches!(run.end, End::Exited(0 | 2)),
+                "{name} round {round}: {:?} {}",
+                run.end,
+                run.stderr
+            );
+            assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+            let _ = fs::remove_file(&out);
+        }
+    }
+}
+
+#[test]
+fn compression_lzo_and_duplicate_columns_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("good.csv"), "a,b\n1,2\n").unwrap();
+    fs::write(dir.path().join("dup.csv"), "a,b,a\n1,2,3\n").unwrap();
+    let out = dir.path().join("o.parquet");
+    let run = limited(
+        dir.path(),
+        &[
+            "table",
+            "good.csv",
+            "-o",
+            "o.parquet",
+            "--compression",
+            "lzo",
+        ],
+    );
+    assert_refused(&run, 2, "'lzo' cannot be written", &out);
+    let run = limited(dir.path(), &["table", "dup.csv", "-o", "o.parquet"]);
+    assert_refused(&run, 2, "dup.csv: the column name 'a' appears twice", &out);
+}
+
+#[test]
+fn a_sample_of_one_row_needs_little_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows: String = (0..10_000)
+        .map(|i| format!("{i},{}\n", "y".repeat(100)))
+        .collect();
+    fs::write(dir.path().join("rows.csv"), format!("id,text\n{rows}")).unwrap();
+    let made = limited(dir.path(), &["table", "rows.csv", "-o", "rows.parquet"]);
+    assert_eq!(made.end, End::Exited(0), "{}", made.stderr);
+    let run = limited(
+        dir.path(),
+        &[
+            "table",
+            "rows.parquet",
+            "-o",
+            "one.csv",
+            "-n",
+            "1",
+            "--memory",
+            "2M",
+        ],
+    );
+    assert_eq!(run.end, End::Exited(0), "{}", run.stderr);
+    let written = fs::read_to_string(dir.path().join("one.csv")).unwrap();
+    assert_eq!(written.lines().count(), 2, "{written}");
+}
+
+#[test]
+fn a_fifo_parquet_input_is_refused_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("in.parquet");
+    let writer = fifo_with(&fifo, b"PAR1 not really");
+    let output = TestCommand::knuffle()
+        .current_dir(dir.path())
+        .args(["table", "in.parquet", "-o", "o.csv"])
+        .output();
+    writer.join().unwrap();
+    let (code, _, stderr) = code_and_text(&output);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("in.parquet: a Parquet file is read from its end"),
+        "{stderr}"
+    );
+}
+
+/// A FIFO at `path` that a thread fills with `bytes` once.
+fn fifo_with(path: &Path, bytes: &'static [u8]) -> std::thread::JoinHandle<()> {
+    let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-ended path.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    let path = path.to_path_buf();
+    std::thread::spawn(move || {
+        if let Ok(mut pipe) = fs::OpenOptions::new().write(true).open(&path) {
+            let _ = std::io::Write::write_all(&mut pipe, bytes);
+        }
+    })
+}
+
+#[test]
+fn split_and_sample_with_replacement_read_a_fifo_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("lines.fifo");
+    let writer = fifo_with(&fifo, b"a\nb\nc\n");
+    let split = limited(
+        dir.path(),
+        &[
+            "split",
+            "--parts",
+            "1,2",
+            "--seed",
+            "f",
+            "lines.fifo",
+            "-o",
+            "p0.txt",
+            "-o",
+            "p1.txt",
+        ],
+    );
+    writer.join().unwrap();
+    assert_eq!(split.end, End::Exited(0), "{}", split.stderr);
+    let mut lines: Vec<String> = ["p0.txt", "p1.txt"]
+        .iter()
+        .flat_map(|p| {
+            fs::read_to_string(dir.path().join(p))
+                .unwrap()
+                .lines()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    lines.sort();
+    assert_eq!(lines, ["a", "b", "c"]);
+    fs::remove_file(&fifo).unwrap();
+    let writer = fifo_with(&fifo, b"a\nb\nc\n");
+    let sample = limited(
+        dir.path(),
+        &[
+            "sample",
+            "-r",
+            "-n",
+            "5",
+            "--seed",
+            "f",
+            "lines.fifo",
+            "-o",
+            "s.txt",
+        ],
+    );
+    writer.join().unwrap();
+    assert_eq!(sample.end, End::Exited(0), "{}", sample.stderr);
+    let drawn = fs::read_to_string(dir.path().join("s.txt")).unwrap();
+    assert_eq!(drawn.lines().count(), 5, "{drawn}");
+    assert!(
+        drawn.lines().all(|l| ["a", "b", "c"].contains(&l)),
+        "{drawn}"
+    );
+}

@@ -1,0 +1,11 @@
+//! Any bytes as an Arrow IPC file (first byte even) or stream (odd, the
+//! byte dropped): read to the end or refused as invalid data naming the
+//! file, in bounded memory, never a panic
+//! (`knuffle_table::fuzzing::read_table`).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let _ = knuffle_table::fuzzing::read_arrow(data);
+});
