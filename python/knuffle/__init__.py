@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 from knuffle._audit import AuditReport, AuditTest, audit
+from knuffle._audit_order import OrderAuditReport, audit_order
 from knuffle._files import shuffle_file
 from knuffle._generator import Generator, Hands
 from knuffle._sampling import sample_file, split_file
@@ -27,8 +28,10 @@ __all__ = [
     "AuditTest",
     "Generator",
     "Hands",
+    "OrderAuditReport",
     "TableReport",
     "audit",
+    "audit_order",
     "sample_file",
     "shuffle_file",
     "shuffle_table",

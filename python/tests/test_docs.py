@@ -7,12 +7,13 @@ import pytest
 
 import knuffle
 import knuffle._audit
+import knuffle._audit_order
 import knuffle._generator
 import knuffle._table
 import knuffle.dask
 
 
-@pytest.mark.parametrize("module", [knuffle, knuffle._generator, knuffle._audit, knuffle._table, knuffle.dask])
+@pytest.mark.parametrize("module", [knuffle, knuffle._generator, knuffle._audit, knuffle._audit_order, knuffle._table, knuffle.dask])
 def test_docstring_examples(module):
     result = doctest.testmod(module, extraglobs={"knuffle": knuffle, "np": np}, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
