@@ -86,7 +86,10 @@ pub fn audit_rows<'py>(
 
 /// The tests as dicts (`AuditTest` fields), for `knuffle.audit` and
 /// `knuffle.audit_order`.
-pub(crate) fn test_dicts<'py>(py: Python<'py>, tests: &[TestResult]) -> PyResult<Vec<Bound<'py, PyDict>>> {
+pub(crate) fn test_dicts<'py>(
+    py: Python<'py>,
+    tests: &[TestResult],
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
     tests
         .iter()
         .map(|t| {
