@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 from knuffle._audit import AuditReport, AuditTest, audit
+from knuffle._audit_order import OrderAuditReport, audit_order
 from knuffle._epoch import EpochOrder, epoch_order, epoch_seed
 from knuffle._files import shuffle_file
 from knuffle._generator import Generator, Hands
@@ -30,9 +31,11 @@ __all__ = [
     "EpochOrder",
     "Generator",
     "Hands",
+    "OrderAuditReport",
     "TableReport",
     "TableStream",
     "audit",
+    "audit_order",
     "epoch_order",
     "epoch_seed",
     "sample_file",

@@ -36,6 +36,14 @@ def audit_rows(
     alpha: float,
     effect: float | None,
 ) -> dict[str, Any]: ...
+def audit_order(
+    order: npt.NDArray[np.int64],
+    n: int | None,
+    shard_of: npt.NDArray[np.int64] | None,
+    previous: npt.NDArray[np.int64] | None,
+    alpha: float,
+    html: bool,
+) -> dict[str, Any]: ...
 
 # knuffle.sample_file / split_file (python/src/sampling.rs)
 def sample_paths(

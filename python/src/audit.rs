@@ -4,6 +4,7 @@
 
 use knuffle_lab::analysis::{self, Analysis};
 use knuffle_lab::audit::{SeenItems, check_deck_size, with_effect};
+use knuffle_lab::stats::TestResult;
 use knuffle_lab::tally::Tally;
 use numpy::{PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -83,14 +84,13 @@ pub fn audit_rows<'py>(
     to_dict(py, &analysis)
 }
 
-fn to_dict<'py>(py: Python<'py>, a: &Analysis) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("n", a.n)?;
-    d.set_item("k", a.k)?;
-    d.set_item("trials", a.trials)?;
-    d.set_item("alpha", a.alpha)?;
-    let tests = a
-        .tests
+/// The tests as dicts (`AuditTest` fields), for `knuffle.audit` and
+/// `knuffle.audit_order`.
+pub(crate) fn test_dicts<'py>(
+    py: Python<'py>,
+    tests: &[TestResult],
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    tests
         .iter()
         .map(|t| {
             let test = PyDict::new(py);
@@ -102,8 +102,16 @@ fn to_dict<'py>(py: Python<'py>, a: &Analysis) -> PyResult<Bound<'py, PyDict>> {
             test.set_item("adjusted_p", t.adjusted_p)?;
             Ok(test)
         })
-        .collect::<PyResult<Vec<_>>>()?;
-    d.set_item("tests", tests)?;
+        .collect()
+}
+
+fn to_dict<'py>(py: Python<'py>, a: &Analysis) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("n", a.n)?;
+    d.set_item("k", a.k)?;
+    d.set_item("trials", a.trials)?;
+    d.set_item("alpha", a.alpha)?;
+    d.set_item("tests", test_dicts(py, &a.tests)?)?;
     d.set_item("skipped", &a.skipped)?;
     d.set_item("orders_seen", a.orders_seen)?;
     d.set_item("order_count_sd", a.order_count_sd)?;

@@ -9,6 +9,7 @@
 //! and the library.
 
 mod audit;
+mod audit_order;
 mod engines;
 mod epoch;
 mod files;
@@ -27,6 +28,7 @@ use pyo3::prelude::*;
 fn _knuffle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<generator::Generator>()?;
     m.add_function(wrap_pyfunction!(audit::audit_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(audit_order::audit_order, m)?)?;
     m.add_function(wrap_pyfunction!(sampling::sample_paths, m)?)?;
     m.add_function(wrap_pyfunction!(sampling::split_paths, m)?)?;
     m.add("DEFAULT_THREADS", threads::DEFAULT_THREADS)?;

@@ -7,6 +7,7 @@ import pytest
 
 import knuffle
 import knuffle._audit
+import knuffle._audit_order
 import knuffle._epoch
 import knuffle._generator
 import knuffle._stream
@@ -14,7 +15,7 @@ import knuffle._table
 import knuffle.dask
 
 
-@pytest.mark.parametrize("module", [knuffle, knuffle._generator, knuffle._audit, knuffle._epoch, knuffle._table, knuffle._stream, knuffle.dask])
+@pytest.mark.parametrize("module", [knuffle, knuffle._generator, knuffle._audit, knuffle._audit_order, knuffle._epoch, knuffle._table, knuffle._stream, knuffle.dask])
 def test_docstring_examples(module):
     result = doctest.testmod(module, extraglobs={"knuffle": knuffle, "np": np}, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
