@@ -49,7 +49,13 @@ Exit status: 0 success; 1 a write error; 2 invalid arguments.";
 )]
 pub(crate) struct Args {
     /// The number of rows N (at most 2^32).
-    #[arg(short = 'n', long = "rows", value_name = "N", required = true)]
+    #[arg(
+        short = 'n',
+        long = "rows",
+        value_name = "N",
+        required = true,
+        allow_negative_numbers = true
+    )]
     rows: u64,
 
     /// Seed text (any text); the same seed, epoch and N give the same order.
@@ -57,23 +63,43 @@ pub(crate) struct Args {
     seed: String,
 
     /// The epoch (0 to 2^64-1): each epoch has its own independent order.
-    #[arg(long, value_name = "EPOCH", default_value_t = 0)]
+    #[arg(
+        long,
+        value_name = "EPOCH",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
     epoch: u64,
 
     /// The first position P of the range (0 to N).
-    #[arg(long, value_name = "POSITION", default_value_t = 0)]
+    #[arg(
+        long,
+        value_name = "POSITION",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
     from: u64,
 
     /// How many positions C the range has from P (default: to the end).
-    #[arg(long, value_name = "COUNT")]
+    #[arg(long, value_name = "COUNT", allow_negative_numbers = true)]
     count: Option<u64>,
 
     /// This consumer's number r, 0 to R-1: the positions P+r, P+r+R, ... of the range.
-    #[arg(long, value_name = "RANK", requires = "world_size")]
+    #[arg(
+        long,
+        value_name = "RANK",
+        requires = "world_size",
+        allow_negative_numbers = true
+    )]
     rank: Option<u64>,
 
     /// The number of consumers R (at least 1), with --rank.
-    #[arg(long, value_name = "RANKS", requires = "rank")]
+    #[arg(
+        long,
+        value_name = "RANKS",
+        requires = "rank",
+        allow_negative_numbers = true
+    )]
     world_size: Option<u64>,
 }
 
@@ -112,7 +138,8 @@ impl Args {
             )));
         }
         Ok(Selection {
-            first: self.from + rank,
+            // Saturating: a rank past the range selects nothing.
+            first: self.from.saturating_add(rank),
             step: world,
             count: count.saturating_sub(rank).div_ceil(world),
         })
@@ -151,7 +178,7 @@ fn print(order: &EpochOrder, selection: &Selection) -> io::Result<()> {
             for row in &mut rows[..take] {
                 cursor.seek(position);
                 *row = cursor.next().expect("the selection ends before n");
-                position += selection.step;
+                position = position.saturating_add(selection.step);
             }
         }
         text.clear();

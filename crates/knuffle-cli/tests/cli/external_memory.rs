@@ -12,9 +12,10 @@ use tempfile::TempDir;
 const LIMIT: u64 = 8 << 20;
 
 /// What the process needs besides the limit: code, libraries, thread
-/// stacks, allocator slack (the binary alone, on a one-line input, takes
-/// about 3.5 MiB).
-const CONSTANT: u64 = 8 << 20;
+/// stacks, allocator slack (the debug binary alone, on a one-line input,
+/// takes about 8 MiB, most of it pages of tables the loader relocates at
+/// start: the time-zone database of the table outputs among them).
+const CONSTANT: u64 = 10 << 20;
 
 /// About 43 MB of text lines: five times the limit.
 fn forty_megabytes() -> Vec<u8> {
@@ -52,7 +53,7 @@ fn assert_shuffled_within_the_limit(output: &[u8], input: &[u8], peak: u64) {
     eprintln!("peak resident memory: {peak} bytes");
     assert!(
         peak <= LIMIT + CONSTANT,
-        "peak resident memory {peak} bytes exceeds the 8 MiB limit + 8 MiB"
+        "peak resident memory {peak} bytes exceeds the 8 MiB limit + 10 MiB"
     );
 }
 

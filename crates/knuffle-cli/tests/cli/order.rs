@@ -87,12 +87,18 @@ fn ranges_and_ranks_split_the_order() {
 #[test]
 fn bad_arguments_are_refused() {
     let cases: &[(&[&str], &str)] = &[
-        (&["-n", "-5", "--seed", "s"], "-n"),
+        (
+            &["-n", "-5", "--seed", "s"],
+            "invalid value '-5' for '--rows <N>'",
+        ),
         (
             &["-n", "4294967297", "--seed", "s"],
             "at most 2^32 = 4294967296 rows",
         ),
-        (&["-n", "99999999999999999999", "--seed", "s"], "-n"),
+        (
+            &["-n", "99999999999999999999", "--seed", "s"],
+            "invalid value '99999999999999999999' for '--rows <N>'",
+        ),
         (
             &["-n", "10", "--seed", "s", "--from", "11"],
             "--from 11 is past the end of the order (10 rows)",
@@ -128,7 +134,10 @@ fn bad_arguments_are_refused() {
             "--world-size must be at least 1",
         ),
         (&["-n", "10", "--seed", "s", "--rank", "1"], "--world-size"),
-        (&["-n", "10", "--seed", "s", "--epoch", "-1"], "--epoch"),
+        (
+            &["-n", "10", "--seed", "s", "--epoch", "-1"],
+            "invalid value '-1' for '--epoch <EPOCH>'",
+        ),
         (&["-n", "10"], "--seed"),
     ];
     for &(args, message) in cases {

@@ -74,7 +74,7 @@ fn failures_have_their_exit_status_and_leave_nothing() {
     fs::write(dir.path().join("good.csv"), "a,b\n1,2\n").unwrap();
     fs::write(dir.path().join("x.txt"), "a\n").unwrap();
     let cases: &[(&[&str], i32, &str)] = &[
-        (&["junk.parquet"], 2, "junk.parquet: Parquet error"),
+        (&["junk.parquet"], 2, "junk.parquet: not a Parquet file"),
         (
             &["ragged.csv"],
             2,
