@@ -187,7 +187,7 @@ fn check_tsv_fields(batch: &RecordBatch, name: &Path) -> Result<(), Error> {
             DataType::Utf8View => column.as_string_view().iter().flatten().any(bad),
             _ => false,
         };
-        if found && column.len() > 0 {
+        if found && !column.is_empty() {
             return Err(Error::invalid(format!(
                 "{}: column '{}' has a value with a TAB or a line break, which TSV (no \
                  quoting) cannot hold; write CSV (.csv) or another format",

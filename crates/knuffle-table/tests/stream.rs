@@ -285,7 +285,9 @@ fn columns_are_chosen_and_named() {
     assert_eq!(got.column(1), expected.column(0));
 
     options.columns = Some(vec!["id".into(), "label".into()]);
-    let error = TableStream::open(&[input.clone()], &options).err().unwrap();
+    let error = TableStream::open(std::slice::from_ref(&input), &options)
+        .err()
+        .unwrap();
     assert_eq!(error.kind(), ErrorKind::Invalid);
     assert!(
         error.message().contains("no column 'label'") && error.message().contains("id, text"),
@@ -293,14 +295,14 @@ fn columns_are_chosen_and_named() {
         error.message()
     );
     options.columns = Some(vec!["id".into(), "id".into()]);
-    assert!(TableStream::open(&[input.clone()], &options).is_err());
+    assert!(TableStream::open(std::slice::from_ref(&input), &options).is_err());
     let mut bad = stream_options("columns", 0);
     bad.consumer = Consumer {
         index: 2,
         count: 2,
         start: 0,
     };
-    assert!(TableStream::open(&[input.clone()], &bad).is_err());
+    assert!(TableStream::open(std::slice::from_ref(&input), &bad).is_err());
     bad.consumer = Consumer::ALL;
     bad.batch_rows = 0;
     assert!(TableStream::open(&[input], &bad).is_err());
@@ -341,7 +343,7 @@ fn a_corrupt_input_fails_before_any_row() {
         options.memory = memory;
         let mut stream = TableStream::open(std::slice::from_ref(&csvs), &options).unwrap();
         let first = stream.next().expect("an error, not an empty stream");
-        let error = first.err().expect("no row before the error");
+        let error = first.expect_err("no row before the error");
         assert_eq!(error.kind(), ErrorKind::Invalid);
         assert!(error.message().contains("b.csv"), "{}", error.message());
         assert!(stream.next().is_none());
