@@ -28,7 +28,8 @@ use crate::order_laws as laws;
 use crate::order_scan::{self, OrderCounts, PermutationCheck, RowNumber, ScanPlan};
 use crate::stats::{self, DEFAULT_ALPHA, TestResult};
 
-use crate::order_causes::{causes, thousands};
+use crate::order_causes::causes;
+use crate::report::thousands;
 
 /// The largest `n` audited: rows are numbered with 32-bit integers.
 pub const MAX_ROWS: u64 = 1 << 32;

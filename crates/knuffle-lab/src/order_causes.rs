@@ -9,20 +9,8 @@
 //! square displacement estimates `b` (a uniform order's is `n / sqrt 6`).
 
 use crate::order_scan::OrderCounts;
+use crate::report::thousands;
 use crate::stats::TestResult;
-
-/// `1,000`: thousands separated.
-pub fn thousands(x: u64) -> String {
-    let digits = x.to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
 
 /// `x` rounded to two significant digits, thousands separated.
 pub fn about(x: f64) -> String {

@@ -11,10 +11,10 @@ use plotters::prelude::*;
 
 use crate::analysis::format_p;
 use crate::order_audit::OrderAudit;
-use crate::order_causes::thousands;
+
 use crate::order_laws::cells_below;
 use crate::order_scan::OrderCounts;
-use crate::report::{colour_bar, diverging, html, inline_svg, register_font};
+use crate::report::{colour_bar, diverging, html, inline_svg, register_font, thousands};
 
 const HEAT_SIZE: (u32, u32) = (620, 540);
 const HIST_SIZE: (u32, u32) = (820, 400);

@@ -345,7 +345,8 @@ fn order_label(n: usize, rank: usize) -> String {
         .join(if n <= 9 { "" } else { " " })
 }
 
-fn thousands(x: u64) -> String {
+/// `1,000`: thousands separated.
+pub(crate) fn thousands(x: u64) -> String {
     let digits = x.to_string();
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {
