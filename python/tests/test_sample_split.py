@@ -192,3 +192,23 @@ def test_docstring_examples_of_sample_and_split():
     result = doctest.testmod(knuffle._sampling, extraglobs={"knuffle": knuffle})
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_tables_and_compressed_files_are_refused_naming_what_reads_them(tmp_path):
+    import gzip
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parquet = tmp_path / "part-00000.parquet"
+    pq.write_table(pa.table({"id": [1, 2, 3], "name": ["a", "b", "c"]}), parquet)
+    logs = tmp_path / "app.log.gz"
+    logs.write_bytes(gzip.compress(b"one\ntwo\nthree\n"))
+    outputs = [tmp_path / name for name in ("tr.parquet", "va.parquet", "te.parquet")]
+    for src, says in ((parquet, "is a Parquet table"), (logs, "is gzip-compressed")):
+        with pytest.raises(ValueError, match=says):
+            knuffle.split_file(src, outputs, [80, 10, 10], seed="1")
+        with pytest.raises(ValueError, match=says):
+            knuffle.sample_file(src, tmp_path / "sample.txt", n=2, seed="1")
+        assert not any(path.exists() for path in outputs)
+        assert not (tmp_path / "sample.txt").exists()

@@ -24,8 +24,6 @@
 //! is the same whatever the ranges were.
 
 use knuffle::Seed;
-use rand_chacha::ChaCha20Rng;
-use rand_core::{Rng, SeedableRng};
 
 /// The version text that starts every derived seed of the table order.
 pub const VERSION: &str = "knuffle table-order/v1";
@@ -64,13 +62,10 @@ impl TableOrder {
             start.checked_add(out.len() as u64).is_some(),
             "row numbers past 2^64 - 1 have no label"
         );
-        let mut rng = ChaCha20Rng::from_seed(*self.labels.key());
         // Word position = row number: the stream is read from row `start`
-        // on without generating the words of the rows before it.
-        rng.set_word_pos(u128::from(start));
-        for label in out {
-            *label = rng.next_u32();
-        }
+        // on without generating the words of the rows before it, many
+        // blocks side by side.
+        knuffle::keystream::chacha20_words(self.labels.key(), u128::from(start), out);
     }
 
     /// The labels of rows `start .. start + count`.

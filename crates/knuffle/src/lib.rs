@@ -134,6 +134,7 @@ mod distribute;
 mod durstenfeld;
 pub mod entropy;
 mod ext;
+pub mod keystream;
 mod labels;
 #[cfg(feature = "parallel")]
 mod parallel;

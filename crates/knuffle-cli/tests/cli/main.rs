@@ -19,6 +19,7 @@
 //! | `deal`, `chars`, `trace`, `lab_cli`, `audit_cli`, `draw_verify` | the subcommands, with golden outputs |
 //! | `audit_order_cli` | `knuffle audit --order`: exact shuffles pass, buffer, block and round-robin shuffles and a repeated epoch are flagged with their causes, exit statuses and messages |
 //! | `cited_paths` | every file path the documents and the code cite exists in the repository |
+//! | `shared_build` | the Python extension's test build can share the workspace's compiled libraries (same locked versions, same dev profile) |
 //! | `documents` | every shell example of README.md and `docs/guide/` runs as written; their relative links name existing files |
 //! | `sample` | `knuffle sample`: each mode's law against exact values (with biased stand-ins that fail), headers, CSV, endless input, errors |
 //! | `sample_external` | `knuffle sample` beyond `--memory`: the same output for every limit, peak memory, no temporary file or partial output left by a failing or killed run |
@@ -57,6 +58,7 @@ mod records_library;
 mod resources;
 mod sample;
 mod sample_external;
+mod shared_build;
 mod shuf_behaviour;
 mod shuf_differential;
 mod shuf_gnu_suite;

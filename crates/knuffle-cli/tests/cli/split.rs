@@ -425,3 +425,70 @@ fn a_split_holds_one_record_and_a_counter_per_part() {
         assert_eq!(written, size, "{key:?}: every byte in one part");
     }
 }
+
+#[test]
+fn tables_and_compressed_files_are_refused_by_the_line_tools_naming_what_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("t.csv");
+    std::fs::write(&csv, "id,name\n1,a\n2,b\n3,c\n").unwrap();
+    let parquet = dir.path().join("t.parquet");
+    let (code, _, err) = code_and_text(
+        &TestCommand::knuffle()
+            .args(["table", "--seed", "1"])
+            .arg(&csv)
+            .arg("-o")
+            .arg(&parquet)
+            .output(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let gz = dir.path().join("app.log.gz");
+    // A gzip member's header (RFC 1952): enough to be recognised.
+    std::fs::write(
+        &gz,
+        b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x4b\x4c\x04\x00",
+    )
+    .unwrap();
+    for (input, says) in [
+        (&parquet, "is a Parquet table"),
+        (&gz, "is gzip-compressed"),
+    ] {
+        let outputs = outputs(dir.path(), 3);
+        let mut split = TestCommand::knuffle().args(["split", "--parts", "80,10,10"]);
+        for output in &outputs {
+            split = split.arg("-o").arg(output);
+        }
+        let runs = [
+            split.arg(input).output(),
+            TestCommand::knuffle()
+                .args(["sample", "-n", "2"])
+                .arg(input)
+                .output(),
+            // Standard input is recognised too.
+            TestCommand::knuffle()
+                .args(["sample", "-p", "0.5"])
+                .stdin(&std::fs::read(input).unwrap())
+                .output(),
+        ];
+        for output in &runs {
+            let (code, out, err) = code_and_text(output);
+            assert_eq!(code, 2, "{input:?}: {err}");
+            assert!(out.is_empty(), "nothing written: {out:?}");
+            assert!(err.contains(says), "{err}");
+        }
+        assert!(err_names_the_reader(
+            &code_and_text(&runs[0]).2,
+            input == &parquet
+        ));
+        for output in &outputs {
+            assert!(!output.exists(), "no part written: {output:?}");
+        }
+    }
+}
+
+fn err_names_the_reader(err: &str, table: bool) -> bool {
+    if table {
+        err.contains("knuffle table")
+    } else {
+        err.contains("gzip -dc")
+    }
+}

@@ -37,7 +37,8 @@
 //! assignment, or by key.
 //!
 //! Layers (each module uses only those above it): [`error`]; [`records`]
-//! (records in), [`fields`] (fields of a record), [`probability`],
+//! (records in; a table or a compressed file is refused by its first
+//! bytes), [`fields`] (fields of a record), [`probability`],
 //! [`parts`];
 //! [`options`] (what is asked, checked once); [`key`] (a record's key);
 //! [`output`] (records out, the memory budget); the modes and [`mod@split`];
@@ -46,6 +47,7 @@
 use std::ffi::OsString;
 
 pub mod bernoulli;
+mod binary_input;
 pub mod distinct;
 pub mod error;
 pub mod fields;

@@ -18,6 +18,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
+use super::binary_input::refuse_binary;
 use super::error::SampleError;
 use crate::error::describe;
 
@@ -396,7 +397,13 @@ impl RecordReader {
             })?;
             Box::new(opened)
         };
-        self.current = Some(Box::new(BufReader::with_capacity(1 << 16, source)));
+        let mut reader = BufReader::with_capacity(1 << 16, source);
+        let name = &self.name;
+        let head = reader.fill_buf().map_err(|err| {
+            SampleError::io(&err, format!("cannot read {name}: {}", describe(&err)))
+        })?;
+        refuse_binary(name, head)?;
+        self.current = Some(Box::new(reader));
         Ok(true)
     }
 
