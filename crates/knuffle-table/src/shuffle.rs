@@ -422,7 +422,7 @@ impl Run {
 
     /// What is held, in bucket files (made by `open`) whatever its size:
     /// rows held in memory are moved to as many buckets as they need.
-    pub(crate) fn into_spill(
+    pub(crate) fn spill_all(
         &self,
         held: Held,
         open: &mut dyn FnMut(usize) -> Result<Spill, Error>,

@@ -313,7 +313,12 @@ pub struct Spilled {
 
 impl Spilled {
     /// Buckets written before, in `file` (named `place` in errors).
-    pub fn from_parts(file: File, range: LabelRange, buckets: Vec<Bucket>, place: String) -> Spilled {
+    pub fn from_parts(
+        file: File,
+        range: LabelRange,
+        buckets: Vec<Bucket>,
+        place: String,
+    ) -> Spilled {
         Spilled {
             file,
             range,

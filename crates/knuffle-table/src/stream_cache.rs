@@ -369,7 +369,10 @@ impl Entry {
             file.try_clone().map_err(|e| Error::io_at(&partial, &e))?,
             partial.display().to_string(),
         )?;
-        let bytes = file.metadata().map_err(|e| Error::io_at(&partial, &e))?.len();
+        let bytes = file
+            .metadata()
+            .map_err(|e| Error::io_at(&partial, &e))?
+            .len();
         let buckets = self.path("buckets");
         fs::rename(&partial, &buckets).map_err(|e| Error::io_at(&buckets, &e))?;
         let manifest = stream_manifest::manifest(
@@ -492,11 +495,9 @@ pub(crate) fn remove_abandoned(root: &Path) -> u64 {
                 epoch,
             };
             let usable = match entry.manifest() {
-                Ok(manifest) => {
-                    manifest.is_some_and(|m| {
+                Ok(manifest) => manifest.is_some_and(|m| {
                     stream_manifest::parse(&m).is_some() && stream_manifest::inputs_unchanged(&m)
-                })
-                }
+                }),
                 // Unreadable here: left alone.
                 Err(_) => true,
             };

@@ -42,7 +42,8 @@ impl Dataset {
     ) -> Result<Dataset, Error> {
         let mut inputs = Vec::with_capacity(sources.len());
         for source in sources {
-            let path = fs::canonicalize(&source.path).map_err(|e| Error::io_at(&source.path, &e))?;
+            let path =
+                fs::canonicalize(&source.path).map_err(|e| Error::io_at(&source.path, &e))?;
             let metadata = fs::metadata(&path).map_err(|e| Error::io_at(&path, &e))?;
             if !metadata.is_file() {
                 return Err(Error::invalid(format!(
@@ -66,7 +67,8 @@ impl Dataset {
             "format": format.map(|f| format!("{f:?}")),
             "inputs": inputs,
         });
-        let digest = hex(&Sha256::digest(identity.to_string().as_bytes()))[..DIGEST_CHARS].to_owned();
+        let digest =
+            hex(&Sha256::digest(identity.to_string().as_bytes()))[..DIGEST_CHARS].to_owned();
         Ok(Dataset { identity, digest })
     }
 }
@@ -90,9 +92,7 @@ pub(crate) fn schema_value(schema: &SchemaRef) -> Value {
         schema
             .fields()
             .iter()
-            .map(|f| {
-                json!([f.name(), format!("{:?}", f.data_type()), f.is_nullable()])
-            })
+            .map(|f| json!([f.name(), format!("{:?}", f.data_type()), f.is_nullable()]))
             .collect(),
     )
 }

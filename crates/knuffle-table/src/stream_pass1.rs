@@ -152,7 +152,7 @@ impl Inputs {
             Ok(())
         })?;
         let held = held.expect("rows are held after the last batch");
-        run.into_spill(held, &mut open)?.finish()
+        run.spill_all(held, &mut open)?.finish()
     }
 }
 

@@ -232,10 +232,7 @@ mod tests {
         // quarter more.
         assert!(!room(&next, free / 10 * 9, &stats));
         match stats.snapshot().prefetch {
-            Prefetch::NoRoom {
-                free: seen,
-                needed,
-            } => {
+            Prefetch::NoRoom { free: seen, needed } => {
                 assert!(seen > 0 && needed > seen);
             }
             other => panic!("{other:?}"),

@@ -82,7 +82,9 @@ impl Shared {
     pub(crate) fn get(&self) -> MutexGuard<'_, StreamStats> {
         // The stats are plain values: a panic while they were held leaves
         // them usable.
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     pub(crate) fn snapshot(&self) -> StreamStats {

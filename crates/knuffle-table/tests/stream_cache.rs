@@ -14,8 +14,8 @@ use arrow::array::*;
 use arrow::datatypes::*;
 use arrow::record_batch::RecordBatch;
 use knuffle_table::{
-    Consumer, ErrorKind, Pass1, Prefetch, StreamOptions, TableStream, epoch_seed,
-    prefetch_stream, table_order,
+    Consumer, ErrorKind, Pass1, Prefetch, StreamOptions, TableStream, epoch_seed, prefetch_stream,
+    table_order,
 };
 use parquet::arrow::ArrowWriter;
 
@@ -275,11 +275,8 @@ fn older_epochs_go_at_the_end_of_an_epoch_unless_a_stream_holds_them() {
     assert!(entry_files(&cache, 0).is_empty());
     assert_eq!(entry_files(&cache, 1).len(), 3);
     // A stream still reading epoch 1 keeps it when epoch 2 ends.
-    let mut reading = TableStream::open(
-        std::slice::from_ref(&input),
-        &options("older", 1, &cache),
-    )
-    .unwrap();
+    let mut reading =
+        TableStream::open(std::slice::from_ref(&input), &options("older", 1, &cache)).unwrap();
     let first = reading.next().unwrap().unwrap();
     let (_, stats) = run(&input, &options("older", 2, &cache));
     assert_eq!(stats.removed, 0);
@@ -373,7 +370,11 @@ fn prefetch_stream_writes_the_epoch_then_the_next() {
     let error = TableStream::open(std::slice::from_ref(&input), &none)
         .err()
         .unwrap();
-    assert!(error.message().contains("cache directory"), "{}", error.message());
+    assert!(
+        error.message().contains("cache directory"),
+        "{}",
+        error.message()
+    );
 }
 
 #[test]
@@ -389,11 +390,8 @@ fn a_corrupt_input_leaves_no_entry_and_gives_no_row() {
     fs::write(csvs.join("b.csv"), format!("{good}1,2,3\n")).unwrap();
     let cache = dir.path().join("cache");
     for _ in 0..2 {
-        let mut stream = TableStream::open(
-            std::slice::from_ref(&csvs),
-            &options("corrupt", 0, &cache),
-        )
-        .unwrap();
+        let mut stream =
+            TableStream::open(std::slice::from_ref(&csvs), &options("corrupt", 0, &cache)).unwrap();
         let error = stream.next().unwrap().expect_err("no row before the error");
         assert_eq!(error.kind(), ErrorKind::Invalid);
         assert!(error.message().contains("b.csv"), "{}", error.message());
@@ -415,5 +413,9 @@ fn a_pipe_cannot_be_cached() {
         .err()
         .unwrap();
     assert_eq!(error.kind(), ErrorKind::Invalid);
-    assert!(error.message().contains("not a regular file"), "{}", error.message());
+    assert!(
+        error.message().contains("not a regular file"),
+        "{}",
+        error.message()
+    );
 }
