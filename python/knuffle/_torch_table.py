@@ -20,7 +20,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from knuffle._sampling import _paths
-from knuffle._stream import DEFAULT_BATCH_SIZE, _columns, _int, _open
+from knuffle._stream import DEFAULT_BATCH_SIZE, _columns, _directory, _int, _open, _prefetch, _prefetch_epochs
 
 try:
     import torch
@@ -97,6 +97,18 @@ class TableDataset(IterableDataset):
     see the workers' progress: use ``StatefulDataLoader``, or
     ``load_state_dict`` a state whose ``rows_seen`` you counted.
 
+    ``cache_dir`` (a directory on local disk) shares each epoch's pass 1
+    among the consumers of the machine: the first to arrive reads the
+    inputs and writes the epoch's bucket files there, the others read them
+    (``stream_table``'s ``cache_dir``). With it, ``prefetch`` is on by
+    default: ``set_epoch(e)`` in the main process starts epoch ``e``'s pass
+    1 (unless another process writes it) and then epoch ``e + 1``'s in the
+    background, while epoch ``e`` is consumed, so that from the second
+    epoch on the consumers wait only for their pass 2. ``stream_stats`` is
+    the stats of this process's last stream (``stream_table``'s
+    ``TableStream.stats``; with DataLoader workers, those are in the
+    workers).
+
     The other arguments are ``stream_table``'s.
     """
 
@@ -111,6 +123,8 @@ class TableDataset(IterableDataset):
         output: str = "torch",
         memory: int | str | None = None,
         temp_dir: Any = None,
+        cache_dir: Any = None,
+        prefetch: bool | None = None,
         rank: int | None = None,
         world_size: int | None = None,
         format: str | None = None,
@@ -136,6 +150,11 @@ class TableDataset(IterableDataset):
         self._output = output
         self._memory = memory
         self._temp_dir = temp_dir
+        self._cache_dir = _directory(cache_dir, "cache_dir")
+        self._prefetch = _prefetch(prefetch, self._cache_dir)
+        # The background pass 1 of the main process (not pickled).
+        self._prefetching: Any = None
+        self._stream_stats: dict[str, Any] | None = None
         self._rank = rank
         self._world_size = world_size
         self._format = format
@@ -152,11 +171,45 @@ class TableDataset(IterableDataset):
     # -- epochs and state -------------------------------------------------
 
     def set_epoch(self, epoch: int) -> None:
-        """Start epoch ``epoch`` from its first row."""
+        """Start epoch ``epoch`` from its first row; with a cache directory
+        and ``prefetch``, in the main process, its pass 1 and then the next
+        epoch's start in the background."""
         self._epoch = _int(epoch, "epoch", 0, 1 << 64)
         self._start = 0
         self._yielded = 0
         self._finished = False
+        if self._prefetch and get_worker_info() is None:
+            self._prefetching = _prefetch_epochs(
+                self._inputs,
+                self._seed,
+                **self._stream_options(self._epoch, consumer=0, consumers=1, start=0, prefetch=True),
+            )
+
+    @property
+    def stream_stats(self) -> dict[str, Any] | None:
+        """The stats of this process's last stream (``TableStream.stats``),
+        None before the first batch."""
+        return self._stream_stats
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_prefetching"] = None
+        return state
+
+    def _stream_options(self, epoch: int, *, consumer: int, consumers: int, start: int, prefetch: bool) -> dict[str, Any]:
+        return {
+            "epoch": epoch,
+            "columns": self._columns,
+            "batch_size": self._batch_size or DEFAULT_BATCH_SIZE,
+            "memory": self._memory,
+            "temp_dir": self._temp_dir,
+            "cache_dir": self._cache_dir,
+            "prefetch": prefetch,
+            "format": self._format,
+            "consumer": consumer,
+            "consumers": consumers,
+            "start": start,
+        }
 
     def state_dict(self) -> dict[str, Any]:
         """The state to resume from: ``{"version", "dataset", "seed",
@@ -198,20 +251,23 @@ class TableDataset(IterableDataset):
         # counts this consumer's rows.
         start = 0 if self._finished else self._start + self._yielded * self._consumers
         self._start, self._yielded, self._consumers, self._finished = start, 0, consumers, False
+        # A DataLoader worker ends with its epoch: the next epoch's pass 1 is
+        # the main process's (set_epoch), which lives on.
         stream = _open(
             self._inputs,
             self._seed,
-            epoch=self._epoch,
-            columns=self._columns,
-            batch_size=self._batch_size or DEFAULT_BATCH_SIZE,
-            memory=self._memory,
-            temp_dir=self._temp_dir,
-            format=self._format,
-            consumer=consumer,
-            consumers=consumers,
-            start=start,
+            **self._stream_options(
+                self._epoch,
+                consumer=consumer,
+                consumers=consumers,
+                start=start,
+                prefetch=self._prefetch and info is None,
+            ),
         )
+        self._stream_stats = None
         for batch in stream:
+            if self._stream_stats is None:
+                self._stream_stats = stream.stats
             columns = {name: self._convert(batch.column(i)) for i, name in enumerate(batch.schema.names)}
             if self._batch_size is not None:
                 # Counted before it is handed out: a state saved while the
@@ -222,6 +278,7 @@ class TableDataset(IterableDataset):
             for row in range(batch.num_rows):
                 self._yielded += 1
                 yield {name: values[row] for name, values in columns.items()}
+        self._stream_stats = stream.stats
         self._finished = True
 
     def _convert(self, column: Any) -> Any:

@@ -10,7 +10,10 @@ use std::sync::Mutex;
 use arrow::array::{Array, RecordBatch, StructArray};
 use arrow::datatypes::SchemaRef;
 use arrow::ffi::{FFI_ArrowSchema, to_ffi};
-use knuffle_table::{Consumer, StreamOptions, TableStream};
+use knuffle_table::{
+    Consumer, Pass1, Prefetch, Prefetching, StreamOptions, StreamStats, TableStream,
+    prefetch_stream,
+};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict};
@@ -88,6 +91,16 @@ impl PyTableStream {
         slf
     }
 
+    /// What the stream did so far (see `stats_dict`).
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let stats = self
+            .stream
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("the stream's lock was poisoned"))?
+            .stats();
+        stats_dict(py, &stats)
+    }
+
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<ArrowBatch>> {
         let next = py.detach(|| match self.stream.lock() {
             Ok(mut stream) => Ok(stream.next()),
@@ -104,37 +117,81 @@ impl PyTableStream {
     }
 }
 
-/// `stream_table_paths(inputs, options)`: the stream of the tables
-/// `inputs` in the epoch order, with the options dict that
-/// `knuffle.stream_table` builds (every key present: `seed`, `epoch`,
-/// `columns`, `batch_size`, `memory`, `temp_dir`, `format`, `consumer`,
-/// `consumers`, `start`; types checked there). The schema is read now, the
-/// rows on the stream's own thread.
-#[pyfunction]
-fn stream_table_paths(
-    py: Python<'_>,
-    inputs: Vec<PathBuf>,
-    options: &Bound<'_, PyDict>,
-) -> PyResult<PyTableStream> {
+/// A stream's stats as a dict: `pass1` (None until pass 1 is done,
+/// "private", "wrote" or "reused"), `waited`, `writer_pid`,
+/// `written_in_background`, `bucket_bytes`, `prefetch` ("off", "running",
+/// "done", "ready", "busy", "no room", "failed") with `prefetch_detail`,
+/// and `removed`.
+fn stats_dict<'py>(py: Python<'py>, stats: &StreamStats) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    let pass1 = stats.pass1.map(|p| match p {
+        Pass1::Private => "private",
+        Pass1::Wrote => "wrote",
+        Pass1::Reused => "reused",
+    });
+    dict.set_item("pass1", pass1)?;
+    dict.set_item("waited", stats.waited)?;
+    dict.set_item("writer_pid", stats.writer_pid)?;
+    dict.set_item("written_in_background", stats.written_in_background)?;
+    dict.set_item("bucket_bytes", stats.bucket_bytes)?;
+    let (prefetch, detail) = match &stats.prefetch {
+        Prefetch::Off => ("off", None),
+        Prefetch::Running => ("running", None),
+        Prefetch::Done => ("done", None),
+        Prefetch::Ready => ("ready", None),
+        Prefetch::Busy => ("busy", None),
+        Prefetch::NoRoom { free, needed } => (
+            "no room",
+            Some(format!(
+                "the cache's file system has {free} bytes free, {needed} needed"
+            )),
+        ),
+        Prefetch::Failed(message) => ("failed", Some(message.clone())),
+    };
+    dict.set_item("prefetch", prefetch)?;
+    dict.set_item("prefetch_detail", detail)?;
+    dict.set_item("removed", stats.removed)?;
+    Ok(dict)
+}
+
+/// The `StreamOptions` of the options dict that `knuffle.stream_table`
+/// builds (every key present: `seed`, `epoch`, `columns`, `batch_size`,
+/// `memory`, `temp_dir`, `cache_dir`, `prefetch`, `format`, `consumer`,
+/// `consumers`, `start`; types checked there).
+fn stream_options(options: &Bound<'_, PyDict>) -> PyResult<StreamOptions> {
     let memory: Option<Bound<'_, PyAny>> = get(options, "memory")?;
     let memory = match memory {
         Some(value) if !value.is_none() => MemoryLimit::from_python(&value)?.bytes()?,
         _ => knuffle_records::default_limit().min(DEFAULT_MEMORY),
     };
-    let options = StreamOptions {
+    Ok(StreamOptions {
         seed: get(options, "seed")?,
         epoch: get(options, "epoch")?,
         columns: get(options, "columns")?,
         batch_rows: get(options, "batch_size")?,
         memory,
         temp_dir: get(options, "temp_dir")?,
+        cache_dir: get(options, "cache_dir")?,
+        prefetch: get(options, "prefetch")?,
         format: format_option(options, "format")?,
         consumer: Consumer {
             index: get(options, "consumer")?,
             count: get(options, "consumers")?,
             start: get(options, "start")?,
         },
-    };
+    })
+}
+
+/// `stream_table_paths(inputs, options)`: the stream of the tables
+/// `inputs` in the epoch order (options: see `stream_options`). The schema
+/// is read now, the rows on the stream's own thread.
+#[pyfunction]
+fn stream_table_paths(
+    py: Python<'_>,
+    inputs: Vec<PathBuf>,
+    options: &Bound<'_, PyDict>,
+) -> PyResult<PyTableStream> {
+    let options = stream_options(options)?;
     let stream = py
         .detach(|| TableStream::open(&inputs, &options))
         .map_err(table_error)?;
@@ -144,10 +201,72 @@ fn stream_table_paths(
     })
 }
 
+/// Pass 1s in the background (`stream_prefetch`).
+#[pyclass(module = "knuffle._knuffle", name = "StreamPrefetch")]
+struct PyPrefetching {
+    inner: Mutex<Prefetching>,
+}
+
+#[pymethods]
+impl PyPrefetching {
+    /// Whether they are done.
+    fn done(&self) -> PyResult<bool> {
+        Ok(self
+            .inner
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("the lock was poisoned"))?
+            .is_finished())
+    }
+
+    /// What they did so far (see `stats_dict`).
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let stats = self
+            .inner
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("the lock was poisoned"))?
+            .stats();
+        stats_dict(py, &stats)
+    }
+
+    /// Waits for them (the GIL released); raises if the epoch's pass 1
+    /// failed.
+    fn wait<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let stats = py.detach(|| match self.inner.lock() {
+            Ok(mut inner) => Ok(inner.wait()),
+            Err(_) => Err(()),
+        });
+        match stats {
+            Err(()) => Err(PyRuntimeError::new_err("the lock was poisoned")),
+            Ok(Err(e)) => Err(table_error(e)),
+            Ok(Ok(stats)) => stats_dict(py, &stats),
+        }
+    }
+}
+
+/// `stream_prefetch(inputs, options)`: the epoch's pass 1 into the cache
+/// directory, then the next epoch's, on a thread of their own (options as
+/// for `stream_table_paths`).
+#[pyfunction]
+fn stream_prefetch(
+    py: Python<'_>,
+    inputs: Vec<PathBuf>,
+    options: &Bound<'_, PyDict>,
+) -> PyResult<PyPrefetching> {
+    let options = stream_options(options)?;
+    let prefetching = py
+        .detach(|| prefetch_stream(&inputs, &options))
+        .map_err(table_error)?;
+    Ok(PyPrefetching {
+        inner: Mutex::new(prefetching),
+    })
+}
+
 /// Registers the stream on `knuffle._knuffle`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ArrowBatch>()?;
     m.add_class::<PyTableStream>()?;
+    m.add_class::<PyPrefetching>()?;
     m.add_function(wrap_pyfunction!(stream_table_paths, m)?)?;
+    m.add_function(wrap_pyfunction!(stream_prefetch, m)?)?;
     Ok(())
 }

@@ -48,7 +48,13 @@
 //!    `spill` (bucket files), `gather` (rows taken by position).
 //! 4. `shuffle` (the plan: in memory, through buckets, or `-n`),
 //!    `fuzzing` (the bodies of the readers' fuzz targets).
-//! 5. `stream` (the epoch order as a stream of batches, for training
+//! 5. `stream_stats` (what a stream did), `stream_manifest` (what a
+//!    cache entry is: its dataset's identity, its manifest), `stream_cache`
+//!    (the cache directory in which the streams of a machine share each
+//!    epoch's pass 1), `stream_pass1` (a stream's pass 1: for itself, or into the
+//!    cache), `stream_prefetch` (the next epoch's pass 1 in the
+//!    background).
+//! 6. `stream` (the epoch order as a stream of batches, for training
 //!    loops: the shuffle's two passes, pass 2 handed out batch by batch).
 
 mod contain;
@@ -71,6 +77,11 @@ mod sink;
 mod source;
 mod spill;
 mod stream;
+mod stream_cache;
+mod stream_manifest;
+mod stream_pass1;
+mod stream_prefetch;
+mod stream_stats;
 
 pub use epoch::{
     BUCKET_BITS, BUCKETS, Cursor, DEFAULT_WINDOW_ROWS, EpochOrder, MAX_ROWS, TooManyRows, Window,
@@ -82,3 +93,5 @@ pub use order::{LABELS, TableOrder, VERSION, epoch_seed, table_order};
 pub use output::{Destination, MAX_SHARDS, ShardSplit};
 pub use shuffle::{Options, Report, shuffle_table};
 pub use stream::{Consumer, StreamOptions, TableStream};
+pub use stream_prefetch::{Prefetching, prefetch_stream};
+pub use stream_stats::{Pass1, Prefetch, StreamStats};

@@ -364,6 +364,28 @@ impl Run {
         labels: Vec<u32>,
         share_read: &dyn Fn() -> f64,
     ) -> Result<Held, Error> {
+        self.hold_in(held, batch, first, labels, share_read, &mut |buckets| {
+            Spill::new(
+                &self.temp_dir,
+                self.spill_schema.clone(),
+                LabelRange::ALL,
+                buckets,
+                self.budget.pending,
+            )
+        })
+    }
+
+    /// [`Run::hold`], the bucket files made by `open` (given their number)
+    /// when the rows no longer fit.
+    pub(crate) fn hold_in(
+        &self,
+        held: Held,
+        batch: RecordBatch,
+        first: u64,
+        labels: Vec<u32>,
+        share_read: &dyn Fn() -> f64,
+        open: &mut dyn FnMut(usize) -> Result<Spill, Error>,
+    ) -> Result<Held, Error> {
         match held {
             Held::Memory {
                 mut batches,
@@ -386,27 +408,9 @@ impl Run {
                 // will need for one bucket to fit (an estimate; a bucket
                 // that turns out larger is split again when read).
                 let estimate = bytes as f64 / share_read();
-                let target = self.bucket_target() as f64;
-                let buckets = ((estimate * 1.25 / target).ceil() as usize).clamp(2, 4096);
-                let schema = self.spill_schema.clone();
-                let mut spill = Spill::new(
-                    &self.temp_dir,
-                    schema.clone(),
-                    LabelRange::ALL,
-                    buckets,
-                    self.budget.pending,
-                )?;
-                let mut first_row = first + labels.len() as u64 - all.len() as u64;
-                let mut at = 0;
-                for batch in batches {
-                    let n = batch.num_rows();
-                    let helped = spill::with_helpers(&batch, &schema, first_row, &all[at..at + n])?;
-                    drop(batch);
-                    spill.add(&helped)?;
-                    first_row += n as u64;
-                    at += n;
-                }
-                Ok(Held::Spilling(spill))
+                let first_row = first + labels.len() as u64 - all.len() as u64;
+                self.spill_held(batches, &all, first_row, estimate, open)
+                    .map(Held::Spilling)
             }
             Held::Spilling(mut spill) => {
                 let schema = self.spill_schema.clone();
@@ -414,6 +418,51 @@ impl Run {
                 Ok(Held::Spilling(spill))
             }
         }
+    }
+
+    /// What is held, in bucket files (made by `open`) whatever its size:
+    /// rows held in memory are moved to as many buckets as they need.
+    pub(crate) fn spill_all(
+        &self,
+        held: Held,
+        open: &mut dyn FnMut(usize) -> Result<Spill, Error>,
+    ) -> Result<Spill, Error> {
+        match held {
+            Held::Memory {
+                batches,
+                labels,
+                bytes,
+            } => self.spill_held(batches, &labels, 0, bytes as f64, open),
+            Held::Spilling(spill) => Ok(spill),
+        }
+    }
+
+    /// Rows held in memory (`labels` theirs, `first_row` the first one's
+    /// number) moved to bucket files made by `open`, as many as `estimate`
+    /// bytes of rows need.
+    fn spill_held(
+        &self,
+        batches: Vec<RecordBatch>,
+        labels: &[u32],
+        first_row: u64,
+        estimate: f64,
+        open: &mut dyn FnMut(usize) -> Result<Spill, Error>,
+    ) -> Result<Spill, Error> {
+        let target = self.bucket_target() as f64;
+        let buckets = ((estimate * 1.25 / target).ceil() as usize).clamp(2, 4096);
+        let schema = self.spill_schema.clone();
+        let mut spill = open(buckets)?;
+        let mut first_row = first_row;
+        let mut at = 0;
+        for batch in batches {
+            let n = batch.num_rows();
+            let helped = spill::with_helpers(&batch, &schema, first_row, &labels[at..at + n])?;
+            drop(batch);
+            spill.add(&helped)?;
+            first_row += n as u64;
+            at += n;
+        }
+        Ok(spill)
     }
 
     /// The size a bucket should have: its rows and its ordering fit in the
@@ -495,9 +544,13 @@ impl Run {
                     buckets,
                     self.budget.pending,
                 )?;
+                let mut read = 0;
                 for batch in spilled.read(b) {
-                    again.add(&batch?)?;
+                    let batch = batch?;
+                    read += batch.num_rows() as u64;
+                    again.add(&batch)?;
                 }
+                spilled.check_rows(b, read)?;
                 self.order_spilled(&again.finish()?, to)?;
                 continue;
             }
@@ -509,6 +562,7 @@ impl Run {
                 rows.extend_from_slice(r.values());
                 labels.extend_from_slice(l.values());
             }
+            spilled.check_rows(b, labels.len() as u64)?;
             let positions = self.order.order_positions(&labels, |p| rows[p]);
             drop((labels, rows));
             let table: Vec<RecordBatch> = batches

@@ -153,9 +153,23 @@ impl Spill {
     ) -> Result<Spill, Error> {
         let place = format!("temporary file in {}", temp_dir.display());
         let file = tempfile::tempfile_in(temp_dir).map_err(|e| Error::io_at(temp_dir, &e))?;
+        Spill::to_file(file, place, schema, range, buckets, pending_budget)
+    }
+
+    /// The same in `file` (empty, opened for reading and writing), named
+    /// `place` in errors.
+    pub fn to_file(
+        file: File,
+        place: String,
+        schema: SchemaRef,
+        range: LabelRange,
+        buckets: usize,
+        pending_budget: usize,
+    ) -> Result<Spill, Error> {
         let out = BufWriter::with_capacity(
             WRITE_BUFFER,
-            file.try_clone().map_err(|e| Error::io_at(temp_dir, &e))?,
+            file.try_clone()
+                .map_err(|e| Error::io(format!("{place}: {}", crate::error::os_text(&e))))?,
         );
         Ok(Spill {
             file,
@@ -298,9 +312,43 @@ pub struct Spilled {
 }
 
 impl Spilled {
+    /// Buckets written before, in `file` (named `place` in errors).
+    pub fn from_parts(
+        file: File,
+        range: LabelRange,
+        buckets: Vec<Bucket>,
+        place: String,
+    ) -> Spilled {
+        Spilled {
+            file,
+            range,
+            buckets,
+            place,
+        }
+    }
+
+    /// The label range the buckets share.
+    pub fn range(&self) -> LabelRange {
+        self.range
+    }
+
     /// The buckets, in label order.
     pub fn buckets(&self) -> &[Bucket] {
         &self.buckets
+    }
+
+    /// An error unless bucket `b` gave back the `read` rows it was given
+    /// (a bucket file changed or damaged by something else).
+    pub fn check_rows(&self, b: usize, read: u64) -> Result<(), Error> {
+        let written = self.buckets[b].rows;
+        if read == written {
+            return Ok(());
+        }
+        Err(Error::io(format!(
+            "{}: {read} rows read back from a bucket of {written}: the bucket file was \
+             changed or damaged",
+            self.place
+        )))
     }
 
     /// The label range of bucket `b`.

@@ -2,14 +2,18 @@
 //! table shuffle's two passes (shuffle.rs) with pass 2's ordered buckets
 //! handed out batch by batch instead of written to a file.
 //!
-//! Pass 1 reads the inputs and moves every row to the bucket file of its
-//! label's range (a nameless temporary file: a killed process leaves
-//! nothing), or keeps the rows in memory when they fit. Pass 2 reads the
-//! buckets back in label order, orders each (ties as the table order's)
-//! and gathers the rows of this consumer's positions: consumer `c` of `C`
-//! takes positions `start + c`, `start + c + C`, ... of the order, so that
-//! the consumers' rows merged by position are the order from `start` on,
-//! whatever `C` is. Buckets holding none of them are passed over unread.
+//! Pass 1 (stream_pass1.rs) reads the inputs and moves every row to the
+//! bucket file of its label's range: without a cache directory, a nameless
+//! temporary file of this stream's own (a killed process leaves nothing),
+//! or memory when the rows fit; with one, the epoch's entry in the cache,
+//! which the first stream of the machine to arrive writes and every other
+//! reads (stream_cache.rs), and the next epoch's is written in the
+//! background (stream_prefetch.rs). Pass 2 reads the buckets back in label
+//! order, orders each (ties as the table order's) and gathers the rows of
+//! this consumer's positions: consumer `c` of `C` takes positions
+//! `start + c`, `start + c + C`, ... of the order, so that the consumers'
+//! rows merged by position are the order from `start` on, whatever `C` is.
+//! Buckets holding none of them are passed over unread.
 //!
 //! Both passes run on a thread of their own, a few batches ahead of the
 //! reader of the stream.
@@ -25,10 +29,13 @@ use arrow::datatypes::SchemaRef;
 use crate::error::Error;
 use crate::format::Format;
 use crate::gather::Gather;
-use crate::order::{TableOrder, epoch_seed};
-use crate::shuffle::{BATCH_ROWS, Buckets, Budget, Held, Run, read_labelled};
-use crate::source::{self, Opened, Reading, Source};
-use crate::spill;
+use crate::shuffle::{Buckets, Held, Run};
+use crate::source::{self, Opened};
+use crate::stream_cache::{self, Entry};
+use crate::stream_manifest::{self, Dataset};
+use crate::stream_pass1::{Inputs, stopped};
+use crate::stream_prefetch::{self, Job};
+use crate::stream_stats::{Pass1, Shared, StreamStats};
 
 /// Batches gathered ahead of the reader of the stream.
 const AHEAD: usize = 4;
@@ -66,10 +73,18 @@ pub struct StreamOptions {
     /// Rows per batch (the last one may have fewer).
     pub batch_rows: usize,
     /// Bytes the stream may hold in memory (rows, a bucket being ordered,
-    /// the batches gathered ahead).
+    /// the batches gathered ahead, the next epoch's pass 1 in the
+    /// background).
     pub memory: u64,
-    /// Where bucket files go (none: `$TMPDIR`, else `/tmp`).
+    /// Where this stream's own bucket files go (none: `$TMPDIR`, else
+    /// `/tmp`).
     pub temp_dir: Option<PathBuf>,
+    /// A directory in which the streams of a machine share each epoch's
+    /// pass 1 (none: each stream reads the inputs for itself).
+    pub cache_dir: Option<PathBuf>,
+    /// With a cache directory: once this epoch's pass 1 is done, the next
+    /// epoch's runs in the background when the cache has room for it.
+    pub prefetch: bool,
     /// The inputs' format, when their names do not tell it.
     pub format: Option<Format>,
     /// The positions this stream takes.
@@ -89,6 +104,7 @@ pub struct TableStream {
     receiver: Receiver<Message>,
     stop: Arc<AtomicBool>,
     ended: bool,
+    stats: Shared,
 }
 
 impl TableStream {
@@ -107,40 +123,52 @@ impl TableStream {
         if options.batch_rows == 0 {
             return Err(Error::invalid("the batch size must be at least 1 row"));
         }
+        if options.prefetch && options.cache_dir.is_none() {
+            return Err(Error::invalid(
+                "the next epoch's pass 1 in the background needs a cache directory",
+            ));
+        }
         let sources = source::list(inputs, options.format)?;
-        let budget = Budget::of(options.memory);
-        let (schema, first) = match sources.as_slice() {
-            [only] => {
-                let opened = source::open(only, None, no_thread_pool())?;
-                (opened.schema.clone(), Some(opened))
+        let cache = match &options.cache_dir {
+            Some(dir) => {
+                let dataset = Dataset::of(
+                    &sources,
+                    &options.seed,
+                    options.columns.as_deref(),
+                    options.format,
+                )?;
+                Some(Entry::new(dir, &dataset, options.epoch))
             }
-            _ => (source::common_schema(&sources)?, None),
+            None => None,
         };
-        let projection = projection(&schema, options.columns.as_deref())?;
-        let projected = Arc::new(
-            schema
-                .project(&projection)
-                .map_err(|e| Error::invalid(format!("internal: columns: {e}")))?,
-        );
-        let run = Run {
-            order: TableOrder::new(&epoch_seed(&options.seed, options.epoch)),
-            spill_schema: spill::spill_schema(&projected),
-            schema: projected.clone(),
-            budget,
-            temp_dir: options.temp_dir.clone().unwrap_or_else(std::env::temp_dir),
-            count: None,
+        let (inputs, first) = Inputs::of(sources, options.columns.as_deref())?;
+        let (memory, background_memory) = if options.prefetch {
+            stream_prefetch::split_memory(options.memory)
+        } else {
+            (options.memory, 0)
         };
+        let temp_dir = options.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+        let run = inputs.run(&options.seed, options.epoch, memory, &temp_dir);
+        let prefetch = options.prefetch.then(|| Job {
+            inputs: inputs.clone(),
+            seed: options.seed.clone(),
+            memory: background_memory,
+            temp_dir,
+        });
+        let projected = inputs.projected.clone();
         let (sender, receiver) = sync_channel(AHEAD);
         let stop = Arc::new(AtomicBool::new(false));
+        let stats = Shared::default();
         let producer = Producer {
             run,
-            input_schema: schema,
-            projection,
-            sources,
+            inputs,
             first,
+            cache,
+            prefetch,
             consumer,
             batch_rows: options.batch_rows,
             stop: stop.clone(),
+            stats: stats.clone(),
         };
         std::thread::Builder::new()
             .name("knuffle-stream".into())
@@ -158,12 +186,19 @@ impl TableStream {
             receiver,
             stop,
             ended: false,
+            stats,
         })
     }
 
     /// The schema of the batches.
     pub fn schema(&self) -> SchemaRef {
         self.schema.clone()
+    }
+
+    /// What the stream did so far: how it had its pass 1 (known from its
+    /// first batch on), and the next epoch's pass 1.
+    pub fn stats(&self) -> StreamStats {
+        self.stats.snapshot()
     }
 }
 
@@ -202,81 +237,26 @@ impl Drop for TableStream {
     }
 }
 
-/// Inputs read one row group at a time, without rayon's thread pool: a
-/// stream is opened in forked processes (torch's DataLoader workers), where
-/// a pool started before the fork has no threads and would wait forever.
-fn no_thread_pool() -> Reading {
-    Reading::one_at_a_time(BATCH_ROWS)
-}
-
-/// The indices of `columns` in `schema` (all of them without a list).
-fn projection(schema: &SchemaRef, columns: Option<&[String]>) -> Result<Vec<usize>, Error> {
-    let Some(columns) = columns else {
-        return Ok((0..schema.fields().len()).collect());
-    };
-    let mut indices = Vec::with_capacity(columns.len());
-    for name in columns {
-        let index = schema.index_of(name).map_err(|_| {
-            let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-            Error::invalid(format!(
-                "no column '{name}' in the table (its columns: {})",
-                names.join(", ")
-            ))
-        })?;
-        if indices.contains(&index) {
-            return Err(Error::invalid(format!("column '{name}' is named twice")));
-        }
-        indices.push(index);
-    }
-    Ok(indices)
-}
-
 /// The stream's thread: pass 1, then pass 2 into the channel.
 struct Producer {
     run: Run,
-    input_schema: SchemaRef,
-    projection: Vec<usize>,
-    sources: Vec<Source>,
+    inputs: Inputs,
     first: Option<Opened>,
+    /// The epoch's entry in the cache directory, if there is one.
+    cache: Option<Entry>,
+    /// The next epoch's pass 1 in the background, if asked for.
+    prefetch: Option<Job>,
     consumer: Consumer,
     batch_rows: usize,
     stop: Arc<AtomicBool>,
-}
-
-/// The error that ends a stream nobody reads any more (never seen).
-fn stopped() -> Error {
-    Error::invalid("the stream was closed")
+    stats: Shared,
 }
 
 impl Producer {
     fn run(self, sender: SyncSender<Message>) -> Result<(), Error> {
-        let run = &self.run;
-        let mut held = Some(Held::Memory {
-            batches: Vec::new(),
-            labels: Vec::new(),
-            bytes: 0,
-        });
-        read_labelled(
-            &run.order,
-            &self.input_schema,
-            &self.sources,
-            self.first,
-            no_thread_pool(),
-            |batch, first_row, labels, share_read| {
-                if self.stop.load(Ordering::Relaxed) {
-                    return Err(stopped());
-                }
-                let batch = batch
-                    .project(&self.projection)
-                    .map_err(|e| Error::invalid(format!("internal: columns: {e}")))?;
-                let before = held.take().expect("rows are held between batches");
-                held = Some(run.hold(before, batch, first_row, labels, share_read)?);
-                Ok(())
-            },
-        )?;
         let mut out = Out {
             sender,
-            schema: run.schema.clone(),
+            schema: self.run.schema.clone(),
             batch_rows: self.batch_rows,
             at: 0,
             next: self.consumer.start.saturating_add(self.consumer.index),
@@ -284,19 +264,62 @@ impl Producer {
             pending: Vec::new(),
             pending_rows: 0,
         };
-        match held.expect("rows are held after the last batch") {
-            Held::Memory {
-                batches, labels, ..
-            } => {
-                if out.wanted(labels.len() as u64) {
-                    let positions = run.order.order_positions(&labels, |p| p as u64);
-                    drop(labels);
-                    out.ordered(&batches, &positions)?;
+        let Producer {
+            run,
+            inputs,
+            first,
+            cache,
+            prefetch,
+            stop,
+            stats,
+            ..
+        } = self;
+        let Some(entry) = cache else {
+            let held = inputs.hold(&run, first, &stop)?;
+            stats.get().pass1 = Some(Pass1::Private);
+            match held {
+                Held::Memory {
+                    batches, labels, ..
+                } => {
+                    if out.wanted(labels.len() as u64) {
+                        let positions = run.order.order_positions(&labels, |p| p as u64);
+                        drop(labels);
+                        out.ordered(&batches, &positions)?;
+                    }
                 }
+                Held::Spilling(spill) => run.order_spilled(&spill.finish()?, &mut out)?,
             }
-            Held::Spilling(spill) => run.order_spilled(&spill.finish()?, &mut out)?,
+            return out.finish();
+        };
+        stats.get().removed += stream_cache::remove_abandoned(entry.root());
+        let schema = stream_manifest::schema_value(&inputs.projected);
+        let ready = entry.open(&schema, false, |file, place| {
+            inputs.spill_to(&run, first, &stop, file, place)
+        })?;
+        {
+            let mut stats = stats.get();
+            stats.pass1 = Some(if ready.wrote {
+                Pass1::Wrote
+            } else {
+                Pass1::Reused
+            });
+            stats.waited = ready.waited;
+            stats.writer_pid = Some(ready.writer.pid);
+            stats.written_in_background = ready.writer.background;
+            stats.bucket_bytes = ready.bytes;
         }
-        out.finish()
+        if let Some(job) = prefetch
+            && let Err(e) = stream_prefetch::start_next(&entry.next(), job, ready.bytes, &stats)
+        {
+            // Only an optimisation: the next epoch's streams do it.
+            stats.get().prefetch = crate::stream_stats::Prefetch::Failed(e.message().to_owned());
+        }
+        run.order_spilled(&ready.spilled, &mut out)?;
+        out.finish()?;
+        drop(ready);
+        // The end of the epoch: older epochs are no longer needed.
+        stats.get().removed += entry.remove_older();
+        Ok(())
     }
 }
 

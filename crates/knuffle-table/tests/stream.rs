@@ -26,6 +26,8 @@ fn stream_options(seed: &str, epoch: u64) -> StreamOptions {
         batch_rows: 1000,
         memory: 1 << 30,
         temp_dir: None,
+        cache_dir: None,
+        prefetch: false,
         format: None,
         consumer: Consumer::ALL,
     }

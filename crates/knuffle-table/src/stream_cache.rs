@@ -1,0 +1,525 @@
+//! The cache directory in which the streams of one machine share pass 1:
+//! one set of bucket files per epoch, written by the first stream to
+//! arrive and read by every other (each then runs its own pass 2).
+//!
+//! Layout: `CACHE/<dataset>/epoch-E.{lock,buckets,manifest}`, where
+//! `<dataset>` is a digest of everything that decides pass 1's content
+//! but the epoch: this cache's version and knuffle's, the table order's
+//! version, the input files (their paths, sizes, modification times and
+//! formats), the seed, the columns kept and the format option. The
+//! manifest repeats that identity in full (the digest names a directory,
+//! it never decides what is read) with the epoch and the schema, and
+//! lists the buckets' byte ranges in the `buckets` file.
+//!
+//! Protocol (advisory whole-file locks, `std::fs::File::lock`: released by
+//! the kernel when a process dies):
+//! - a reader takes a shared lock on `epoch-E.lock` and keeps it while it
+//!   reads; a complete manifest whose identity and schema are its own and
+//!   whose `buckets` file has the length it says is used as it is;
+//! - otherwise it takes the exclusive lock (waiting for a writer to
+//!   finish), looks again, and if the entry is still missing or invalid
+//!   removes what is there (a killed writer's partial file) and writes
+//!   pass 1 into `epoch-E.buckets.partial`, renames it to `epoch-E.buckets`,
+//!   then writes the manifest the same way, last: a reader never sees a
+//!   half-written bucket;
+//! - an entry is removed (manifest first, its lock file last) only under
+//!   its exclusive lock, taken without waiting: never while any stream
+//!   reads or writes it. A lock file can thus vanish while a process waits
+//!   on it: after locking, a process checks that the name still leads to
+//!   the file it locked, and starts again if not.
+//!
+//! What is removed, and when (docs/guide/training.md, "A cache shared by
+//! the consumers of a machine"): a stream that reaches the end of epoch `E`
+//! removes the entries of the same dataset and seed of epochs before `E`
+//! that no stream holds; and every stream, as it opens, removes the
+//! entries that can never be used again and that no stream holds:
+//! incomplete ones (a killed writer's) and those of inputs that changed or
+//! are gone.
+
+use std::fs::{self, File, OpenOptions, TryLockError};
+use std::io;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::spill::Spilled;
+use crate::stream_manifest::{self, Dataset, Parsed, Writer};
+
+/// How many times a lock is taken again after its file was removed under
+/// it before giving up (each retry means another process removed it).
+const LOCK_RETRIES: usize = 1000;
+
+/// One epoch of a dataset in the cache.
+#[derive(Clone, Debug)]
+pub(crate) struct Entry {
+    root: PathBuf,
+    dir: PathBuf,
+    dataset: Option<Value>,
+    epoch: u64,
+}
+
+#[derive(Clone, Copy)]
+enum Mode {
+    Shared,
+    Exclusive,
+}
+
+/// A lock taken on an entry's lock file, released when dropped: released
+/// explicitly, because closing the file would not release it while a
+/// process forked meanwhile (a DataLoader worker) still has it open.
+pub(crate) struct Lock {
+    file: File,
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = self.file.unlock();
+    }
+}
+
+/// An entry ready to read: its buckets, and the shared lock that keeps it
+/// from being removed while they are read.
+pub(crate) struct Ready {
+    pub(crate) spilled: Spilled,
+    /// The bytes of its bucket files.
+    pub(crate) bytes: u64,
+    pub(crate) writer: Writer,
+    /// Whether this process wrote it just now.
+    pub(crate) wrote: bool,
+    /// Whether it waited for another stream's lock.
+    pub(crate) waited: bool,
+    _lock: Lock,
+}
+
+/// What taking an entry to write it in the background found.
+pub(crate) enum Claim {
+    /// The entry is complete already.
+    Ready,
+    /// Another stream holds it (writing it, or reading it).
+    Busy,
+    /// It is this process's to write.
+    Claimed(Claimed),
+}
+
+/// An entry locked for writing.
+pub(crate) struct Claimed {
+    entry: Entry,
+    lock: Lock,
+}
+
+impl Claimed {
+    /// Writes the entry (see [`Entry::open`]) and releases it; returns the
+    /// bytes of its bucket files.
+    pub(crate) fn write(
+        self,
+        schema: &Value,
+        write: impl FnOnce(File, String) -> Result<Spilled, Error>,
+    ) -> Result<u64, Error> {
+        let (_, bytes) = self.entry.write_locked(schema, true, write)?;
+        drop(self.lock);
+        Ok(bytes)
+    }
+}
+
+impl Entry {
+    /// Epoch `epoch` of `dataset` in the cache directory `root`.
+    pub(crate) fn new(root: &Path, dataset: &Dataset, epoch: u64) -> Entry {
+        Entry {
+            root: root.to_path_buf(),
+            dir: root.join(&dataset.digest),
+            dataset: Some(dataset.identity.clone()),
+            epoch,
+        }
+    }
+
+    /// The entry of the next epoch.
+    pub(crate) fn next(&self) -> Entry {
+        Entry {
+            epoch: self.epoch + 1,
+            ..self.clone()
+        }
+    }
+
+    /// The cache directory.
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn path(&self, suffix: &str) -> PathBuf {
+        self.dir.join(format!("epoch-{}.{suffix}", self.epoch))
+    }
+
+    /// The entry's lock file, locked; `None` when `wait` is false and
+    /// another process holds a lock that conflicts.
+    fn lock(&self, mode: Mode, wait: bool) -> Result<Option<Lock>, Error> {
+        let path = self.path("lock");
+        for _ in 0..LOCK_RETRIES {
+            fs::create_dir_all(&self.dir).map_err(|e| Error::io_at(&self.dir, &e))?;
+            let file = match OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+            {
+                Ok(file) => file,
+                // The dataset's directory was removed meanwhile.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(Error::io_at(&path, &e)),
+            };
+            let taken = match (mode, wait) {
+                (Mode::Shared, true) => file.lock_shared().map(|()| true),
+                (Mode::Exclusive, true) => file.lock().map(|()| true),
+                (Mode::Shared, false) => tried(file.try_lock_shared()),
+                (Mode::Exclusive, false) => tried(file.try_lock()),
+            }
+            .map_err(|e| Error::io_at(&path, &e))?;
+            if !taken {
+                return Ok(None);
+            }
+            let lock = Lock { file };
+            if still_named(&lock.file, &path) {
+                return Ok(Some(lock));
+            }
+        }
+        Err(Error::io(format!(
+            "{}: the lock file kept being removed",
+            path.display()
+        )))
+    }
+
+    /// The lock in `mode`, waited for when another process holds it;
+    /// whether it was waited for.
+    fn lock_waiting(&self, mode: Mode) -> Result<(Lock, bool), Error> {
+        if let Some(file) = self.lock(mode, false)? {
+            return Ok((file, false));
+        }
+        loop {
+            if let Some(file) = self.lock(mode, true)? {
+                return Ok((file, true));
+            }
+        }
+    }
+
+    /// The entry, read if it is complete and else written by `write`
+    /// (given the file to write the buckets to and its name for errors;
+    /// `background`: as the next epoch's pass 1, for the manifest),
+    /// waiting for another stream that writes it; kept from removal until
+    /// the result is dropped.
+    pub(crate) fn open(
+        &self,
+        schema: &Value,
+        background: bool,
+        write: impl FnOnce(File, String) -> Result<Spilled, Error>,
+    ) -> Result<Ready, Error> {
+        let mut write = Some(write);
+        let mut waited = false;
+        loop {
+            let (lock, waited_shared) = self.lock_waiting(Mode::Shared)?;
+            waited |= waited_shared;
+            if let Some((spilled, bytes, writer)) = self.read(schema)? {
+                return Ok(Ready {
+                    spilled,
+                    bytes,
+                    writer,
+                    wrote: false,
+                    waited,
+                    _lock: lock,
+                });
+            }
+            drop(lock);
+            let (lock, waited_exclusive) = self.lock_waiting(Mode::Exclusive)?;
+            waited |= waited_exclusive;
+            if self.read(schema)?.is_some() {
+                // Written meanwhile: read it under a shared lock.
+                continue;
+            }
+            let write = write.take().expect("an entry is written at most once");
+            let (spilled, bytes) = self.write_locked(schema, background, write)?;
+            // Shared from now on, so that other streams read it too (if the
+            // entry is removed in between, this stream's open file still
+            // reads it).
+            let lock_error = |e: io::Error| Error::io_at(&self.path("lock"), &e);
+            lock.file.unlock().map_err(lock_error)?;
+            lock.file.lock_shared().map_err(lock_error)?;
+            return Ok(Ready {
+                spilled,
+                bytes,
+                writer: Writer {
+                    pid: std::process::id(),
+                    background,
+                },
+                wrote: true,
+                waited,
+                _lock: lock,
+            });
+        }
+    }
+
+    /// The entry locked for writing, without waiting, unless it is complete
+    /// or another stream holds it.
+    pub(crate) fn claim(&self) -> Result<Claim, Error> {
+        let complete = |entry: &Entry| -> Result<bool, Error> {
+            Ok(entry.manifest()?.is_some_and(|m| entry.same_dataset(&m)))
+        };
+        let Some(lock) = self.lock(Mode::Exclusive, false)? else {
+            // Streams that read it hold it too: then it is complete.
+            return Ok(match self.lock(Mode::Shared, false)? {
+                Some(_reading) if complete(self)? => Claim::Ready,
+                _ => Claim::Busy,
+            });
+        };
+        if complete(self)? {
+            return Ok(Claim::Ready);
+        }
+        Ok(Claim::Claimed(Claimed {
+            entry: self.clone(),
+            lock,
+        }))
+    }
+
+    /// The manifest, if there is one that parses.
+    fn manifest(&self) -> Result<Option<Value>, Error> {
+        let path = self.path("manifest");
+        match fs::read(&path) {
+            Ok(bytes) => Ok(serde_json::from_slice(&bytes).ok()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::io_at(&path, &e)),
+        }
+    }
+
+    fn same_dataset(&self, manifest: &Value) -> bool {
+        stream_manifest::is_of(
+            manifest,
+            self.dataset.as_ref().unwrap_or(&Value::Null),
+            self.epoch,
+        )
+    }
+
+    /// The complete entry, if it is one of this dataset, epoch and schema
+    /// whose bucket file has the length its manifest says.
+    fn read(&self, schema: &Value) -> Result<Option<(Spilled, u64, Writer)>, Error> {
+        let Some(manifest) = self.manifest()? else {
+            return Ok(None);
+        };
+        if !self.same_dataset(&manifest) || manifest["schema"] != *schema {
+            return Ok(None);
+        }
+        let Some(Parsed {
+            range,
+            buckets,
+            bytes,
+            writer,
+        }) = stream_manifest::parse(&manifest)
+        else {
+            return Ok(None);
+        };
+        let path = self.path("buckets");
+        let file = match File::open(&path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io_at(&path, &e)),
+        };
+        let length = file.metadata().map_err(|e| Error::io_at(&path, &e))?.len();
+        if length != bytes {
+            return Ok(None);
+        }
+        let place = path.display().to_string();
+        Ok(Some((
+            Spilled::from_parts(file, range, buckets, place),
+            bytes,
+            writer,
+        )))
+    }
+
+    /// Writes the entry under its exclusive lock: whatever is there is
+    /// removed, the buckets go to a partial file renamed when complete,
+    /// then the manifest likewise. On an error nothing of it is left.
+    fn write_locked(
+        &self,
+        schema: &Value,
+        background: bool,
+        write: impl FnOnce(File, String) -> Result<Spilled, Error>,
+    ) -> Result<(Spilled, u64), Error> {
+        self.remove_files();
+        let result = self.write_files(schema, background, write);
+        if result.is_err() {
+            self.remove_files();
+        }
+        result
+    }
+
+    fn write_files(
+        &self,
+        schema: &Value,
+        background: bool,
+        write: impl FnOnce(File, String) -> Result<Spilled, Error>,
+    ) -> Result<(Spilled, u64), Error> {
+        let partial = self.path("buckets.partial");
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&partial)
+            .map_err(|e| Error::io_at(&partial, &e))?;
+        let spilled = write(
+            file.try_clone().map_err(|e| Error::io_at(&partial, &e))?,
+            partial.display().to_string(),
+        )?;
+        let bytes = file
+            .metadata()
+            .map_err(|e| Error::io_at(&partial, &e))?
+            .len();
+        let buckets = self.path("buckets");
+        fs::rename(&partial, &buckets).map_err(|e| Error::io_at(&buckets, &e))?;
+        let manifest = stream_manifest::manifest(
+            self.dataset.as_ref().unwrap_or(&Value::Null),
+            self.epoch,
+            schema,
+            Writer {
+                pid: std::process::id(),
+                background,
+            },
+            bytes,
+            &spilled,
+        );
+        let partial = self.path("manifest.partial");
+        let done = self.path("manifest");
+        fs::write(&partial, manifest.to_string()).map_err(|e| Error::io_at(&partial, &e))?;
+        fs::rename(&partial, &done).map_err(|e| Error::io_at(&done, &e))?;
+        Ok((spilled, bytes))
+    }
+
+    /// Removes the entry's files but its lock (the manifest first).
+    fn remove_files(&self) {
+        for suffix in ["manifest", "manifest.partial", "buckets", "buckets.partial"] {
+            let _ = fs::remove_file(self.path(suffix));
+        }
+    }
+
+    /// Removes the entry unless a stream holds it; whether it did.
+    fn remove_if_unused(&self) -> Result<bool, Error> {
+        let Some(lock) = self.lock(Mode::Exclusive, false)? else {
+            return Ok(false);
+        };
+        self.remove_files();
+        let _ = fs::remove_file(self.path("lock"));
+        drop(lock);
+        Ok(true)
+    }
+
+    /// Removes the entries of the same dataset of the epochs before this
+    /// one that no stream holds; returns how many (an entry that cannot be
+    /// removed stays, for the next stream to try).
+    pub(crate) fn remove_older(&self) -> u64 {
+        let mut removed = 0;
+        for epoch in epochs_in(&self.dir) {
+            if epoch < self.epoch {
+                let older = Entry {
+                    epoch,
+                    ..self.clone()
+                };
+                removed += u64::from(older.remove_if_unused().unwrap_or(false));
+            }
+        }
+        removed
+    }
+
+    /// Its epoch.
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch
+    }
+}
+
+/// `Ok(true)` if a lock was taken, `Ok(false)` if another holds it.
+fn tried(result: Result<(), TryLockError>) -> io::Result<bool> {
+    match result {
+        Ok(()) => Ok(true),
+        Err(TryLockError::WouldBlock) => Ok(false),
+        Err(TryLockError::Error(e)) => Err(e),
+    }
+}
+
+/// Whether `path` still names the open `file` (it may have been removed
+/// while a lock on it was waited for).
+fn still_named(file: &File, path: &Path) -> bool {
+    match (file.metadata(), fs::metadata(path)) {
+        (Ok(open), Ok(named)) => open.dev() == named.dev() && open.ino() == named.ino(),
+        _ => false,
+    }
+}
+
+/// The epochs that have files in a dataset's directory.
+fn epochs_in(dir: &Path) -> Vec<u64> {
+    let mut epochs: Vec<u64> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name();
+            let name = name.to_str()?;
+            let rest = name.strip_prefix("epoch-")?;
+            rest[..rest.find('.')?].parse().ok()
+        })
+        .collect();
+    epochs.sort_unstable();
+    epochs.dedup();
+    epochs
+}
+
+/// Removes, from the cache directory `root`, the entries that can never be
+/// used again and that no stream holds: incomplete ones (a killed
+/// writer's), unreadable ones, and those whose inputs changed or are gone;
+/// and the dataset directories left empty. Returns how many entries (an
+/// entry that cannot be removed stays, for the next stream to try).
+pub(crate) fn remove_abandoned(root: &Path) -> u64 {
+    let Ok(datasets) = fs::read_dir(root) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for dataset in datasets.flatten() {
+        let name = dataset.file_name();
+        let is_ours = name.to_str().is_some_and(stream_manifest::is_dataset_name);
+        if !is_ours || !dataset.path().is_dir() {
+            continue;
+        }
+        let dir = dataset.path();
+        for epoch in epochs_in(&dir) {
+            let entry = Entry {
+                root: root.to_path_buf(),
+                dir: dir.clone(),
+                dataset: None,
+                epoch,
+            };
+            let usable = match entry.manifest() {
+                Ok(manifest) => manifest.is_some_and(|m| {
+                    stream_manifest::parse(&m).is_some() && stream_manifest::inputs_unchanged(&m)
+                }),
+                // Unreadable here: left alone.
+                Err(_) => true,
+            };
+            if !usable {
+                removed += u64::from(entry.remove_if_unused().unwrap_or(false));
+            }
+        }
+        // Only an empty directory goes.
+        let _ = fs::remove_dir(&dir);
+    }
+    removed
+}
+
+/// Bytes free for this user on the file system of `dir` (none if unknown).
+pub(crate) fn free_bytes(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: `path` is a NUL-terminated string and `stat` a plain struct
+    // that statvfs fills.
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(path.as_ptr(), &mut stat) } != 0 {
+        return None;
+    }
+    Some((stat.f_bavail as u64).saturating_mul(stat.f_frsize as u64))
+}
