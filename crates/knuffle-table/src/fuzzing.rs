@@ -120,14 +120,16 @@ fn round_trip(path: &Path, format: Format) {
     }
     let written = path.with_extension("written");
     let file = std::fs::File::create(&written).expect("created");
-    let mut writer = TableWriter::new(
+    // Refused (a first column name it could not write back): no round trip.
+    let Ok(mut writer) = TableWriter::new(
         file,
         format,
         &opened.schema,
         &ParquetLayout::default(),
         &written,
-    )
-    .expect("a writer");
+    ) else {
+        return;
+    };
     for batch in &batches {
         if writer.write(batch).is_err() {
             return;

@@ -217,6 +217,15 @@ fn a_parquet_footer_key_changed_keeps_every_row() {
     assert_eq!(read_table(Format::Parquet, &bytes).unwrap(), 50);
 }
 
+/// Found by `cargo fuzz run table_csv`: blank lines, then a byte order
+/// mark starting the header; the first column's name keeps it, and a CSV
+/// written with it would read back without it: refused.
+#[test]
+fn a_header_starting_with_a_byte_order_mark_after_blank_lines() {
+    let input: &[u8] = b"\x00\x0a\x0d\xef\xbb\xbf\x31\x0a\x0d\x00\x0a\x0d\x31\x0a\x0d\x0d\x0d\x0a\x32\x22\x0d\x0a\x0d\x0d\x0d\x0a\x0a\x00\x0d\x0d\x0a\x32\x22\x0d\x0a\x0d\x0d\x0d\x0a\x0a\x00\x01\x0a\x00\x1e\x0d\x0d\x0a\x09\x00\x0c\x0e\x0d";
+    assert!(read_csv(input).is_ok());
+}
+
 #[test]
 fn arrow_reader() {
     let dir = tempfile::tempdir().unwrap();
