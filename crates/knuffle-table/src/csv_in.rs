@@ -212,7 +212,10 @@ impl CsvBatches {
                     self.records + 1
                 )));
             }
-            let record_bytes = self.used - record_start;
+            // Its text and its fields' ends (a header of a million empty
+            // names has no text but a million ends).
+            let record_bytes =
+                self.used - record_start + (self.ended - first_end) * size_of::<usize>();
             if record_bytes > self.limits.batch_bytes {
                 return Err(self.invalid(format!(
                     "record {} is longer than {} KiB, the most the memory limit allows one \

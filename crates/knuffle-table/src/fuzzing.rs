@@ -89,7 +89,14 @@ fn read_all(path: &Path, format: Format) -> Result<u64, Error> {
     let mut rows = 0u64;
     for batch in opened.batches {
         let batch = batch?;
-        assert_eq!(batch.schema(), opened.schema, "a batch of another schema");
+        // The same columns (a Parquet file's key-value metadata may reach
+        // its schema and not its batches; every batch is conformed to the
+        // schema before it is used).
+        assert_eq!(
+            batch.schema().fields(),
+            opened.schema.fields(),
+            "a batch of other columns"
+        );
         rows += batch.num_rows() as u64;
     }
     if let Some(said) = opened.rows {
@@ -113,14 +120,16 @@ fn round_trip(path: &Path, format: Format) {
     }
     let written = path.with_extension("written");
     let file = std::fs::File::create(&written).expect("created");
-    let mut writer = TableWriter::new(
+    // Refused (a first column name it could not write back): no round trip.
+    let Ok(mut writer) = TableWriter::new(
         file,
         format,
         &opened.schema,
         &ParquetLayout::default(),
         &written,
-    )
-    .expect("a writer");
+    ) else {
+        return;
+    };
     for batch in &batches {
         if writer.write(batch).is_err() {
             return;

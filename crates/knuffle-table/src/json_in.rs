@@ -78,7 +78,7 @@ pub(crate) fn open(
 }
 
 /// The columns of a schema counting those inside structs.
-fn leaf_count(schema: &Schema) -> usize {
+pub(crate) fn leaf_count(schema: &Schema) -> usize {
     fn of(data_type: &DataType) -> usize {
         match data_type {
             DataType::Struct(fields) => fields

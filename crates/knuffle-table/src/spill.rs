@@ -220,20 +220,27 @@ impl Spill {
             arrow::compute::take_record_batch(batch, &UInt32Array::from(indices))
                 .map_err(|e| Error::invalid(format!("internal: bucket rows: {e}")))?
         };
-        let bytes = sorted.get_array_memory_size();
+        let bytes = sorted.get_array_memory_size() as u64;
+        // Each slice's arrays: their structs, beyond the shared buffers
+        // (a wide table's few rows over many buckets are mostly those),
+        // written as soon as they pass the budget.
+        let overhead = crate::shuffle::ARRAY_OVERHEAD * batch.num_columns() as u64;
         for b in 0..buckets {
             let (start, end) = (starts[b] as usize, starts[b + 1] as usize);
             if start == end {
                 continue;
             }
             let rows = (end - start) as u64;
+            let share = (bytes * rows).div_ceil(n as u64);
             self.buckets[b].rows += rows;
-            self.buckets[b].bytes += (bytes as u64 * rows).div_ceil(n as u64);
+            self.buckets[b].bytes += share;
             self.pending[b].push(sorted.slice(start, end - start));
-        }
-        self.pending_bytes += bytes;
-        if self.pending_bytes > self.pending_budget {
-            self.flush()?;
+            self.pending_bytes = self
+                .pending_bytes
+                .saturating_add(usize::try_from(share + overhead).unwrap_or(usize::MAX));
+            if self.pending_bytes > self.pending_budget {
+                self.flush()?;
+            }
         }
         Ok(())
     }

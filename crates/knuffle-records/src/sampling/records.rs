@@ -1,8 +1,6 @@
 //! The records a sample or split reads, one at a time, from its FILEs (or
-//! standard input) in order: lines ending in `\n` (or NUL with `-z`, `Framing::Lines(0)`), or
-//! with `--csv` RFC 4180 records, which end at a `\n` outside double quotes
-//! (every `"` toggles "inside quotes", so a quoted field may hold
-//! delimiters and newlines). A record is handed out byte for byte as it
+//! standard input) in order: lines, or with `--csv` RFC 4180 records
+//! ([`Framing`], in `framing`). A record is handed out byte for byte as it
 //! was read, its terminator included; an input's last record without one
 //! gets one (as shuf mode does); with `--csv`, an input that ends inside
 //! quotes is an error naming the record. With `--header`, each input's first
@@ -22,32 +20,10 @@ use super::binary_input::refuse_binary;
 use super::error::SampleError;
 use crate::error::describe;
 
-/// How records end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Framing {
-    /// Each record ends at this byte (`\n`, or NUL with `-z`, `Framing::Lines(0)`).
-    Lines(u8),
-    /// RFC 4180: a record ends at a `\n` outside double quotes.
-    Csv,
-}
+mod framing;
 
-impl Framing {
-    /// The byte that ends a record.
-    pub fn terminator(self) -> u8 {
-        match self {
-            Framing::Lines(byte) => byte,
-            Framing::Csv => b'\n',
-        }
-    }
-
-    /// What a record is called in messages.
-    pub fn noun(self) -> &'static str {
-        match self {
-            Framing::Lines(b'\n') => "line",
-            _ => "record",
-        }
-    }
-}
+use framing::Ending;
+pub use framing::Framing;
 
 /// Where a record handed to [`RecordReader::visit_records`] is, for
 /// messages.
@@ -433,56 +409,19 @@ impl RecordReader {
                 return Ok(true);
             }
         }
-        let mut quotes_open = false;
-        loop {
-            let start = record.len();
-            let room = self
-                .max_record
-                .saturating_sub(start as u64)
-                .saturating_add(1);
-            let read = input
-                .by_ref()
-                .take(room)
-                .read_until(terminator, record)
-                .map_err(|err| {
-                    SampleError::io(
-                        &err,
-                        format!("cannot read {}: {}", self.name, describe(&err)),
-                    )
-                })?;
-            if record.len() as u64 > self.max_record {
-                self.number += 1;
-                return Err(self.too_long());
-            }
-            if read == 0 && start == 0 {
-                return Ok(false);
-            }
-            let ended = record.last() == Some(&terminator) && read > 0;
-            if self.framing == Framing::Csv {
-                let quotes = record[start..].iter().filter(|&&b| b == b'"').count();
-                quotes_open ^= quotes % 2 == 1;
-                if ended && quotes_open {
-                    continue; // a newline inside a quoted field
-                }
-            }
-            if !ended {
-                if read > 0 && record.last() != Some(&terminator) {
-                    continue; // the take() ended the read early: read on
-                }
-                if quotes_open {
-                    // The input ended inside quotes: taking the rest as one
-                    // record would merge every record after the quote.
-                    self.number += 1;
-                    return Err(SampleError::data(format!(
-                        "{} opens a quoted field that is never closed (the input ends inside \
-                         quotes)",
-                        self.place()
-                    )));
-                }
-                record.push(terminator);
-            }
+        let ending =
+            framing::read_record(input, record, self.framing, self.max_record, &self.name)?;
+        if ending != Ending::End {
             self.number += 1;
-            return Ok(true);
+        }
+        match ending {
+            Ending::Record => Ok(true),
+            Ending::End => Ok(false),
+            Ending::TooLong => Err(self.too_long()),
+            Ending::OpenQuote => Err(SampleError::data(format!(
+                "{} opens a quoted field that is never closed (the input ends inside quotes)",
+                self.place()
+            ))),
         }
     }
 }
@@ -596,10 +535,12 @@ fn spool_error(err: &std::io::Error) -> SampleError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sampling::SampleErrorKind;
 
     /// `files` written as `0`, `1`, ... in `dir`; their paths.
-    fn write_files(dir: &tempfile::TempDir, files: &[impl AsRef<[u8]>]) -> Vec<OsString> {
+    pub(super) fn write_files(
+        dir: &tempfile::TempDir,
+        files: &[impl AsRef<[u8]>],
+    ) -> Vec<OsString> {
         files
             .iter()
             .enumerate()
@@ -611,7 +552,7 @@ mod tests {
             .collect()
     }
 
-    fn records_of(
+    pub(super) fn records_of(
         files: &[&[u8]],
         framing: Framing,
         headers: bool,
@@ -626,51 +567,6 @@ mod tests {
             records.push(record.clone());
         }
         (header, records)
-    }
-
-    #[test]
-    fn csv_records_end_at_newlines_outside_quotes() {
-        let (header, records) = records_of(
-            &[
-                b"h1,h2\r\n\"a\nb\",\"c\"\"\"\r\nx,y",
-                b"h1,h2\n\"closed\nquote\"",
-            ],
-            Framing::Csv,
-            true,
-        );
-        assert_eq!(header.as_deref(), Some(&b"h1,h2\r\n"[..]));
-        assert_eq!(
-            records,
-            [
-                b"\"a\nb\",\"c\"\"\"\r\n".to_vec(),
-                b"x,y\n".to_vec(),
-                b"\"closed\nquote\"\n".to_vec()
-            ]
-        );
-    }
-
-    #[test]
-    fn a_csv_input_ending_inside_quotes_is_an_error() {
-        // Taken as one record, the quote would swallow records 2 and 3.
-        for input in [&b"1,\"unclosed\n2,b\n3,c\n"[..], b"x\n\"open"] {
-            let dir = tempfile::tempdir().unwrap();
-            let names = write_files(&dir, &[input]);
-            let mut reader = RecordReader::open(&names, Framing::Csv, false, 1 << 20).unwrap();
-            let mut record = Vec::new();
-            let error = loop {
-                match reader.next_record(&mut record) {
-                    Ok(true) => {}
-                    Ok(false) => panic!("{input:?} read to its end"),
-                    Err(error) => break error,
-                }
-            };
-            assert_eq!(error.kind(), SampleErrorKind::Data);
-            assert!(
-                error.message().contains("never closed"),
-                "{}",
-                error.message()
-            );
-        }
     }
 
     #[test]
