@@ -54,6 +54,14 @@ impl Error {
         &self.message
     }
 
+    /// The same failure, its message followed by `; more`.
+    pub(crate) fn context_after(self, more: impl fmt::Display) -> Error {
+        Error {
+            kind: self.kind,
+            message: format!("{}; {more}", self.message),
+        }
+    }
+
     /// The same failure, its message prefixed with `context: `.
     pub fn context(self, context: impl fmt::Display) -> Error {
         Error {

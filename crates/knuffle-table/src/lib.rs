@@ -94,4 +94,4 @@ pub use output::{Destination, MAX_SHARDS, ShardSplit};
 pub use shuffle::{Options, Report, shuffle_table};
 pub use stream::{Consumer, StreamOptions, TableStream};
 pub use stream_prefetch::{Prefetching, prefetch_stream};
-pub use stream_stats::{Pass1, Prefetch, StreamStats};
+pub use stream_stats::{Pass1, Prefetch, PrefetchReader, StatsReader, StreamStats};

@@ -13,6 +13,7 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use arrow::array::{Array, ArrayRef, UInt32Array, UInt64Array};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
@@ -284,6 +285,7 @@ impl Spill {
             range: self.range,
             buckets: self.buckets,
             place: self.place,
+            damaged: AtomicBool::new(false),
         })
     }
 }
@@ -316,6 +318,8 @@ pub struct Spilled {
     range: LabelRange,
     buckets: Vec<Bucket>,
     place: String,
+    /// Whether a bucket read back other rows than it was given.
+    damaged: AtomicBool,
 }
 
 impl Spilled {
@@ -331,6 +335,7 @@ impl Spilled {
             range,
             buckets,
             place,
+            damaged: AtomicBool::new(false),
         }
     }
 
@@ -351,11 +356,17 @@ impl Spilled {
         if read == written {
             return Ok(());
         }
+        self.damaged.store(true, Ordering::Relaxed);
         Err(Error::io(format!(
             "{}: {read} rows read back from a bucket of {written}: the bucket file was \
              changed or damaged",
             self.place
         )))
+    }
+
+    /// Whether a bucket read back other rows than it was given.
+    pub(crate) fn is_damaged(&self) -> bool {
+        self.damaged.load(Ordering::Relaxed)
     }
 
     /// The label range of bucket `b`.

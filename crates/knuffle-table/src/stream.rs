@@ -35,7 +35,7 @@ use crate::stream_cache::{self, Entry};
 use crate::stream_manifest::{self, Dataset};
 use crate::stream_pass1::{Inputs, stopped};
 use crate::stream_prefetch::{self, Job};
-use crate::stream_stats::{Pass1, Shared, StreamStats};
+use crate::stream_stats::{Pass1, Shared, StatsReader, StreamStats};
 
 /// Batches gathered ahead of the reader of the stream.
 const AHEAD: usize = 4;
@@ -200,6 +200,12 @@ impl TableStream {
     pub fn stats(&self) -> StreamStats {
         self.stats.snapshot()
     }
+
+    /// Its stats, to be read from another thread while this one waits for
+    /// a batch.
+    pub fn stats_reader(&self) -> StatsReader {
+        StatsReader(self.stats.clone())
+    }
 }
 
 impl Iterator for TableStream {
@@ -314,7 +320,21 @@ impl Producer {
             // Only an optimisation: the next epoch's streams do it.
             stats.get().prefetch = crate::stream_stats::Prefetch::Failed(e.message().to_owned());
         }
-        run.order_spilled(&ready.spilled, &mut out)?;
+        if let Err(e) = run.order_spilled(&ready.spilled, &mut out) {
+            if !ready.spilled.is_damaged() {
+                return Err(e);
+            }
+            // Its bucket file changed after it was written: the next
+            // stream writes the entry again.
+            drop(ready);
+            let removed = entry.remove_if_unused().unwrap_or(false);
+            return Err(e.context_after(if removed {
+                "the cache's entry was removed: run again"
+            } else {
+                "the cache's entry is removed by the next stream that finds it unused: run \
+                 again"
+            }));
+        }
         out.finish()?;
         drop(ready);
         // The end of the epoch: older epochs are no longer needed.

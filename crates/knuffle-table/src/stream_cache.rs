@@ -5,8 +5,8 @@
 //! Layout: `CACHE/<dataset>/epoch-E.{lock,buckets,manifest}`, where
 //! `<dataset>` is a digest of everything that decides pass 1's content
 //! but the epoch: this cache's version and knuffle's, the table order's
-//! version, the input files (their paths, sizes, modification times and
-//! formats), the seed, the columns kept and the format option. The
+//! version, the input files (their paths, formats, sizes, modification
+//! times, devices, inodes and status change times), the seed, the columns kept and the format option. The
 //! manifest repeats that identity in full (the digest names a directory,
 //! it never decides what is read) with the epoch and the schema, and
 //! lists the buckets' byte ranges in the `buckets` file.
@@ -19,9 +19,11 @@
 //! - otherwise it takes the exclusive lock (waiting for a writer to
 //!   finish), looks again, and if the entry is still missing or invalid
 //!   removes what is there (a killed writer's partial file) and writes
-//!   pass 1 into `epoch-E.buckets.partial`, renames it to `epoch-E.buckets`,
-//!   then writes the manifest the same way, last: a reader never sees a
-//!   half-written bucket;
+//!   pass 1 into `epoch-E.buckets.partial`; if an input changed while it was
+//!   read (its identity taken again), nothing is published and the stream
+//!   fails; else it renames the file to `epoch-E.buckets`, then writes the
+//!   manifest the same way, last: a reader never sees a half-written
+//!   bucket;
 //! - an entry is removed (manifest first, its lock file last) only under
 //!   its exclusive lock, taken without waiting: never while any stream
 //!   reads or writes it. A lock file can thus vanish while a process waits
@@ -369,6 +371,19 @@ impl Entry {
             file.try_clone().map_err(|e| Error::io_at(&partial, &e))?,
             partial.display().to_string(),
         )?;
+        // Rows of a file that changed under pass 1 may mix its old and new
+        // content: the entry would be named for neither.
+        if let Some(path) = self
+            .dataset
+            .as_ref()
+            .and_then(stream_manifest::changed_input)
+        {
+            return Err(Error::io(format!(
+                "{path} changed while it was read; run again"
+            )));
+        }
+        // On disk before its name says it is complete.
+        file.sync_all().map_err(|e| Error::io_at(&partial, &e))?;
         let bytes = file
             .metadata()
             .map_err(|e| Error::io_at(&partial, &e))?
@@ -388,7 +403,12 @@ impl Entry {
         );
         let partial = self.path("manifest.partial");
         let done = self.path("manifest");
-        fs::write(&partial, manifest.to_string()).map_err(|e| Error::io_at(&partial, &e))?;
+        let write_manifest = || -> io::Result<()> {
+            let mut file = File::create(&partial)?;
+            io::Write::write_all(&mut file, manifest.to_string().as_bytes())?;
+            file.sync_all()
+        };
+        write_manifest().map_err(|e| Error::io_at(&partial, &e))?;
         fs::rename(&partial, &done).map_err(|e| Error::io_at(&done, &e))?;
         Ok((spilled, bytes))
     }
@@ -401,7 +421,7 @@ impl Entry {
     }
 
     /// Removes the entry unless a stream holds it; whether it did.
-    fn remove_if_unused(&self) -> Result<bool, Error> {
+    pub(crate) fn remove_if_unused(&self) -> Result<bool, Error> {
         let Some(lock) = self.lock(Mode::Exclusive, false)? else {
             return Ok(false);
         };
@@ -522,4 +542,85 @@ pub(crate) fn free_bytes(dir: &Path) -> Option<u64> {
         return None;
     }
     Some((stat.f_bavail as u64).saturating_mul(stat.f_frsize as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+    use crate::error::ErrorKind;
+    use crate::source;
+    use crate::stream_pass1::Inputs;
+
+    fn csv(from: usize) -> String {
+        (from..from + 100).fold(String::from("id\n"), |csv, i| csv + &format!("{i}\n"))
+    }
+
+    /// The files of `entry`'s dataset directory.
+    fn files(entry: &Entry) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(&entry.dir)
+            .unwrap()
+            .map(|f| f.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn an_input_replaced_during_pass_1_publishes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("rows.csv");
+        fs::write(&input, csv(0)).unwrap();
+        let sources = source::list(std::slice::from_ref(&input), None).unwrap();
+        let dataset = Dataset::of(&sources, "changed", None, None).unwrap();
+        let entry = Entry::new(&dir.path().join("cache"), &dataset, 0);
+        let (inputs, first) = Inputs::of(sources, None).unwrap();
+        let run = inputs.run("changed", 0, 1 << 20, dir.path());
+        let schema = stream_manifest::schema_value(&inputs.projected);
+        let never = AtomicBool::new(false);
+        // Another version renamed over the input as pass 1 reads it.
+        let replace = |from| {
+            let new = dir.path().join("new.csv");
+            fs::write(&new, csv(from)).unwrap();
+            fs::rename(&new, &input).unwrap();
+        };
+        let error = entry
+            .open(&schema, false, |file, place| {
+                let spilled = inputs.spill_to(&run, first, &never, file, place);
+                replace(100);
+                spilled
+            })
+            .err()
+            .unwrap();
+        assert_eq!(error.kind(), ErrorKind::Io);
+        assert!(
+            error
+                .message()
+                .ends_with("rows.csv changed while it was read; run again"),
+            "{}",
+            error.message()
+        );
+        assert_eq!(files(&entry), ["epoch-0.lock"]);
+        // The background pass of the next epoch likewise.
+        let Claim::Claimed(claimed) = entry.next().claim().unwrap() else {
+            panic!("the next epoch is free");
+        };
+        let error = claimed
+            .write(&schema, |file, place| {
+                let spilled = inputs.spill_to(&run, None, &never, file, place);
+                replace(200);
+                spilled
+            })
+            .err()
+            .unwrap();
+        assert!(
+            error
+                .message()
+                .ends_with("rows.csv changed while it was read; run again"),
+            "{}",
+            error.message()
+        );
+        assert_eq!(files(&entry), ["epoch-0.lock", "epoch-1.lock"]);
+    }
 }

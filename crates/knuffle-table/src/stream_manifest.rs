@@ -5,6 +5,7 @@
 //! and the byte ranges of the buckets in its bucket file.
 
 use std::fs;
+use std::os::unix::fs::MetadataExt;
 use std::time::UNIX_EPOCH;
 
 use arrow::datatypes::SchemaRef;
@@ -16,8 +17,9 @@ use crate::format::Format;
 use crate::source::Source;
 use crate::spill::{Bucket, LabelRange, Spilled};
 
-/// The version of the cache's layout and manifest.
-const CACHE_VERSION: u64 = 1;
+/// The version of the cache's layout and manifest (2: an input is also
+/// known by its device, inode and change time).
+const CACHE_VERSION: u64 = 2;
 
 /// Hex digits of a dataset's directory name.
 const DIGEST_CHARS: usize = 32;
@@ -51,12 +53,10 @@ impl Dataset {
                     source.path.display()
                 )));
             }
-            inputs.push(json!({
-                "path": path.to_string_lossy(),
-                "format": format!("{:?}", source.format),
-                "size": metadata.len(),
-                "modified_ns": modified_ns(&metadata),
-            }));
+            let mut input = file_identity(&metadata);
+            input.insert("path".into(), json!(path.to_string_lossy()));
+            input.insert("format".into(), json!(format!("{:?}", source.format)));
+            inputs.push(Value::Object(input));
         }
         let identity = json!({
             "cache": CACHE_VERSION,
@@ -71,6 +71,24 @@ impl Dataset {
             hex(&Sha256::digest(identity.to_string().as_bytes()))[..DIGEST_CHARS].to_owned();
         Ok(Dataset { identity, digest })
     }
+}
+
+/// What tells a file's content apart from an earlier one's, short of
+/// reading it: its size and modification time (which a copy can restore:
+/// `cp -p`, `rsync -t`, `utime`), its device and inode (a file written
+/// elsewhere and renamed over it), and its status change time, which the
+/// kernel sets on every write and no call can set back.
+fn file_identity(metadata: &fs::Metadata) -> serde_json::Map<String, Value> {
+    let mut identity = serde_json::Map::new();
+    identity.insert("size".into(), json!(metadata.len()));
+    identity.insert("modified_ns".into(), json!(modified_ns(metadata)));
+    identity.insert("dev".into(), json!(metadata.dev()));
+    identity.insert("ino".into(), json!(metadata.ino()));
+    identity.insert(
+        "ctime".into(),
+        json!([metadata.ctime(), metadata.ctime_nsec()]),
+    );
+    identity
 }
 
 /// A file's modification time in nanoseconds since 1970 (0 if unknown).
@@ -205,16 +223,25 @@ pub(crate) fn parse(manifest: &Value) -> Option<Parsed> {
 
 /// Whether every input a manifest names is still there as it was.
 pub(crate) fn inputs_unchanged(manifest: &Value) -> bool {
-    let Some(inputs) = manifest["identity"]["dataset"]["inputs"].as_array() else {
-        return false;
+    changed_input(&manifest["identity"]["dataset"]).is_none()
+}
+
+/// The first input of `dataset` (an identity) that is gone or no longer
+/// as it was when the identity was taken (its path; the whole list if the
+/// identity names none).
+pub(crate) fn changed_input(dataset: &Value) -> Option<String> {
+    let Some(inputs) = dataset["inputs"].as_array() else {
+        return Some("the inputs".into());
     };
-    inputs.iter().all(|input| {
+    inputs.iter().find_map(|input| {
         let Some(path) = input["path"].as_str() else {
-            return false;
+            return Some("the inputs".into());
         };
-        fs::metadata(path).is_ok_and(|m| {
-            input["size"].as_u64() == Some(m.len())
-                && input["modified_ns"].as_u64() == Some(modified_ns(&m))
-        })
+        let same = fs::metadata(path).is_ok_and(|m| {
+            file_identity(&m)
+                .iter()
+                .all(|(key, value)| input[key.as_str()] == *value)
+        });
+        (!same).then(|| path.to_owned())
     })
 }

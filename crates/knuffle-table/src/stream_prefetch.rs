@@ -10,6 +10,7 @@
 //! quarter of `memory=`, and a stream that starts it keeps the rest.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::thread::JoinHandle;
 
@@ -19,7 +20,7 @@ use crate::stream::StreamOptions;
 use crate::stream_cache::{self, Claim, Claimed, Entry};
 use crate::stream_manifest::{self, Dataset};
 use crate::stream_pass1::Inputs;
-use crate::stream_stats::{Pass1, Prefetch, Shared, StreamStats};
+use crate::stream_stats::{Pass1, Prefetch, PrefetchReader, SetOnDrop, Shared, StreamStats};
 
 /// `memory` split between a stream (first) and the next epoch's pass 1 in
 /// the background (second).
@@ -136,9 +137,12 @@ pub fn prefetch_stream(inputs: &[PathBuf], options: &StreamOptions) -> Result<Pr
     let claimed = claim(&next, &stats)?;
     let options = options.clone();
     let shared = stats.clone();
+    let finished = Arc::new(AtomicBool::new(false));
+    let set_on_end = SetOnDrop(finished.clone());
     let thread = std::thread::Builder::new()
         .name("knuffle-prefetch".into())
         .spawn(move || -> Result<(), Error> {
+            let _set_on_end = set_on_end;
             let stats = shared;
             stats.get().removed += stream_cache::remove_abandoned(this.root());
             let (inputs, first) = Inputs::of(sources, options.columns.as_deref())?;
@@ -153,7 +157,9 @@ pub fn prefetch_stream(inputs: &[PathBuf], options: &StreamOptions) -> Result<Pr
                 .run(&job.seed, options.epoch, job.memory, &job.temp_dir);
             let schema = stream_manifest::schema_value(&job.inputs.projected);
             let never = AtomicBool::new(false);
-            let ready = this.open(&schema, true, |file, place| {
+            // The epoch's own pass 1, which its streams wait for: not the
+            // next epoch's written ahead.
+            let ready = this.open(&schema, false, |file, place| {
                 job.inputs.spill_to(&run, first, &never, file, place)
             })?;
             let bytes = ready.bytes;
@@ -180,7 +186,7 @@ pub fn prefetch_stream(inputs: &[PathBuf], options: &StreamOptions) -> Result<Pr
         .map_err(|e| Error::io(format!("cannot start the background pass: {e}")))?;
     Ok(Prefetching {
         thread: Some(thread),
-        stats,
+        reader: PrefetchReader { stats, finished },
     })
 }
 
@@ -188,19 +194,25 @@ pub fn prefetch_stream(inputs: &[PathBuf], options: &StreamOptions) -> Result<Pr
 /// them running.
 pub struct Prefetching {
     thread: Option<JoinHandle<Result<(), Error>>>,
-    stats: Shared,
+    reader: PrefetchReader,
 }
 
 impl Prefetching {
     /// Whether they are done.
     pub fn is_finished(&self) -> bool {
-        self.thread.as_ref().is_none_or(JoinHandle::is_finished)
+        self.reader.is_finished()
     }
 
     /// What they did so far: `pass1` is the epoch's, `prefetch` the next
     /// epoch's.
     pub fn stats(&self) -> StreamStats {
-        self.stats.snapshot()
+        self.reader.stats()
+    }
+
+    /// Their stats and whether they are done, to be read from another
+    /// thread while this one waits for them.
+    pub fn reader(&self) -> PrefetchReader {
+        self.reader.clone()
     }
 
     /// Waits for them; an error if the epoch's pass 1 failed (the next
@@ -211,7 +223,7 @@ impl Prefetching {
                 Error::invalid("internal: the background pass stopped before its end")
             })??;
         }
-        Ok(self.stats.snapshot())
+        Ok(self.reader.stats())
     }
 }
 

@@ -3,6 +3,7 @@
 //! that another stream wrote), and what became of the next epoch's pass 1
 //! in the background.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// How a stream had its pass 1.
@@ -89,5 +90,47 @@ impl Shared {
 
     pub(crate) fn snapshot(&self) -> StreamStats {
         self.get().clone()
+    }
+}
+
+/// A stream's stats, read from any thread while another waits for the
+/// stream's next batch ([`crate::TableStream::stats_reader`]).
+#[derive(Clone)]
+pub struct StatsReader(pub(crate) Shared);
+
+impl StatsReader {
+    /// What the stream did so far.
+    pub fn stats(&self) -> StreamStats {
+        self.0.snapshot()
+    }
+}
+
+/// Background pass 1s' stats and whether they are done, read from any
+/// thread while another waits for them ([`crate::Prefetching::reader`]).
+#[derive(Clone)]
+pub struct PrefetchReader {
+    pub(crate) stats: Shared,
+    pub(crate) finished: Arc<AtomicBool>,
+}
+
+impl PrefetchReader {
+    /// What they did so far.
+    pub fn stats(&self) -> StreamStats {
+        self.stats.snapshot()
+    }
+
+    /// Whether they are done.
+    pub fn is_finished(&self) -> bool {
+        self.finished.load(Ordering::Acquire)
+    }
+}
+
+/// Sets its flag when dropped: at the end of a thread, even a panicking
+/// one.
+pub(crate) struct SetOnDrop(pub(crate) Arc<AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
     }
 }
