@@ -48,7 +48,8 @@
 //!    `spill` (bucket files), `gather` (rows taken by position).
 //! 4. `shuffle` (the plan: in memory, through buckets, or `-n`),
 //!    `fuzzing` (the bodies of the readers' fuzz targets).
-//! 5. `stream_stats` (what a stream did), `stream_manifest` (what a
+//! 5. `stream_options` (what a stream is told), `stream_stats` (what a
+//!    stream did), `stream_manifest` (what a
 //!    cache entry is: its dataset's identity, its manifest), `stream_cache`
 //!    (the cache directory in which the streams of a machine share each
 //!    epoch's pass 1), `stream_pass1` (a stream's pass 1: for itself, or into the
@@ -79,6 +80,7 @@ mod spill;
 mod stream;
 mod stream_cache;
 mod stream_manifest;
+mod stream_options;
 mod stream_pass1;
 mod stream_prefetch;
 mod stream_stats;
@@ -92,6 +94,7 @@ pub use layout::parse_compression;
 pub use order::{LABELS, TableOrder, VERSION, epoch_seed, table_order};
 pub use output::{Destination, MAX_SHARDS, ShardSplit};
 pub use shuffle::{Options, Report, shuffle_table};
-pub use stream::{Consumer, StreamOptions, TableStream};
+pub use stream::TableStream;
+pub use stream_options::{Consumer, StreamOptions};
 pub use stream_prefetch::{Prefetching, prefetch_stream};
 pub use stream_stats::{Pass1, Prefetch, PrefetchReader, StatsReader, StreamStats};

@@ -22,7 +22,7 @@ use crate::layout::ParquetLayout;
 use crate::order::TableOrder;
 use crate::output::{Destination, Emitter, WriteSettings};
 use crate::source::{self, Opened, Reading, Source};
-use crate::spill::{self, LabelRange, Spill, Spilled};
+use crate::spill::{self, ARRAY_OVERHEAD, LabelRange, Spill, Spilled};
 
 /// Rows per batch read from the inputs.
 pub const BATCH_ROWS: usize = 8192;
@@ -37,11 +37,6 @@ const GATHER_AHEAD: usize = 4;
 /// Bytes of a bucket's ordering beyond its rows: a sort key (8) and a
 /// position (4) per row, and its labels and row numbers again (12).
 pub(crate) const ORDER_BYTES_PER_ROW: u64 = 24;
-
-/// Bytes an array of a batch takes beyond its buffers (its structs and
-/// reference counts), which `get_array_memory_size` does not count: a wide
-/// table read a few rows at a time holds many small arrays.
-pub(crate) const ARRAY_OVERHEAD: u64 = 256;
 
 /// The memory a held batch takes.
 fn held_bytes(batch: &RecordBatch) -> u64 {

@@ -21,6 +21,11 @@ use arrow::record_batch::RecordBatch;
 
 use crate::error::Error;
 
+/// Bytes an array of a batch takes beyond its buffers (its structs and
+/// reference counts), which `get_array_memory_size` does not count: a wide
+/// table read a few rows at a time holds many small arrays.
+pub(crate) const ARRAY_OVERHEAD: u64 = 256;
+
 /// Bytes buffered on the way to the spill file.
 const WRITE_BUFFER: usize = 1 << 20;
 
@@ -225,7 +230,7 @@ impl Spill {
         // Each slice's arrays: their structs, beyond the shared buffers
         // (a wide table's few rows over many buckets are mostly those),
         // written as soon as they pass the budget.
-        let overhead = crate::shuffle::ARRAY_OVERHEAD * batch.num_columns() as u64;
+        let overhead = ARRAY_OVERHEAD * batch.num_columns() as u64;
         for b in 0..buckets {
             let (start, end) = (starts[b] as usize, starts[b + 1] as usize);
             if start == end {

@@ -16,9 +16,9 @@ use std::thread::JoinHandle;
 
 use crate::error::Error;
 use crate::source;
-use crate::stream::StreamOptions;
 use crate::stream_cache::{self, Claim, Claimed, Entry};
 use crate::stream_manifest::{self, Dataset};
+use crate::stream_options::StreamOptions;
 use crate::stream_pass1::Inputs;
 use crate::stream_stats::{Pass1, Prefetch, PrefetchReader, SetOnDrop, Shared, StreamStats};
 
