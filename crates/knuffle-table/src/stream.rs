@@ -251,18 +251,7 @@ impl Producer {
         let ready = entry.open(&schema, false, |file, place| {
             inputs.spill_to(&run, first, &stop, file, place)
         })?;
-        {
-            let mut stats = stats.get();
-            stats.pass1 = Some(if ready.wrote {
-                Pass1::Wrote
-            } else {
-                Pass1::Reused
-            });
-            stats.waited = ready.waited;
-            stats.writer_pid = Some(ready.writer.pid);
-            stats.written_in_background = ready.writer.background;
-            stats.bucket_bytes = ready.bytes;
-        }
+        ready.record(&mut stats.get());
         if let Some(job) = prefetch
             && let Err(e) = stream_prefetch::start_next(&entry.next(), job, ready.bytes, &stats)
         {

@@ -48,6 +48,7 @@ use serde_json::Value;
 use crate::error::Error;
 use crate::spill::Spilled;
 use crate::stream_manifest::{self, Dataset, Parsed, Writer};
+use crate::stream_stats::{Pass1, StreamStats};
 
 /// How many times a lock is taken again after its file was removed under
 /// it before giving up (each retry means another process removed it).
@@ -93,6 +94,22 @@ pub(crate) struct Ready {
     /// Whether it waited for another stream's lock.
     pub(crate) waited: bool,
     _lock: Lock,
+}
+
+impl Ready {
+    /// Records in `stats` how this stream's pass 1 went: written or
+    /// reused, after waiting or not, by which writer, how many bytes.
+    pub(crate) fn record(&self, stats: &mut StreamStats) {
+        stats.pass1 = Some(if self.wrote {
+            Pass1::Wrote
+        } else {
+            Pass1::Reused
+        });
+        stats.waited = self.waited;
+        stats.writer_pid = Some(self.writer.pid);
+        stats.written_in_background = self.writer.background;
+        stats.bucket_bytes = self.bytes;
+    }
 }
 
 /// What taking an entry to write it in the background found.

@@ -20,7 +20,7 @@ use crate::stream_cache::{self, Claim, Claimed, Entry};
 use crate::stream_manifest::{self, Dataset};
 use crate::stream_options::StreamOptions;
 use crate::stream_pass1::Inputs;
-use crate::stream_stats::{Pass1, Prefetch, PrefetchReader, SetOnDrop, Shared, StreamStats};
+use crate::stream_stats::{Prefetch, PrefetchReader, SetOnDrop, Shared, StreamStats};
 
 /// `memory` split between a stream (first) and the next epoch's pass 1 in
 /// the background (second).
@@ -163,18 +163,7 @@ pub fn prefetch_stream(inputs: &[PathBuf], options: &StreamOptions) -> Result<Pr
                 job.inputs.spill_to(&run, first, &never, file, place)
             })?;
             let bytes = ready.bytes;
-            {
-                let mut stats = stats.get();
-                stats.pass1 = Some(if ready.wrote {
-                    Pass1::Wrote
-                } else {
-                    Pass1::Reused
-                });
-                stats.waited = ready.waited;
-                stats.writer_pid = Some(ready.writer.pid);
-                stats.written_in_background = ready.writer.background;
-                stats.bucket_bytes = bytes;
-            }
+            ready.record(&mut stats.get());
             drop(ready);
             if let Some(claimed) = claimed
                 && room(&next, bytes, &stats)
