@@ -305,6 +305,17 @@ pub(crate) enum Held {
     Spilling(Spill),
 }
 
+impl Held {
+    /// No rows yet: an empty memory hold.
+    pub(crate) fn nothing() -> Held {
+        Held::Memory {
+            batches: Vec::new(),
+            labels: Vec::new(),
+            bytes: 0,
+        }
+    }
+}
+
 /// One shuffle's settings: its order, the schema of its rows, its memory
 /// and where its bucket files go.
 pub(crate) struct Run {
@@ -325,11 +336,7 @@ impl Run {
         destination: &Destination,
         settings: WriteSettings,
     ) -> Result<Report, Error> {
-        let mut held = Some(Held::Memory {
-            batches: Vec::new(),
-            labels: Vec::new(),
-            bytes: 0,
-        });
+        let mut held = Some(Held::nothing());
         let mut sample = self.count.map(Sample::new);
         let rows_in = read_labelled(
             &self.order,

@@ -106,11 +106,7 @@ impl Inputs {
         first: Option<Opened>,
         stop: &AtomicBool,
     ) -> Result<Held, Error> {
-        let mut held = Some(Held::Memory {
-            batches: Vec::new(),
-            labels: Vec::new(),
-            bytes: 0,
-        });
+        let mut held = Some(Held::nothing());
         self.read(run, first, stop, |batch, first_row, labels, share_read| {
             let before = held.take().expect("rows are held between batches");
             held = Some(run.hold(before, batch, first_row, labels, share_read)?);
@@ -141,11 +137,7 @@ impl Inputs {
                 run.budget.pending,
             )
         };
-        let mut held = Some(Held::Memory {
-            batches: Vec::new(),
-            labels: Vec::new(),
-            bytes: 0,
-        });
+        let mut held = Some(Held::nothing());
         self.read(run, first, stop, |batch, first_row, labels, share_read| {
             let before = held.take().expect("rows are held between batches");
             held = Some(run.hold_in(before, batch, first_row, labels, share_read, &mut open)?);
