@@ -11,8 +11,8 @@ use arrow::array::{Array, RecordBatch, StructArray};
 use arrow::datatypes::SchemaRef;
 use arrow::ffi::{FFI_ArrowSchema, to_ffi};
 use knuffle_table::{
-    Consumer, Pass1, Prefetch, Prefetching, StreamOptions, StreamStats, TableStream,
-    prefetch_stream,
+    Consumer, Pass1, Prefetch, PrefetchReader, Prefetching, StatsReader, StreamOptions,
+    StreamStats, TableStream, prefetch_stream,
 };
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -73,11 +73,14 @@ impl ArrowBatch {
 }
 
 /// The stream of `stream_table_paths`: an iterator of `ArrowBatch`es; the
-/// next batch is waited for with the GIL released.
+/// next batch is waited for with the GIL released, holding the stream's
+/// lock; its stats are read without that lock (a thread that holds the GIL
+/// never waits for a batch).
 #[pyclass(module = "knuffle._knuffle", name = "TableStream")]
 struct PyTableStream {
     schema: SchemaRef,
     stream: Mutex<TableStream>,
+    stats: StatsReader,
 }
 
 #[pymethods]
@@ -93,12 +96,7 @@ impl PyTableStream {
 
     /// What the stream did so far (see `stats_dict`).
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let stats = self
-            .stream
-            .lock()
-            .map_err(|_| PyRuntimeError::new_err("the stream's lock was poisoned"))?
-            .stats();
-        stats_dict(py, &stats)
+        stats_dict(py, &self.stats.stats())
     }
 
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<ArrowBatch>> {
@@ -197,35 +195,29 @@ fn stream_table_paths(
         .map_err(table_error)?;
     Ok(PyTableStream {
         schema: stream.schema(),
+        stats: stream.stats_reader(),
         stream: Mutex::new(stream),
     })
 }
 
-/// Pass 1s in the background (`stream_prefetch`).
+/// Pass 1s in the background (`stream_prefetch`): `wait` holds the lock
+/// with the GIL released; `done` and `stats` read without it.
 #[pyclass(module = "knuffle._knuffle", name = "StreamPrefetch")]
 struct PyPrefetching {
     inner: Mutex<Prefetching>,
+    reader: PrefetchReader,
 }
 
 #[pymethods]
 impl PyPrefetching {
     /// Whether they are done.
-    fn done(&self) -> PyResult<bool> {
-        Ok(self
-            .inner
-            .lock()
-            .map_err(|_| PyRuntimeError::new_err("the lock was poisoned"))?
-            .is_finished())
+    fn done(&self) -> bool {
+        self.reader.is_finished()
     }
 
     /// What they did so far (see `stats_dict`).
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let stats = self
-            .inner
-            .lock()
-            .map_err(|_| PyRuntimeError::new_err("the lock was poisoned"))?
-            .stats();
-        stats_dict(py, &stats)
+        stats_dict(py, &self.reader.stats())
     }
 
     /// Waits for them (the GIL released); raises if the epoch's pass 1
@@ -257,6 +249,7 @@ fn stream_prefetch(
         .detach(|| prefetch_stream(&inputs, &options))
         .map_err(table_error)?;
     Ok(PyPrefetching {
+        reader: prefetching.reader(),
         inner: Mutex::new(prefetching),
     })
 }

@@ -79,10 +79,13 @@ CONSUMER = textwrap.dedent(
     """
     import json, os, sys, time
     import knuffle, pyarrow as pa
-    source, cache, rank, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-    while not os.path.exists(go):  # both processes start at once
+    source, cache, rank, ready = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    open(f"{ready}-{rank}", "w").close()
+    while not all(os.path.exists(f"{ready}-{r}") for r in range(2)):  # both are here
         time.sleep(0.001)
-    stream = knuffle.stream_table(source, "together", epoch=2, rank=rank, world_size=2, cache_dir=cache, memory="4M")
+    stream = knuffle.stream_table(
+        source, "together", epoch=2, rank=rank, world_size=2, cache_dir=cache, memory="4M", prefetch=False
+    )
     rows = [i for batch in stream for i in batch.column(0).to_pylist()]
     print(json.dumps({"pid": os.getpid(), "ids": rows, "stats": stream.stats}))
     """
@@ -90,18 +93,20 @@ CONSUMER = textwrap.dedent(
 
 
 def test_two_processes_at_once_do_one_pass_1(data, tmp_path):
+    """Each child opens its stream once both have started (each made its
+    ready file): one writes the entry, the other reads it (having waited
+    for the writer, or found the entry complete); neither writes another
+    epoch (prefetch=False)."""
     source, t = data
-    cache, go = tmp_path / "cache", tmp_path / "go"
+    cache, ready = tmp_path / "cache", tmp_path / "ready"
     children = [
         subprocess.Popen(
-            [sys.executable, "-c", CONSUMER, str(source), str(cache), str(rank), str(go)],
+            [sys.executable, "-c", CONSUMER, str(source), str(cache), str(rank), str(ready)],
             stdout=subprocess.PIPE,
             text=True,
         )
         for rank in range(2)
     ]
-    time.sleep(0.5)  # both importing, then waiting for the signal
-    go.write_text("")
     results = []
     for child in children:
         out, _ = child.communicate(timeout=600)
@@ -110,7 +115,11 @@ def test_two_processes_at_once_do_one_pass_1(data, tmp_path):
     passes = sorted(r["stats"]["pass1"] for r in results)
     assert passes == ["reused", "wrote"], [r["stats"] for r in results]
     (writer,) = [r for r in results if r["stats"]["pass1"] == "wrote"]
+    (reader,) = [r for r in results if r["stats"]["pass1"] == "reused"]
+    assert reader["pid"] != writer["pid"]
     assert all(r["stats"]["writer_pid"] == writer["pid"] for r in results)
+    assert all(r["stats"]["prefetch"] == "off" for r in results)
+    assert entry_files(cache, 3) == []
     assert manifest(cache, 2)["writer"] == {"pid": writer["pid"], "background": False}
     # Both have their positions of the epoch order: merged, the order.
     order = knuffle.table_order(epoch_seed("together", 2), t.num_rows).tolist()
@@ -118,6 +127,86 @@ def test_two_processes_at_once_do_one_pass_1(data, tmp_path):
     assert results[1]["ids"] == order[1::2]
     knuffle.shuffle_table(source, tmp_path / "out.parquet", seed=epoch_seed("together", 2))
     assert pq.read_table(tmp_path / "out.parquet")["id"].to_pylist() == order
+
+
+def test_an_input_rewritten_at_its_size_with_its_time_set_back_is_read_again(tmp_path):
+    """The same lines in another order (the same size), written in place
+    (the same inode), its modification time set back (`cp -p`, `rsync
+    -t`): the cache's old entry is not read; the rows are the new file's."""
+    path, cache = tmp_path / "rows.csv", tmp_path / "cache"
+    n = 5000
+    path.write_text("id\n" + "".join(f"{i}\n" for i in range(n)))
+    first = knuffle.stream_table(path, "rewritten", cache_dir=cache, prefetch=False)
+    assert ids(first) == knuffle.table_order("rewritten", n).tolist()
+    before = os.stat(path)
+    path.write_text("id\n" + "".join(f"{i}\n" for i in reversed(range(n))))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
+    second = knuffle.stream_table(path, "rewritten", cache_dir=cache, prefetch=False)
+    got = ids(second)
+    assert second.stats["pass1"] == "wrote"
+    knuffle.shuffle_table(path, tmp_path / "out.parquet", seed="rewritten")
+    assert got == pq.read_table(tmp_path / "out.parquet")["id"].to_pylist()
+    assert got == [n - 1 - row for row in knuffle.table_order("rewritten", n).tolist()]
+
+
+HELD = textwrap.dedent(
+    """
+    import fcntl, os, sys, threading, time
+    import knuffle
+    from knuffle._stream import _prefetch_epochs
+    source, cache = sys.argv[1], sys.argv[2]
+    for _ in knuffle.stream_table(source, "held", cache_dir=cache, prefetch=False):
+        pass
+    (dataset,) = os.listdir(cache)
+    # Another process holds epoch 1 (as its writer does).
+    lock = open(os.path.join(cache, dataset, "epoch-1.lock"), "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    stream = knuffle.stream_table(source, "held", epoch=1, cache_dir=cache, prefetch=False)
+    prefetching = _prefetch_epochs(
+        source, "held", epoch=1, columns=None, batch_size=1024, memory="4M", temp_dir=None, cache_dir=cache,
+        prefetch=True, format=None, consumer=0, consumers=1, start=0,
+    )
+    got = []
+    waiters = [
+        threading.Thread(target=lambda: got.append(next(stream).num_rows)),
+        threading.Thread(target=prefetching.wait),
+    ]
+    for waiter in waiters:
+        waiter.start()
+    # While the threads wait (for a batch, for the passes), the stats and
+    # done() answer.
+    for _ in range(50):
+        assert stream.stats["pass1"] is None
+        assert prefetching.stats()["pass1"] is None
+        assert not prefetching.done()
+        time.sleep(0.01)
+    assert all(waiter.is_alive() for waiter in waiters)
+    fcntl.flock(lock, fcntl.LOCK_UN)
+    for waiter in waiters:
+        waiter.join()
+    assert got == [1024] and stream.stats["pass1"] in ("wrote", "reused")
+    assert prefetching.done() and prefetching.stats()["pass1"] in ("wrote", "reused")
+    print("answered")
+    """
+)
+
+
+def test_stats_answer_while_another_thread_waits(tmp_path):
+    """A thread waiting for a stream's batch, or for a background pass,
+    does not keep another from reading their stats (nor freeze the
+    interpreter): in a child, so that a freeze fails the test."""
+    path = tmp_path / "rows.csv"
+    path.write_text("id\n" + "".join(f"{i}\n" for i in range(5000)))
+    out = subprocess.run(
+        [sys.executable, "-c", HELD, str(path), str(tmp_path / "cache")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "answered\n"
 
 
 KILLED = textwrap.dedent(
