@@ -304,7 +304,13 @@ class TableDataset(IterableDataset):
             return column.to_pylist()
         if self._output == "numpy":
             return values
-        return torch.from_numpy(np.ascontiguousarray(values))
+        values = np.ascontiguousarray(values)
+        if not values.flags.writeable:
+            # Arrow's buffers are read-only: a tensor over them would let an
+            # in-place operation write into the batch (torch warns); a copy
+            # is the tensor's own.
+            values = values.copy()
+        return torch.from_numpy(values)
 
 
 def _numeric(kind: Any) -> bool:

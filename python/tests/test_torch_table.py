@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pyarrow as pa
@@ -115,6 +118,29 @@ def test_rows_tensors_and_numpy(shards):
     batch = next(iter(TableDataset(shards, "rows", batch_size=10, output="numpy", rank=0, world_size=1)))
     assert isinstance(batch["id"], np.ndarray) and batch["feature"].shape == (10, 3)
     assert batch["id"].tolist() == order[:10]
+
+
+WRITABLE = textwrap.dedent(
+    """
+    import sys, warnings
+    from knuffle.torch import TableDataset
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = next(iter(TableDataset(sys.argv[1], "rows", batch_size=10, rank=0, world_size=1)))
+    assert [str(w.message) for w in caught] == [], caught
+    first["id"] += 1  # the tensor's own memory, not the batch's
+    print(first["id"].tolist())
+    """
+)
+
+
+def test_tensors_are_writable_without_a_warning(shards):
+    """torch warns once a process about a tensor over read-only memory (an
+    Arrow buffer): in a fresh process, no warning, and an in-place
+    operation works on the tensor's own copy."""
+    out = subprocess.run([sys.executable, "-c", WRITABLE, str(shards)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == f"{[row + 1 for row in knuffle.table_order('rows', N)[:10].tolist()]}\n"
 
 
 @pytest.mark.parametrize("workers", [0, 2])
