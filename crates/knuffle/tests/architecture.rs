@@ -111,6 +111,7 @@ fn the_checker_sees_cycles_through_every_kind_of_path() {
 /// python -> table -> records/lab/draw -> stats -> library"); tools sit above it all.
 const LAYERS: &[(&str, u32)] = &[
     ("knuffle", 0),
+    ("workspace-hack", 0),
     ("knuffle-stats", 1),
     ("knuffle-records", 2),
     ("knuffle-lab", 2),
