@@ -10,6 +10,7 @@ partition's rows never depend on the engine's own partitioner.
 
 from __future__ import annotations
 
+import importlib.util
 import operator
 from typing import Any
 
@@ -18,6 +19,18 @@ import numpy as np
 # The largest number of output partitions: p = label * B >> 32 must stay
 # below 2**63 and fit an int32.
 MAX_PARTITIONS = 2**31
+
+
+def require(module: str, packages: tuple[str, ...], extra: str) -> None:
+    """Raises an ImportError that says what to install when one of
+    ``packages`` is missing, without importing any of them (importing
+    ``knuffle.ray`` does not start Ray)."""
+    missing = [name for name in packages if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ImportError(
+            f"{module} needs {' and '.join(missing)}, which is not installed: "
+            f'pip install "knuffle[{extra}]"'
+        )
 
 
 def check_seed(seed: Any) -> str:

@@ -153,6 +153,14 @@ def shuffle_table(
     if seed is not None and not isinstance(seed, str):
         raise TypeError(f"seed= must be a str (any text), not {type(seed).__name__}")
     count = _count(count, "count")
+    if isinstance(src, (list, tuple)):
+        stray = next((item for item in src if not isinstance(item, (str, bytes, os.PathLike))), None)
+        if stray is not None:
+            raise TypeError(
+                "shuffle_table: a list src is a list of table files (paths); this one "
+                f"holds a {type(stray).__name__}. Values in memory: a pyarrow Table, a "
+                "pandas or polars DataFrame, or knuffle.shuffle for a numpy array"
+            )
     if isinstance(src, (str, bytes, os.PathLike, list, tuple)):
         if dst is None:
             raise TypeError(

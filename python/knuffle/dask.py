@@ -36,6 +36,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from knuffle._engines import require
+
+require("knuffle.dask", ("dask", "pandas"), "dask")
+
 import numpy as np
 
 from knuffle import _knuffle

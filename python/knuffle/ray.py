@@ -26,6 +26,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from knuffle._engines import require
+
+require("knuffle.ray", ("ray", "pyarrow"), "ray")
+
 import numpy as np
 
 from knuffle import _knuffle

@@ -31,6 +31,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from knuffle._engines import require
+
+require("knuffle.spark", ("pyspark", "pandas", "pyarrow"), "spark")
+
 import numpy as np
 import pandas as pd
 

@@ -4,6 +4,8 @@ happened and what to do."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -94,3 +96,29 @@ def test_the_core_refuses_a_bad_memory_type_in_words():
         core.shuffle_file_paths(["a"], "b", {**options, "memory": 1.5})
     with pytest.raises(TypeError, match="not bool"):
         core.shuffle_file_paths(["a"], "b", {**options, "memory": True})
+
+
+def test_a_list_of_values_is_not_taken_for_paths():
+    with pytest.raises(TypeError, match=r"list of table files \(paths\); this one holds a int"):
+        knuffle.shuffle_table([1, 2, 3], seed="x")
+
+
+MISSING = """
+import sys
+sys.modules[{name!r}] = None  # as if it were not installed
+try:
+    import knuffle.{module}
+except ImportError as error:
+    print(error)
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "name"), [("dask", "dask"), ("spark", "pyspark"), ("spark", "pyarrow"), ("ray", "ray")]
+)
+def test_a_missing_engine_says_what_to_install(module, name):
+    out = subprocess.run(
+        [sys.executable, "-c", MISSING.format(module=module, name=name)], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == f'knuffle.{module} needs {name}, which is not installed: pip install "knuffle[{module}]"\n'
