@@ -7,6 +7,7 @@ use std::io::{self, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::failure::CliError;
+use crate::typed_flags;
 
 /// Parses `args` (the arguments after the subcommand) with clap. `--help`,
 /// `--version` and usage errors come back as a [`CliError`] that clap
@@ -18,8 +19,10 @@ pub fn parse<P: clap::Parser>(name: &str, args: &[std::ffi::OsString]) -> Result
         .version(env!("CARGO_PKG_VERSION"))
         .disable_version_flag(false);
     let parsed = command
+        .clone()
         .try_get_matches_from(argv)
-        .and_then(|mut matches| P::from_arg_matches_mut(&mut matches))?;
+        .and_then(|mut matches| P::from_arg_matches_mut(&mut matches))
+        .map_err(|error| typed_flags::as_typed(error, &command, args))?;
     Ok(parsed)
 }
 

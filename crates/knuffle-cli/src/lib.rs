@@ -22,7 +22,7 @@
 //! place a failure is printed and becomes the exit status) and the
 //! registry; `definition` and `generate` (the man page and completions);
 //! the modes (`shuf`, and each subcommand's module); what they share
-//! (`seeding`, `seed_entropy`, `draw_io`, `emit`); and [`failure`]: the one
+//! (`seeding`, `seed_entropy`, `draw_io`, `emit` and its `typed_flags`); and [`failure`]: the one
 //! error type, [`failure::CliError`], that every mode returns.
 
 use std::ffi::OsString;
@@ -49,6 +49,7 @@ mod split;
 pub mod subcommands;
 mod table;
 mod trace;
+mod typed_flags;
 mod verify;
 
 /// Records whether SIGPIPE was inherited ignored. The binary calls it from

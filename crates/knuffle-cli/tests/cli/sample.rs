@@ -405,11 +405,28 @@ fn errors_are_clear_with_the_right_status() {
         (&["-p", "abc"][..], "not a number"),
         (&["-n", "-1"][..], "-1"),
         (&["-d", "ab", "-n", "1"][..], "invalid delimiter"),
+        // Conflicting options are named as typed.
+        (
+            &["-n", "10", "-p", "0.1"][..],
+            "'-n <K>' cannot be used with '-p <P>'",
+        ),
+        (
+            &["--count", "10", "-p", "0.1"][..],
+            "'--count <K>' cannot be used with '-p <P>'",
+        ),
     ] {
         let (code, err) = failure(args, table);
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: {err}");
     }
+    // CSV read with the TAB delimiter: the header is one field; the message
+    // says so.
+    let (code, err) = failure(&["--header", "-w", "weight"], b"id,weight\na,1\n");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("for comma-separated records, add --csv"),
+        "{err}"
+    );
     let output = TestCommand::knuffle()
         .args(["sample", "-n", "1", "/nonexistent/file"])
         .output();

@@ -61,8 +61,17 @@ impl FieldName {
                             .iter()
                             .map(|f| String::from_utf8_lossy(f).into_owned())
                             .collect();
+                        // One field holding commas: a CSV file read with
+                        // the TAB delimiter.
+                        let hint = match header {
+                            [only] if only.contains(&b',') => {
+                                "; the header is one field with commas in it: for \
+                                 comma-separated records, add --csv (or -d ',')"
+                            }
+                            _ => "",
+                        };
                         SampleError::invalid(format!(
-                            "{option} '{name}': no field of that name in the header ({})",
+                            "{option} '{name}': no field of that name in the header ({}){hint}",
                             known.join(", ")
                         ))
                     })
@@ -239,10 +248,21 @@ mod tests {
         let header = [b"id".to_vec(), b"weight".to_vec()];
         assert_eq!(name.resolve("-w", Some(&header)).unwrap(), 1);
         assert!(name.resolve("-w", None).is_err());
+        let missing = FieldName::Name("size".into())
+            .resolve("-w", Some(&header))
+            .unwrap_err();
         assert!(
-            FieldName::Name("size".into())
-                .resolve("-w", Some(&header))
-                .is_err()
+            !missing.message().contains("--csv"),
+            "{}",
+            missing.message()
+        );
+        // A CSV header read with the TAB delimiter is one field with commas.
+        let comma_header = [b"id,weight".to_vec()];
+        let message = name.resolve("-w", Some(&comma_header)).unwrap_err();
+        assert_eq!(
+            message.message(),
+            "-w 'weight': no field of that name in the header (id,weight); the header is \
+             one field with commas in it: for comma-separated records, add --csv (or -d ',')"
         );
     }
 }
