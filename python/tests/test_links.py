@@ -113,23 +113,23 @@ def test_every_relative_link_names_an_existing_file_and_heading():
 
 
 def test_the_checker_finds_a_missing_file_and_a_missing_heading(tmp_path):
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "target.md").write_text("# Target page\n\n## Files larger than memory\n\n## Notes\n\n## Notes\n")
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "pages" / "target.md").write_text("# Target page\n\n## Files larger than memory\n\n## Notes\n\n## Notes\n")
     (tmp_path / "README.md").write_text(
-        "[fine](docs/target.md) [fine](docs/target.md#files-larger-than-memory)\n"
-        "[repeated](docs/target.md#notes-1) [here](#a-heading) [web](https://example.com/x.md)\n"
+        "[fine](pages/target.md) [fine](pages/target.md#files-larger-than-memory)\n"
+        "[repeated](pages/target.md#notes-1) [here](#a-heading) [web](https://example.com/x.md)\n"
         "`[in code](missing.md)`\n\n```sh\necho '[in a block](missing.md)'\n```\n\n# A heading\n"
-        "[gone](docs/missing.md)\n"
-        "[bad anchor](docs/target.md#files-larger-than-ram)\n"
+        "[gone](pages/missing.md)\n"
+        "[bad anchor](pages/target.md#files-larger-than-ram)\n"
         "[bad local anchor](#no-such-heading)\n"
     )
     broken = broken_links(tmp_path / "README.md", tmp_path)
     assert broken == [
-        "README.md:10: docs/missing.md: no such file",
-        "README.md:11: docs/target.md#files-larger-than-ram: no such heading",
+        "README.md:10: pages/missing.md: no such file",
+        "README.md:11: pages/target.md#files-larger-than-ram: no such heading",
         "README.md:12: #no-such-heading: no such heading",
     ]
-    assert broken_links(tmp_path / "docs" / "target.md", tmp_path) == []
+    assert broken_links(tmp_path / "pages" / "target.md", tmp_path) == []
 
 
 def test_slugs_follow_githubs_rules():
