@@ -10,9 +10,9 @@
 //!   claims 2^31-1 children asked for 17 GB.
 //!
 //! The footer is the FileMetaData struct of the Parquet format
-//! (parquet.thrift), in the Thrift compact protocol (Apache Thrift,
-//! "thrift-compact-protocol.md"): a struct is a series of field headers
-//! (a byte: the field id's delta in the high nibble, the type in the low
+//! (parquet.thrift), in the Thrift compact protocol (the Apache Thrift
+//! repository's doc/specs/thrift-compact-protocol.md): a struct is a series
+//! of field headers (a byte: the field id's delta in the high nibble, the type in the low
 //! nibble; delta 0 is followed by the id as a zigzag varint) ending with a
 //! zero byte; integers are zigzag varints; a list's header byte holds its
 //! size (15: a varint follows) and its element type.
