@@ -6,9 +6,9 @@
 //! # How
 //!
 //! The label space `0..2^32` is cut into [`BUCKETS`] equal ranges (the top
-//! 16 bits of a label). One pass over the labels of all `n` rows counts the
+//! 12 bits of a label). One pass over the labels of all `n` rows counts the
 //! rows of each bucket: the position where each bucket starts is then
-//! known (8 bytes a bucket: 512 KiB). The rows of a run of consecutive
+//! known (8 bytes a bucket: 32 KiB). The rows of a run of consecutive
 //! buckets (a **window**) are found by another pass that regenerates every
 //! label (ChaCha20's word position is the row number, so the rows are cut
 //! into chunks labelled in parallel on rayon's threads) and keeps the rows
@@ -47,8 +47,12 @@ use crate::order::{TableOrder, epoch_seed};
 /// The most rows an epoch order has: 2^32 (row numbers fit in 32 bits).
 pub const MAX_ROWS: u64 = 1 << 32;
 
-/// The label-range buckets: the top [`BUCKET_BITS`] bits of a label.
-pub const BUCKET_BITS: u32 = 16;
+/// The label-range buckets: the top [`BUCKET_BITS`] bits of a label. 4,096
+/// counters of 32 bits fill 16 KiB, so the counting pass counts in the
+/// first-level cache (with 65,536, in the second, it took longer than
+/// generating the labels); a bucket holds at most 2^20 rows of the largest
+/// epoch order, well under a window.
+pub const BUCKET_BITS: u32 = 12;
 
 /// The number of buckets, `2^BUCKET_BITS`.
 pub const BUCKETS: usize = 1 << BUCKET_BITS;
@@ -59,6 +63,10 @@ pub const DEFAULT_WINDOW_ROWS: usize = 1 << 23;
 
 /// Rows labelled by one task of a pass.
 const CHUNK: usize = 1 << 16;
+
+/// Labels generated at a time, then counted and filtered while they are in
+/// the first-level cache.
+const LABEL_BLOCK: usize = 1 << 12;
 
 /// The epoch order of `n` rows for a seed text and an epoch.
 pub struct EpochOrder {
@@ -321,22 +329,25 @@ impl EpochOrder {
         chunks
             .into_par_iter()
             .fold(
-                || (vec![0u32; CHUNK], empty()),
-                |(mut labels, mut pass), rows| {
-                    let labels_here = &mut labels[..(rows.end - rows.start) as usize];
-                    self.order.labels_into(rows.start, labels_here);
-                    if let Some(counts) = &mut pass.counts {
-                        for &label in labels_here.iter() {
-                            counts[(label >> (32 - BUCKET_BITS)) as usize] += 1;
-                        }
-                    }
-                    if lo < hi {
-                        let mut keys = Vec::new();
-                        for (row, &label) in (rows.start..).zip(labels_here.iter()) {
-                            if (lo..hi).contains(&u64::from(label)) {
-                                keys.push((u64::from(label) << 32) | row);
+                || (vec![0u32; LABEL_BLOCK], Counter::new(count), empty()),
+                |(mut labels, mut counter, mut pass), rows| {
+                    let mut keys = Vec::new();
+                    let mut at = rows.start;
+                    while at < rows.end {
+                        let len = (rows.end - at).min(LABEL_BLOCK as u64) as usize;
+                        let block = &mut labels[..len];
+                        self.order.labels_into(at, block);
+                        counter.count(block);
+                        if lo < hi {
+                            for (row, &label) in (at..).zip(block.iter()) {
+                                if (lo..hi).contains(&u64::from(label)) {
+                                    keys.push((u64::from(label) << 32) | row);
+                                }
                             }
                         }
+                        at += len as u64;
+                    }
+                    if lo < hi {
                         let before = kept.fetch_add(keys.len(), Ordering::Relaxed);
                         if before.saturating_add(keys.len()) > cap {
                             pass.overflowed = true;
@@ -344,10 +355,13 @@ impl EpochOrder {
                             pass.keys.push(keys);
                         }
                     }
-                    (labels, pass)
+                    (labels, counter, pass)
                 },
             )
-            .map(|(_, pass)| pass)
+            .map(|(_, counter, mut pass)| {
+                pass.counts = counter.totals();
+                pass
+            })
             .reduce(&empty, |mut a, b| {
                 if let (Some(x), Some(y)) = (&mut a.counts, b.counts) {
                     for (x, y) in x.iter_mut().zip(y) {
@@ -378,6 +392,61 @@ impl EpochOrder {
             }
             start = end;
         }
+    }
+}
+
+/// Counts of the labels' buckets on one thread: in 32-bit counters (16 KiB,
+/// the first-level cache), added to 64-bit totals before any could
+/// overflow.
+struct Counter {
+    /// Counts since the last flush (none: not counting).
+    recent: Option<Vec<u32>>,
+    /// Labels counted since the last flush.
+    since: u64,
+    /// Flush when `since` is past this (no 32-bit count can overflow).
+    flush_after: u64,
+    totals: Vec<u64>,
+}
+
+impl Counter {
+    fn new(count: bool) -> Counter {
+        Counter {
+            recent: count.then(|| vec![0u32; BUCKETS]),
+            since: 0,
+            // The next block could take a counter past u32::MAX.
+            flush_after: u64::from(u32::MAX) - LABEL_BLOCK as u64,
+            totals: Vec::new(),
+        }
+    }
+
+    fn count(&mut self, labels: &[u32]) {
+        let Some(recent) = &mut self.recent else {
+            return;
+        };
+        for &label in labels {
+            recent[(label >> (32 - BUCKET_BITS)) as usize] += 1;
+        }
+        self.since += labels.len() as u64;
+        if self.since > self.flush_after {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Some(recent) = &mut self.recent {
+            self.totals.resize(BUCKETS, 0);
+            for (total, count) in self.totals.iter_mut().zip(recent.iter_mut()) {
+                *total += u64::from(std::mem::take(count));
+            }
+            self.since = 0;
+        }
+    }
+
+    /// The counts of every bucket (none: not counting).
+    fn totals(mut self) -> Option<Vec<u64>> {
+        self.recent.as_ref()?;
+        self.flush();
+        Some(self.totals)
     }
 }
 
@@ -434,12 +503,28 @@ fn sort_keys(parts: &[Vec<u64>], lo: u64, span: u64) -> Vec<u64> {
         }
     }
     drop(next);
-    for g in 0..groups {
-        let slice = &mut keys[starts[g]..starts[g + 1]];
-        if slice.len() > 1 {
-            slice.sort_unstable();
-        }
+    // Each group sorted; the groups in up to 64 runs of consecutive groups,
+    // the runs on rayon's threads.
+    let runs = groups.min(64);
+    let mut tasks = Vec::with_capacity(runs);
+    let mut rest: &mut [u64] = &mut keys;
+    let mut first = 0;
+    for run in 1..=runs {
+        let end = run * groups / runs;
+        let (head, tail) = rest.split_at_mut(starts[end] - starts[first]);
+        tasks.push((head, first..end));
+        rest = tail;
+        first = end;
     }
+    tasks.into_par_iter().for_each(|(run, groups)| {
+        let base = starts[groups.start];
+        for g in groups {
+            let slice = &mut run[starts[g] - base..starts[g + 1] - base];
+            if slice.len() > 1 {
+                slice.sort_unstable();
+            }
+        }
+    });
     keys
 }
 
@@ -577,6 +662,30 @@ mod tests {
         let mut out = [0u64; 2];
         order.fill(24_036, &mut out);
         assert_eq!(out, [158_816, 108_118]);
+    }
+
+    #[test]
+    fn counts_flushed_to_64_bits_are_the_counts() {
+        let labels: Vec<u32> = (0..10_000u32)
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
+        let mut plain = vec![0u64; BUCKETS];
+        for &label in &labels {
+            plain[(label >> (32 - BUCKET_BITS)) as usize] += 1;
+        }
+        for flush_after in [0, 1, 999, u64::MAX] {
+            let mut counter = Counter::new(true);
+            counter.flush_after = flush_after;
+            for block in labels.chunks(1000) {
+                counter.count(block);
+            }
+            assert_eq!(
+                counter.totals().unwrap(),
+                plain,
+                "flush after {flush_after}"
+            );
+        }
+        assert_eq!(Counter::new(false).totals(), None);
     }
 
     #[test]
