@@ -67,7 +67,7 @@ class EpochOrder:
 
     ``len(order)``, ``order[i]`` (negative ``i`` counts from the end, as in
     Python), ``order[a:b]`` and ``order[a:b:step]`` (numpy int64 arrays) and
-    iteration. Memory: the counts of 65,536 label ranges (512 KiB) and the
+    iteration. Memory: the counts of 4,096 label ranges (32 KiB) and the
     last window computed (at most 8M rows, 64 MiB), whatever ``n`` is. A
     position outside the window costs one pass over the ``n`` labels.
     """
