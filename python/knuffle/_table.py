@@ -12,6 +12,7 @@ from __future__ import annotations
 import operator
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -74,6 +75,7 @@ _FILE_OPTIONS = (
     "memory",
     "shards",
     "rows_per_shard",
+    "parts",
     "format",
     "output_format",
     "compression",
@@ -90,6 +92,7 @@ def shuffle_table(
     memory: int | str | None = None,
     shards: int | None = None,
     rows_per_shard: int | None = None,
+    parts: str | Sequence[int | float] | None = None,
     format: str | None = None,
     output_format: str | None = None,
     count: int | None = None,
@@ -113,7 +116,11 @@ def shuffle_table(
     ``temp_dir`` (default ``$TMPDIR`` or ``/tmp``); the order does not
     depend on ``memory``. ``shards=N`` or ``rows_per_shard=K`` write the
     directory ``dst`` (new or empty) of shards ``part-00000.EXT``, ...,
-    each a contiguous run of the order. ``count=K`` writes the first K rows
+    each a contiguous run of the order. ``parts=[80, 10, 10]`` (or
+    ``"80,10,10"``) with ``dst`` a list of paths, one per part, splits the
+    order into runs of those exact sizes (``knuffle table --parts``: the
+    largest remainder method), e.g. train, validation and test files: every
+    split into parts of those sizes is equally likely. ``count=K`` writes the first K rows
     of the order (a uniform sample in random order). ``compression`` and
     ``row_group_rows`` set a Parquet output's (default: the first Parquet
     input's). ``dst`` appears only once complete. The GIL is released for
@@ -164,8 +171,8 @@ def shuffle_table(
     if isinstance(src, (str, bytes, os.PathLike, list, tuple)):
         if dst is None:
             raise TypeError(
-                "shuffle_table: dst= is needed when src is a path (the output file, or "
-                "the shard directory with shards= or rows_per_shard=)"
+                "shuffle_table: dst= is needed when src is a path (the output file, the "
+                "shard directory with shards= or rows_per_shard=, or a list of files with parts=)"
             )
         inputs = _paths(src, "src")
         options = _file_options(
@@ -173,6 +180,7 @@ def shuffle_table(
             memory=memory,
             shards=shards,
             rows_per_shard=rows_per_shard,
+            parts=parts,
             format=format,
             output_format=output_format,
             count=count,
@@ -180,11 +188,16 @@ def shuffle_table(
             row_group_rows=row_group_rows,
             temp_dir=temp_dir,
         )
+        many = isinstance(dst, (list, tuple))
         try:
-            output = os.fsdecode(os.fspath(dst))
+            outputs = [os.fsdecode(os.fspath(d)) for d in (dst if many else [dst])]
         except TypeError:
-            raise TypeError(f"dst= must be a path (str or os.PathLike), not {_type_name(dst)}") from None
-        rows_in, rows_out, buckets = _knuffle.shuffle_table_paths(inputs, output, options)
+            raise TypeError(
+                f"dst= must be a path (str or os.PathLike), or a list of paths with parts=, not {_type_name(dst)}"
+            ) from None
+        if many and options["parts"] is None:
+            raise TypeError("shuffle_table: a list dst= (one path per part) needs parts=")
+        rows_in, rows_out, buckets = _knuffle.shuffle_table_paths(inputs, outputs, options)
         return TableReport(options["seed"], rows_in, rows_out, buckets)
 
     shuffle = _in_memory(src)
@@ -197,6 +210,7 @@ def shuffle_table(
         "memory": memory,
         "shards": shards,
         "rows_per_shard": rows_per_shard,
+        "parts": parts,
         "format": format,
         "output_format": output_format,
         "compression": compression,
@@ -236,6 +250,20 @@ def _text(value: Any, name: str, what: str) -> str | None:
 _FORMATS = "parquet, arrow, arrows, csv, tsv or jsonl"
 
 
+def _parts(parts: Any) -> str | None:
+    """``parts=`` as the command line's text: a str as it is, a sequence of
+    numbers joined by commas, each written exactly (``0.1`` is ``"0.1"``)."""
+    if parts is None or isinstance(parts, str):
+        return parts
+    if not isinstance(parts, (list, tuple)) or not all(
+        isinstance(p, (int, float)) and not isinstance(p, bool) for p in parts
+    ):
+        raise TypeError(f"parts= must be a list of numbers (such as [80, 10, 10]) or a str, not {_type_name(parts)}")
+    # A float's repr is its shortest exact decimal; one in scientific
+    # notation is written out (the engine takes at most 18 decimals).
+    return ",".join(f"{p:.18f}" if isinstance(p, float) and "e" in repr(p) else repr(p) for p in parts)
+
+
 def _file_options(**given: Any) -> dict[str, Any]:
     """The options of ``knuffle._knuffle.shuffle_table_paths`` (every key),
     their types checked; their values are checked by the engine, as the
@@ -251,6 +279,7 @@ def _file_options(**given: Any) -> dict[str, Any]:
         "memory": given["memory"],
         "shards": _at_least_one(given["shards"], "shards"),
         "rows_per_shard": _at_least_one(given["rows_per_shard"], "rows_per_shard"),
+        "parts": _parts(given["parts"]),
         "format": _text(given["format"], "format", _FORMATS),
         "output_format": _text(given["output_format"], "output_format", _FORMATS),
         "count": given["count"],

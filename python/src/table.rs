@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+use knuffle_records::sampling::Parts;
 use knuffle_table::{Destination, ErrorKind, Format, Options, ShardSplit, TableOrder};
 use numpy::PyArray1;
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
@@ -96,11 +97,28 @@ pub fn format_option(options: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<
         .map_err(|e| PyValueError::new_err(format!("{key}=: {}", e.message())))
 }
 
-/// The output of `shuffle_table`: one file, or shards (`shards=` or
-/// `rows_per_shard=`).
-fn destination(output: PathBuf, options: &Bound<'_, PyDict>) -> PyResult<Destination> {
+/// The output of `shuffle_table`: one file, shards (`shards=` or
+/// `rows_per_shard=`), or one file per part (`parts=`).
+fn destination(mut outputs: Vec<PathBuf>, options: &Bound<'_, PyDict>) -> PyResult<Destination> {
     let shards: Option<u64> = get(options, "shards")?;
     let rows_per_shard: Option<u64> = get(options, "rows_per_shard")?;
+    let parts: Option<String> = get(options, "parts")?;
+    if let Some(shares) = parts {
+        if shards.is_some() || rows_per_shard.is_some() {
+            return Err(PyValueError::new_err(
+                "parts= cannot be combined with shards= or rows_per_shard=",
+            ));
+        }
+        let parts = Parts::parse(&shares)
+            .map_err(|e| PyValueError::new_err(format!("parts=: {}", e.message())))?;
+        return Ok(Destination::Parts(outputs, parts));
+    }
+    if outputs.len() != 1 {
+        return Err(PyValueError::new_err(
+            "dst= is one path; a list of paths (one per part) needs parts=",
+        ));
+    }
+    let output = outputs.remove(0);
     let destination = match (shards, rows_per_shard) {
         (Some(_), Some(_)) => {
             return Err(PyValueError::new_err(
@@ -117,21 +135,21 @@ fn destination(output: PathBuf, options: &Bound<'_, PyDict>) -> PyResult<Destina
     Ok(destination)
 }
 
-/// `shuffle_table_paths(inputs, output, options)`: `knuffle table INPUT...
-/// -o OUTPUT` with the options dict that `knuffle.shuffle_table` builds
+/// `shuffle_table_paths(inputs, outputs, options)`: `knuffle table INPUT...
+/// -o OUTPUT...` with the options dict that `knuffle.shuffle_table` builds
 /// (every key present: `seed`, `memory`, `temp_dir`, `format`,
-/// `output_format`, `count`, `shards`, `rows_per_shard`, `compression`,
-/// `row_group_rows`; types checked there), translated into the engine's
+/// `output_format`, `count`, `shards`, `rows_per_shard`, `parts`,
+/// `compression`, `row_group_rows`; types checked there), translated into the engine's
 /// `Options` as the command line translates its flags, the GIL released for
 /// the run. Returns `(rows_in, rows_out, buckets)`.
 #[pyfunction]
 fn shuffle_table_paths(
     py: Python<'_>,
     inputs: Vec<PathBuf>,
-    output: PathBuf,
+    outputs: Vec<PathBuf>,
     options: &Bound<'_, PyDict>,
 ) -> PyResult<(u64, u64, usize)> {
-    let destination = destination(output, options)?;
+    let destination = destination(outputs, options)?;
     let row_group_rows: Option<usize> = get(options, "row_group_rows")?;
     if row_group_rows == Some(0) {
         return Err(PyValueError::new_err("row_group_rows= must be at least 1"));

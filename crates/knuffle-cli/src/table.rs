@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use knuffle_records::sampling::Parts;
 use knuffle_table::{Destination, ErrorKind, Format, Options, ShardSplit};
 
 use crate::emit;
@@ -52,7 +53,14 @@ $TMPDIR or /tmp, nameless: nothing is left behind) and come back one bucket at a
 OUT appears only when complete: a file is written under a temporary name and renamed; shards
 (--shards N or --rows-per-shard K, each a contiguous run of the order, named
 part-00000.EXT, ...) are linked into the directory OUT at the end, which must be new or
-empty.";
+empty.
+
+Splits: --parts 80,10,10 with -o given once per part (train, validation, test) writes the
+order's first run of rows to the first OUT, the next to the second, and so on: every split
+into parts of those sizes is equally likely. The sizes are exact: each part gets
+floor(N x share / sum) rows and the rows left over (fewer than the parts) go one each to the
+parts with the largest remainders (as knuffle split does for lines). With -n K, the K rows
+are split. Every part is one format (--output-format, else the first OUT's extension).";
 
 const EXAMPLES: &str = "\
 Examples:
@@ -61,6 +69,7 @@ Examples:
   knuffle table big.parquet -o out.parquet --memory 200M   out of core
   knuffle table data.csv -o sample.csv -n 1000             1000 rows, uniformly, in random order
   knuffle table events.jsonl -o events.parquet             convert while shuffling
+  knuffle table shards/ --parts 80,10,10 -o train.parquet -o valid.parquet -o test.parquet
 
 Exit status: 0 success; 1 a read or write error; 2 invalid arguments or invalid data (a
 corrupt or truncated file, a schema mismatch, a ragged CSV row).";
@@ -79,10 +88,11 @@ pub(crate) struct Args {
     #[arg(value_name = "INPUT", required = true, value_hint = clap::ValueHint::AnyPath)]
     inputs: Vec<PathBuf>,
 
-    /// The output: a file, or with --shards/--rows-per-shard a new or empty directory.
+    /// The output: a file, or with --shards/--rows-per-shard a new or empty directory; with
+    /// --parts, once per part.
     #[arg(short = 'o', long = "output", value_name = "OUT", required = true,
           value_hint = clap::ValueHint::AnyPath)]
-    output: PathBuf,
+    output: Vec<PathBuf>,
 
     /// Seed text (any text); the same seed and rows give the same order.
     #[arg(long, value_name = "TEXT")]
@@ -106,8 +116,12 @@ pub(crate) struct Args {
     shards: Option<u64>,
 
     /// Write shards of K rows (the last one shorter) to the directory OUT.
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", conflicts_with = "parts")]
     rows_per_shard: Option<u64>,
+
+    /// Split the rows into parts of these shares (80,10,10 or 0.8,0.1,0.1), one -o per part.
+    #[arg(long, value_name = "SHARES", conflicts_with = "shards")]
+    parts: Option<String>,
 
     /// The inputs' format: parquet, arrow, arrows, csv, tsv, jsonl (default: from the extension).
     #[arg(long, value_name = "FORMAT")]
@@ -145,10 +159,22 @@ fn format_option(text: Option<&str>) -> Result<Option<Format>, CliError> {
 pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
     let args: Args = emit::parse("knuffle table", args)?;
     let memory = emit::memory_limit(args.memory.as_deref())?;
-    let destination = match (args.shards, args.rows_per_shard) {
-        (Some(n), _) => Destination::Shards(args.output, ShardSplit::Count(n)),
-        (None, Some(k)) => Destination::Shards(args.output, ShardSplit::RowsEach(k)),
-        (None, None) => Destination::File(args.output),
+    let mut outputs = args.output;
+    let destination = if let Some(shares) = &args.parts {
+        let parts = Parts::parse(shares).map_err(|e| CliError::invalid(e.message()))?;
+        Destination::Parts(outputs, parts)
+    } else if outputs.len() > 1 {
+        return Err(CliError::invalid(format!(
+            "{} outputs (-o) given: one, or one per part with --parts",
+            outputs.len()
+        )));
+    } else {
+        let output = outputs.remove(0);
+        match (args.shards, args.rows_per_shard) {
+            (Some(n), _) => Destination::Shards(output, ShardSplit::Count(n)),
+            (None, Some(k)) => Destination::Shards(output, ShardSplit::RowsEach(k)),
+            (None, None) => Destination::File(output),
+        }
     };
     if let Destination::Shards(_, split) = &destination {
         split.sizes(0).map_err(table_error)?;

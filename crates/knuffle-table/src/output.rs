@@ -1,8 +1,9 @@
-//! Where the shuffled rows go: one file, or a directory of shards, each a
-//! contiguous run of the order. Nothing appears under the output's name
-//! until everything is written: a file is written by knuffle's rule for
-//! written files (a temporary file renamed at the end), and shards are
-//! nameless files linked into the directory at the end.
+//! Where the shuffled rows go: one file, a directory of shards, or one file
+//! per part of a split (`--parts`), each shard or part a contiguous run of
+//! the order. Nothing appears under the output's name until everything is
+//! written: a file (and each part) is written by knuffle's rule for written
+//! files (a temporary file renamed at the end), and shards are nameless
+//! files linked into the directory at the end.
 
 use std::fs;
 use std::io;
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
+use knuffle_records::sampling::Parts;
 use knuffle_records::{NewFile, WrittenFile};
 
 use crate::error::Error;
@@ -71,13 +73,26 @@ pub enum Destination {
     /// A directory (that does not exist, or is empty) of shards named
     /// `part-00000.EXT`, `part-00001.EXT`, ...
     Shards(PathBuf, ShardSplit),
+    /// One file per part of a split (`--parts 80,10,10`): part `j` holds
+    /// the `j`-th run of the order, of the exact size
+    /// [`Parts::sizes`] gives (the largest remainder method).
+    Parts(Vec<PathBuf>, Parts),
 }
 
 impl Destination {
-    /// The output's path.
+    /// The output's path (a split's first part).
     pub fn path(&self) -> &Path {
         match self {
             Destination::File(path) | Destination::Shards(path, _) => path,
+            Destination::Parts(paths, _) => &paths[0],
+        }
+    }
+
+    /// Every file this output names (a shard directory is one).
+    pub fn paths(&self) -> &[PathBuf] {
+        match self {
+            Destination::File(path) | Destination::Shards(path, _) => std::slice::from_ref(path),
+            Destination::Parts(paths, _) => paths,
         }
     }
 
@@ -88,6 +103,26 @@ impl Destination {
             Destination::Shards(dir, _) => {
                 check_shard_directory(dir)?;
                 NewFile::in_directory(parent_of(dir)).map(drop)?;
+                Ok(())
+            }
+            Destination::Parts(paths, parts) => {
+                if paths.len() != parts.len() {
+                    return Err(Error::invalid(format!(
+                        "--parts has {} shares but {} outputs were given (-o once per part, \
+                         in the order of the shares)",
+                        parts.len(),
+                        paths.len()
+                    )));
+                }
+                for (i, path) in paths.iter().enumerate() {
+                    if paths[..i].contains(path) {
+                        return Err(Error::invalid(format!(
+                            "{}: named twice as an output (each part needs its own file)",
+                            path.display()
+                        )));
+                    }
+                    knuffle_records::check_writable(path)?;
+                }
                 Ok(())
             }
         }
@@ -163,15 +198,31 @@ pub struct Emitter {
 enum Target {
     File(Option<TableWriter<WrittenFile>>),
     Shards(Shards),
+    Parts(PartFiles),
+}
+
+/// Consecutive runs of the order, each into a file of its own: the rows of
+/// shards and of parts.
+struct Runs<F: io::Write + Send> {
+    /// The rows of each run.
+    sizes: Vec<u64>,
+    /// The run opened next.
+    next: usize,
+    /// The open run and its rows still to come.
+    current: Option<(TableWriter<F>, u64)>,
+    /// The files of the runs written.
+    done: Vec<F>,
 }
 
 struct Shards {
     dir: PathBuf,
-    /// Rows still to go in each shard, from the current one on.
-    sizes: Vec<u64>,
-    next: usize,
-    current: Option<(TableWriter<NewFile>, u64)>,
-    done: Vec<NewFile>,
+    runs: Runs<NewFile>,
+}
+
+/// The files of a split's parts, renamed into place once all are written.
+struct PartFiles {
+    paths: Vec<PathBuf>,
+    runs: Runs<WrittenFile>,
 }
 
 impl Emitter {
@@ -194,12 +245,13 @@ impl Emitter {
                 raise_open_file_limit(sizes.len() as u64)?;
                 Target::Shards(Shards {
                     dir: dir.clone(),
-                    sizes,
-                    next: 0,
-                    current: None,
-                    done: Vec::new(),
+                    runs: Runs::new(sizes),
                 })
             }
+            Destination::Parts(paths, parts) => Target::Parts(PartFiles {
+                paths: paths.clone(),
+                runs: Runs::new(parts.sizes(rows)),
+            }),
         };
         Ok(Emitter {
             settings,
@@ -247,7 +299,15 @@ impl Emitter {
                 }
                 Ok(())
             }
-            Target::Shards(shards) => shards.push(batch, &self.settings, &self.schema),
+            Target::Shards(Shards { dir, runs }) => {
+                let open = shard_opener(dir, runs.sizes.len(), &self.settings, &self.schema);
+                runs.push(batch, limit, open)
+            }
+            Target::Parts(PartFiles { paths, runs }) => runs.push(
+                batch,
+                limit,
+                part_opener(paths, &self.settings, &self.schema),
+            ),
         }
     }
 
@@ -265,27 +325,19 @@ impl Emitter {
                 Ok(file.finish()?)
             }
             Target::Shards(shards) => shards.finish(&self.settings, &self.schema),
+            Target::Parts(parts) => parts.finish(&self.settings, &self.schema),
         }
     }
 }
 
-impl Shards {
-    fn name(&self, index: usize, format: Format) -> PathBuf {
-        let width = (self.sizes.len().saturating_sub(1))
-            .to_string()
-            .len()
-            .max(5);
-        self.dir
-            .join(format!("part-{index:0width$}.{}", format.extension()))
-    }
-
-    fn open_next(&mut self, settings: &WriteSettings, schema: &SchemaRef) -> Result<(), Error> {
-        let name = self.name(self.next, settings.format);
-        let file = NewFile::in_directory(parent_of(&self.dir))?;
-        let writer = TableWriter::new(file, settings.format, schema, &settings.parquet, &name)?;
-        self.current = Some((writer, self.sizes[self.next]));
-        self.next += 1;
-        Ok(())
+impl<F: io::Write + Send> Runs<F> {
+    fn new(sizes: Vec<u64>) -> Runs<F> {
+        Runs {
+            sizes,
+            next: 0,
+            current: None,
+            done: Vec::new(),
+        }
     }
 
     fn close_current(&mut self) -> Result<(), Error> {
@@ -295,26 +347,37 @@ impl Shards {
         Ok(())
     }
 
+    fn open_next(
+        &mut self,
+        open: &mut impl FnMut(usize) -> Result<TableWriter<F>, Error>,
+    ) -> Result<(), Error> {
+        self.current = Some((open(self.next)?, self.sizes[self.next]));
+        self.next += 1;
+        Ok(())
+    }
+
+    /// Writes the next rows of the order, opening run `i`'s file with
+    /// `open(i)` when it starts.
     fn push(
         &mut self,
         batch: &RecordBatch,
-        settings: &WriteSettings,
-        schema: &SchemaRef,
+        writer_memory: usize,
+        mut open: impl FnMut(usize) -> Result<TableWriter<F>, Error>,
     ) -> Result<(), Error> {
         let mut offset = 0;
         while offset < batch.num_rows() {
             if self.current.as_ref().is_none_or(|(_, left)| *left == 0) {
                 self.close_current()?;
                 if self.next == self.sizes.len() {
-                    return Err(Error::invalid("more rows than the shards were sized for"));
+                    return Err(Error::invalid("more rows than the outputs were sized for"));
                 }
-                self.open_next(settings, schema)?;
+                self.open_next(&mut open)?;
                 continue;
             }
-            let (writer, left) = self.current.as_mut().expect("a shard is open");
+            let (writer, left) = self.current.as_mut().expect("a run is open");
             let take = (*left).min((batch.num_rows() - offset) as u64) as usize;
             writer.write(&batch.slice(offset, take))?;
-            if writer.buffered_bytes() > settings.writer_memory {
+            if writer.buffered_bytes() > writer_memory {
                 writer.end_row_group()?;
             }
             *left -= take as u64;
@@ -323,39 +386,97 @@ impl Shards {
         Ok(())
     }
 
-    fn finish(mut self, settings: &WriteSettings, schema: &SchemaRef) -> Result<(), Error> {
+    /// Closes the runs, writing an empty table for each run left (more runs
+    /// than rows, a part of share 0): the files of every run, in order.
+    fn finish(
+        mut self,
+        mut open: impl FnMut(usize) -> Result<TableWriter<F>, Error>,
+    ) -> Result<Vec<F>, Error> {
         self.close_current()?;
-        // Empty shards (more shards than rows) are tables with no rows.
         while self.next < self.sizes.len() {
-            self.open_next(settings, schema)?;
+            self.open_next(&mut open)?;
             self.close_current()?;
         }
-        let created = match fs::create_dir(&self.dir) {
+        Ok(self.done)
+    }
+}
+
+impl PartFiles {
+    /// Every part written, then each renamed into place.
+    fn finish(self, settings: &WriteSettings, schema: &SchemaRef) -> Result<(), Error> {
+        let PartFiles { paths, runs } = self;
+        for file in runs.finish(part_opener(&paths, settings, schema))? {
+            file.finish()?;
+        }
+        Ok(())
+    }
+}
+
+/// Opens part `i`'s file: `paths[i]`, by the rule for written files.
+fn part_opener<'a>(
+    paths: &'a [PathBuf],
+    settings: &'a WriteSettings,
+    schema: &'a SchemaRef,
+) -> impl FnMut(usize) -> Result<TableWriter<WrittenFile>, Error> + 'a {
+    move |index| {
+        let path = &paths[index];
+        let file = WrittenFile::create(path)?;
+        TableWriter::new(file, settings.format, schema, &settings.parquet, path)
+    }
+}
+
+impl Shards {
+    /// Every shard written, then linked into the directory (made now).
+    fn finish(self, settings: &WriteSettings, schema: &SchemaRef) -> Result<(), Error> {
+        let Shards { dir, runs } = self;
+        let count = runs.sizes.len();
+        let files = runs.finish(shard_opener(&dir, count, settings, schema))?;
+        let created = match fs::create_dir(&dir) {
             Ok(()) => true,
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                check_shard_directory(&self.dir)?;
+                check_shard_directory(&dir)?;
                 false
             }
-            Err(e) => return Err(Error::io_at(&self.dir, &e)),
+            Err(e) => return Err(Error::io_at(&dir, &e)),
         };
-        let names: Vec<PathBuf> = (0..self.done.len())
-            .map(|i| self.name(i, settings.format))
-            .collect();
         let mut linked = Vec::new();
-        for (file, name) in self.done.drain(..).zip(&names) {
-            if let Err(error) = file.link_as(name) {
+        for (index, file) in files.into_iter().enumerate() {
+            let name = name_of_shard(&dir, count, index, settings.format);
+            if let Err(error) = file.link_as(&name) {
                 for name in &linked {
                     let _ = fs::remove_file(name);
                 }
                 if created {
-                    let _ = fs::remove_dir(&self.dir);
+                    let _ = fs::remove_dir(&dir);
                 }
                 return Err(error.into());
             }
-            linked.push(name.clone());
+            linked.push(name);
         }
         Ok(())
     }
+}
+
+/// Opens shard `i`'s file of `count`: nameless, in the directory's parent
+/// (linked into the directory at the end).
+fn shard_opener<'a>(
+    dir: &'a Path,
+    count: usize,
+    settings: &'a WriteSettings,
+    schema: &'a SchemaRef,
+) -> impl FnMut(usize) -> Result<TableWriter<NewFile>, Error> + 'a {
+    move |index| {
+        let name = name_of_shard(dir, count, index, settings.format);
+        let file = NewFile::in_directory(parent_of(dir))?;
+        TableWriter::new(file, settings.format, schema, &settings.parquet, &name)
+    }
+}
+
+/// The name of shard `index` of `count` in `dir`: `part-00000.EXT` (more
+/// digits for more than 100,000 shards).
+fn name_of_shard(dir: &Path, count: usize, index: usize, format: Format) -> PathBuf {
+    let width = (count.saturating_sub(1)).to_string().len().max(5);
+    dir.join(format!("part-{index:0width$}.{}", format.extension()))
 }
 
 /// Raises the soft limit of open files to what `shards` open shards need

@@ -124,15 +124,26 @@ fn output_format(
     options: &Options,
     sources: &[Source],
 ) -> Result<Format, Error> {
-    if let Some(format) = options.output_format {
-        return Ok(format);
-    }
-    if let Destination::File(path) = destination
-        && let Some(format) = Format::from_extension(path)
+    let named = match destination {
+        Destination::File(path) => Format::from_extension(path),
+        Destination::Parts(paths, _) => Format::from_extension(&paths[0]),
+        Destination::Shards(_, _) => None,
+    };
+    let format = options.output_format.or(named).unwrap_or(sources[0].format);
+    // A split's parts are one format: an extension that names another is
+    // a mistake, not a wish.
+    if let Destination::Parts(paths, _) = destination
+        && let Some(other) = paths
+            .iter()
+            .find(|p| Format::from_extension(p).is_some_and(|f| f != format))
     {
-        return Ok(format);
+        return Err(Error::invalid(format!(
+            "{}: the parts are written as {format} (one format for every part; \
+             --output-format chooses it)",
+            other.display()
+        )));
     }
-    Ok(sources[0].format)
+    Ok(format)
 }
 
 /// The layout of a Parquet output: the first Parquet input's compression
