@@ -80,7 +80,10 @@
 //!    [`partial_shuffle`], [`shuffled`], [`sattolo`], [`permutation`]),
 //!    `sample` ([`sample_indices`] by Floyd, [`Reservoir`] by Li's
 //!    Algorithm L), `weighted_sample` ([`WeightedReservoir`] by
-//!    Efraimidis & Spirakis' A-ExpJ), `choose` ([`choose`], [`sample`], [`choose_weighted`]).
+//!    Efraimidis & Spirakis' A-ExpJ), `choose` ([`choose`], [`sample`], [`choose_weighted`]),
+//!    [`table_order`] (the order of rows by random-access labels that
+//!    `knuffle table`, the engines, the epoch order and `knuffle sample`
+//!    share; docs/table-order.md; feature `text-seed`).
 //! 4. **Conveniences**: [`text`] (shuffling by grapheme cluster),
 //!    [`cards`] (cards, decks, shoes, notation, fair deals), `ext` (the
 //!    [`Knuffle`] methods), `rand09` (the rand 0.9 adapter).
@@ -145,6 +148,8 @@ mod rng;
 mod sample;
 mod scatter;
 mod shuffle;
+#[cfg(feature = "text-seed")]
+pub mod table_order;
 #[cfg(feature = "text")]
 pub mod text;
 mod walk;

@@ -67,9 +67,10 @@ Modes and their laws (the same --seed gives the same output):
                 stratified: from every key group a uniform sample of N records (all of a
                 smaller group; every N-set of a group equally likely, groups independent),
                 in input order. Memory: N records per group, and the keys.
-  (no mode)     a uniform shuffle of every record: each record gets a random 64-bit key,
-                records are written by increasing key, records of equal key in uniformly
-                random order (every order exactly equally likely). In bounded memory:
+  (no mode)     a uniform shuffle of every record in the table order of the seed (the order
+                knuffle table gives the same rows): record i gets the table order's 32-bit
+                label i, records are written by increasing label, records of equal label in
+                the table order's tie order (every order exactly equally likely). In bounded memory:
                 records beyond --memory are sorted in runs written to nameless temporary
                 files (in -T DIR, or $TMPDIR or /tmp) and merged; the output for a --seed is
                 the same whatever --memory is.

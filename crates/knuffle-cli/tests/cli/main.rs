@@ -11,6 +11,7 @@
 //! | `resources` | hostile inputs under time limits, with peak memory asserted |
 //! | `extreme_values` | every numeric option of every subcommand with extreme values under `ulimit -v`: a clear end, never a panic or an abort |
 //! | `memory_limits` | hostile surroundings: a 2 GiB line under `ulimit -v`, a directory as input, SIGPIPE ignored by the parent |
+//! | `one_order` | the README's rule: `knuffle sample` with no mode is the table order (`knuffle table`'s), in memory or through temporary files; shuf mode is the Fisher-Yates order |
 //! | `hostile_numbers` | `draw`, `verify` and `audit` with counts, sizes and ranges that imply unbounded work, under `ulimit -v`: a defined status and a clear message; endless draws stream |
 //! | `mapped_input` | a single FILE read from the page cache: same order, `-o` onto itself, shrinking under the map |
 //! | `records_library` | `knuffle_records` writes exactly what the binary writes |
@@ -54,6 +55,7 @@ mod hostile_numbers;
 mod lab_cli;
 mod mapped_input;
 mod memory_limits;
+mod one_order;
 mod order;
 mod records_library;
 mod resources;

@@ -165,6 +165,7 @@ pub fn sample(
             *count,
             options.in_order,
             options.temp_dir.as_deref(),
+            &options.seed,
             &mut rng,
             &mut out,
         )?,

@@ -36,7 +36,7 @@ use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use knuffle::DefaultRng;
+use knuffle::table_order::TableOrder;
 
 use super::error::SampleError;
 use super::output::Output;
@@ -56,15 +56,33 @@ const ENTRY_BYTES: u64 = std::mem::size_of::<Entry>() as u64;
 const HEADER_BYTES: usize = 24;
 
 /// How records of equal key are ordered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 pub enum Ties {
     /// In input order (the weighted shuffle's rule: on a tie the earlier
     /// record ranks first, as `knuffle::WeightedReservoir` ranks them).
     InputOrder,
-    /// In uniformly random order (the uniform shuffle: sorting by iid
-    /// uniform keys with ties put in random order is a uniform
-    /// permutation).
-    Shuffled,
+    /// Keys are table-order labels (in the high 32 bits): records of equal
+    /// label in that order's tie order of their indexes (the uniform
+    /// shuffle: sorting by iid uniform keys with ties put in uniformly
+    /// random order is a uniform permutation).
+    Table(TableOrder),
+}
+
+impl Ties {
+    /// The order of records of equal `key` whose indexes are `indexes`
+    /// (ascending): ranks into `indexes`. `None`: input order.
+    fn order(&self, key: u64, indexes: &[u64]) -> Option<Vec<usize>> {
+        let Ties::Table(order) = self else {
+            return None;
+        };
+        let mut rows = indexes.to_vec();
+        order.order_ties((key >> 32) as u32, &mut rows);
+        Some(
+            rows.iter()
+                .map(|row| indexes.binary_search(row).expect("a row of the group"))
+                .collect(),
+        )
+    }
 }
 
 /// A record held: its key, its index, where its bytes are.
@@ -280,16 +298,15 @@ impl KeyedSort {
     }
 
     /// Writes every record to `out` in key order, each after its
-    /// `prefix(key)` when that gives one (`--print-random`); `rng` puts
-    /// ties in random order under [`Ties::Shuffled`].
+    /// `prefix(key)` when that gives one (`--print-random`); ties as
+    /// [`Ties`] says.
     pub fn finish(
         mut self,
-        rng: &mut DefaultRng,
         out: &mut Output<'_>,
         prefix: &dyn Fn(u64) -> Option<(String, u8)>,
     ) -> Result<(), SampleError> {
         if self.runs.is_empty() {
-            return self.write_held(rng, out, prefix);
+            return self.write_held(out, prefix);
         }
         if !self.entries.is_empty() {
             self.spill()?;
@@ -309,28 +326,32 @@ impl KeyedSort {
         }
         let mut merge = Merge::new(&file, &runs, &self.temp_dir)?;
         let mut group: Vec<(u64, u64)> = Vec::new();
-        while let Some((key, _, run)) = merge.pop() {
-            let shuffled = self.ties == Ties::Shuffled && merge.next_key() == Some(key);
-            if !shuffled {
+        let mut indexes: Vec<u64> = Vec::new();
+        while let Some((key, index, run)) = merge.pop() {
+            let tied = matches!(self.ties, Ties::Table(_)) && merge.next_key() == Some(key);
+            if !tied {
                 write_prefix(out, prefix, key)?;
                 merge.copy_body(run, &mut |bytes| out.write(bytes))?;
                 merge.advance(run)?;
                 continue;
             }
             // Equal keys: their places, in index order, then written in
-            // a random order (as `write_held` does).
+            // their tie order (as `write_held` does).
             group.clear();
-            let mut run = run;
+            indexes.clear();
+            let (mut run, mut index) = (run, index);
             loop {
                 let (offset, len) = merge.skip_body(run)?;
                 group.push((offset, len));
+                indexes.push(index);
                 merge.advance(run)?;
                 if merge.next_key() != Some(key) {
                     break;
                 }
-                run = merge.pop().expect("a record was peeked").2;
+                (_, index, run) = merge.pop().expect("a record was peeked");
             }
-            for rank in shuffled_ranks(group.len(), rng) {
+            let ranks = self.ties.order(key, &indexes).expect("ties are ordered");
+            for rank in ranks {
                 let (offset, len) = group[rank];
                 write_prefix(out, prefix, key)?;
                 copy_range(&file, offset, len, &self.temp_dir, &mut |bytes| {
@@ -376,7 +397,6 @@ impl KeyedSort {
     /// Every record from memory: sorted, ties as [`Ties`] says.
     fn write_held(
         mut self,
-        rng: &mut DefaultRng,
         out: &mut Output<'_>,
         prefix: &dyn Fn(u64) -> Option<(String, u8)>,
     ) -> Result<(), SampleError> {
@@ -386,7 +406,7 @@ impl KeyedSort {
         while start < entries.len() {
             let key = entries[start].key;
             let mut end = start + 1;
-            if self.ties == Ties::Shuffled {
+            if matches!(self.ties, Ties::Table(_)) {
                 while end < entries.len() && entries[end].key == key {
                     end += 1;
                 }
@@ -395,7 +415,9 @@ impl KeyedSort {
                 write_prefix(out, prefix, key)?;
                 out.write(Self::bytes_of(&self.chunks, &entries[start]))?;
             } else {
-                for rank in shuffled_ranks(end - start, rng) {
+                let indexes: Vec<u64> = entries[start..end].iter().map(|e| e.index).collect();
+                let ranks = self.ties.order(key, &indexes).expect("ties are ordered");
+                for rank in ranks {
                     write_prefix(out, prefix, key)?;
                     out.write(Self::bytes_of(&self.chunks, &entries[start + rank]))?;
                 }
@@ -404,15 +426,6 @@ impl KeyedSort {
         }
         Ok(())
     }
-}
-
-/// The ranks `0..count` in uniformly random order (`knuffle::shuffle`,
-/// Durstenfeld): the order of a group of equal keys, the same in memory
-/// and in a merge.
-fn shuffled_ranks(count: usize, rng: &mut DefaultRng) -> Vec<usize> {
-    let mut ranks: Vec<usize> = (0..count).collect();
-    knuffle::shuffle(&mut ranks, rng);
-    ranks
 }
 
 /// Writes the prefix of `key`, if any, and its delimiter.

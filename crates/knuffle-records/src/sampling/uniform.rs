@@ -6,23 +6,24 @@
 //! written in uniformly random order (a Durstenfeld shuffle), or with
 //! `--inorder` in input order.
 //!
-//! Without `-n`, every record: a uniform shuffle by random keys. Each
-//! record, in input order, gets the next 64-bit word of the generator as
-//! its key; the records are written in increasing key order, records of
-//! equal key in a uniformly random order (a Durstenfeld shuffle of the
-//! group). The keys are independent and uniform and ties are broken
-//! uniformly, so every order of the records is exactly equally likely
-//! (sorting by iid uniform keys: Knuth, TAOCP vol. 2, 3.4.2, the method of
-//! assigning random keys and sorting; the ties as in Rao 1961 and
-//! Sandelius 1962, whose argument `external` spells out). The sort is
-//! [`ordered::KeyedSort`]: in memory, or sorted runs in temporary files
-//! and a merge when the records exceed `--memory`, with the same output
-//! either way.
+//! Without `-n`, every record, in **the table order** of the seed
+//! (`knuffle::table_order`, docs/table-order.md): record `i` (counted from
+//! 0 over all inputs, headers not counted) gets the label `i` of the seed's
+//! table order as its key; the records are written in increasing label
+//! order, records of equal label in their table-order tie order. So
+//! `knuffle sample --seed S` on records writes them in the order `knuffle
+//! table --seed S` gives the same rows. The labels are independent and
+//! uniform and ties are permuted uniformly, so every order of the records is
+//! exactly equally likely (sorting by iid uniform keys: Knuth, TAOCP vol. 2,
+//! 3.4.2; the ties as in Rao 1961 and Sandelius 1962). The sort is
+//! [`ordered::KeyedSort`]: in memory, or sorted runs in temporary files and
+//! a merge when the records exceed `--memory`, with the same output either
+//! way.
 
 use std::path::Path;
 
+use knuffle::table_order::TableOrder;
 use knuffle::{DefaultRng, Reservoir};
-use rand_core::Rng;
 
 use super::error::SampleError;
 use super::ordered::{self, KeyedSort};
@@ -36,11 +37,12 @@ pub fn run(
     count: Option<u64>,
     in_order: bool,
     temp_dir: Option<&Path>,
+    seed: &str,
     rng: &mut DefaultRng,
     out: &mut Output<'_>,
 ) -> Result<(), SampleError> {
     let Some(count) = count else {
-        return shuffle_all(reader, temp_dir, rng, out);
+        return shuffle_all(reader, temp_dir, &TableOrder::new(seed), out);
     };
     let k = usize::try_from(count).unwrap_or(usize::MAX);
     if k == 0 {
@@ -81,18 +83,28 @@ pub fn run(
     Ok(())
 }
 
-/// Every record of `reader`, in uniformly random order: ordered by a
-/// random 64-bit key each, ties shuffled.
+/// Labels computed at a time (one ChaCha20 call for many records).
+const LABEL_BLOCK: usize = 4096;
+
+/// Every record of `reader`, in the table order of `order`: keyed by its
+/// label (in the high 32 bits), ties in the order's tie order.
 fn shuffle_all(
     reader: &mut RecordReader,
     temp_dir: Option<&Path>,
-    rng: &mut DefaultRng,
+    order: &TableOrder,
     out: &mut Output<'_>,
 ) -> Result<(), SampleError> {
-    let mut sort = KeyedSort::new(out.budget(), temp_dir, ordered::Ties::Shuffled);
+    let mut sort = KeyedSort::new(out.budget(), temp_dir, ordered::Ties::Table(order.clone()));
     let mut record = Vec::new();
+    let mut labels = vec![0u32; LABEL_BLOCK];
+    let mut index = 0u64;
     while reader.next_record(&mut record)? {
-        sort.push(rng.next_u64(), &record)?;
+        let at = (index % LABEL_BLOCK as u64) as usize;
+        if at == 0 {
+            order.labels_into(index, &mut labels);
+        }
+        sort.push(u64::from(labels[at]) << 32, &record)?;
+        index += 1;
     }
-    sort.finish(rng, out, &|_| None)
+    sort.finish(out, &|_| None)
 }

@@ -317,7 +317,7 @@ fn shuffle_all(
         sort.push(descending_key(log_key), &record)?;
     }
     note_skipped(skipped, notes);
-    sort.finish(rng, out, &|key| {
+    sort.finish(out, &|key| {
         print_random.map(|print| (describe_key(log_key_of(key)), print.delimiter))
     })
 }
