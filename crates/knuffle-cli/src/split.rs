@@ -109,6 +109,10 @@ pub(crate) struct Args {
           value_hint = clap::ValueHint::DirPath)]
     temp_dir: Option<PathBuf>,
 
+    /// Print the seed used (the one given, or the fresh one) to standard error.
+    #[arg(short, long)]
+    verbose: bool,
+
     /// Input files (standard input when none, or for -).
     #[arg(value_name = "FILE")]
     files: Vec<OsString>,
@@ -124,6 +128,7 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
     };
     let (framing, delimiter) = args.format.decide()?;
     let memory = emit::memory_limit(args.memory.as_deref())?;
+    let seed = RunSeed::choose(args.seed);
     let options = SplitOptions {
         parts,
         key,
@@ -131,10 +136,13 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
         delimiter,
         header: args.header,
         memory,
-        seed: RunSeed::choose(args.seed).text().to_owned(),
+        seed: seed.text().to_owned(),
         temp_dir: args.temp_dir,
     };
     let outputs: Vec<&Path> = args.outputs.iter().map(PathBuf::as_path).collect();
     sampling::split(&args.files, &options, &outputs).map_err(cli_error)?;
+    if args.verbose {
+        eprintln!("knuffle split: --seed {}", seed.quoted());
+    }
     Ok(ExitCode::SUCCESS)
 }

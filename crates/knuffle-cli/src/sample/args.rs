@@ -182,6 +182,10 @@ pub(crate) struct Args {
           value_hint = clap::ValueHint::DirPath)]
     temp_dir: Option<PathBuf>,
 
+    /// Print the seed used (the one given, or the fresh one) to standard error.
+    #[arg(short, long)]
+    verbose: bool,
+
     /// Input files (standard input when none, or for -).
     #[arg(value_name = "FILE")]
     files: Vec<OsString>,
@@ -193,6 +197,8 @@ pub struct Plan {
     pub options: SampleOptions,
     pub files: Vec<OsString>,
     pub output: Option<PathBuf>,
+    /// With --verbose, the seed as `--seed` takes it (quoted for a shell).
+    pub seed_shown: Option<String>,
 }
 
 impl Args {
@@ -254,6 +260,7 @@ impl Args {
             }
         };
         let memory = emit::memory_limit(self.memory.as_deref())?;
+        let seed = RunSeed::choose(self.seed.clone());
         let options = SampleOptions {
             mode,
             framing,
@@ -263,7 +270,7 @@ impl Args {
             skip_bad_weights: self.skip_bad_weights,
             random_values,
             memory,
-            seed: RunSeed::choose(self.seed.clone()).text().to_owned(),
+            seed: seed.text().to_owned(),
             temp_dir: self.temp_dir.clone(),
         };
         options.validate().map_err(cli_error)?;
@@ -271,6 +278,7 @@ impl Args {
             options,
             files: self.files.clone(),
             output: self.output.clone(),
+            seed_shown: self.verbose.then(|| seed.quoted()),
         })
     }
 }

@@ -35,6 +35,9 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
     };
     sampling::sample(&plan.files, &plan.options, destination, &mut print_note)
         .map_err(status::cli_error)?;
+    if let Some(seed) = plan.seed_shown {
+        eprintln!("knuffle sample: --seed {seed}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -4,6 +4,7 @@
 //! files (100,000 records of 32 bytes each in the sort: more than 1M);
 //! shuf mode keeps GNU shuf's interface and its own order (the
 //! Fisher-Yates order of `knuffle::shuffle`, as arrays in Rust and Python).
+//! And a run without --seed says with -v which seed it used.
 
 use std::fs;
 use std::io::Write;
@@ -64,4 +65,43 @@ fn sample_without_a_mode_is_the_table_order_and_shuf_mode_is_not() {
     );
     assert_eq!(numbers(&out), expected);
     assert_ne!(expected, order);
+}
+
+/// The seed `-v` prints after an unseeded run, given back as `--seed`.
+fn replayed(subcommand: &str, args: &[&str], dir: &std::path::Path) -> (String, String) {
+    let output = TestCommand::knuffle()
+        .current_dir(dir)
+        .arg(subcommand)
+        .args(args)
+        .arg("-v")
+        .output();
+    let (code, out, err) = code_and_text(&output);
+    assert_eq!(code, 0, "{err}");
+    let prefix = format!("knuffle {subcommand}: --seed ");
+    let seed = err.trim_end().strip_prefix(&prefix).expect(&err).to_owned();
+    assert_eq!(seed.len(), 64, "a fresh seed is 64 hex digits: {seed}");
+    (seed, out)
+}
+
+#[test]
+fn an_unseeded_sample_or_split_says_its_seed_and_the_seed_replays_it() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("in.txt"), numbered(1000)).unwrap();
+    let (seed, first) = replayed("sample", &["-n", "5", "in.txt"], dir.path());
+    let output = TestCommand::knuffle()
+        .current_dir(dir.path())
+        .args(["sample", "-n", "5", "--seed", &seed, "in.txt"])
+        .output();
+    assert_eq!(code_and_text(&output).1, first);
+    let parts = ["--parts", "1,1", "-o", "a.txt", "-o", "b.txt", "in.txt"];
+    let (seed, _) = replayed("split", &parts, dir.path());
+    let a = fs::read(dir.path().join("a.txt")).unwrap();
+    let output = TestCommand::knuffle()
+        .current_dir(dir.path())
+        .args([
+            "split", "--seed", &seed, "--parts", "1,1", "-o", "c.txt", "-o", "d.txt", "in.txt",
+        ])
+        .output();
+    assert!(output.status.success());
+    assert_eq!(fs::read(dir.path().join("c.txt")).unwrap(), a);
 }
