@@ -38,7 +38,9 @@ Formats, from each file's extension or --format:
   jsonl    JSON Lines (.jsonl, .ndjson): types inferred from all rows of all inputs,
            columns in the order their keys first appear
 Column names must differ. A reader takes at most what --memory allows; a record, line or
-footer that alone does not fit is an error saying to raise --memory.
+footer that alone does not fit is an error saying to raise --memory. Parquet readers and
+writers hold buffers for every column: a very wide table needs a larger --memory, and one
+too wide for it is an error saying so (never a partial output).
 OUT's format is --output-format, else OUT's extension, else the first input's.
 
 The order is the table order (the same as knuffle.shuffle_table, knuffle.dask.shuffle,
