@@ -2,7 +2,9 @@
 //! contiguous run of the order. Nothing appears under the output's name
 //! until everything is written: a file is written by knuffle's rule for
 //! written files (a temporary file renamed at the end), and shards are
-//! nameless files linked into the directory at the end.
+//! nameless files linked into the directory at the end. A file whose name
+//! ends in `.gz` or `.zst` is written compressed (CSV, TSV, JSON Lines),
+//! its compressed stream ended before the file is kept.
 
 use std::fs;
 use std::io;
@@ -10,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
+use knuffle_records::compressed::{self, Compressed, CompressedWriter};
 use knuffle_records::{NewFile, WrittenFile};
 
 use crate::error::Error;
@@ -134,6 +137,38 @@ fn check_shard_directory(dir: &Path) -> Result<(), Error> {
     }
 }
 
+/// The compression of the output `destination` in `format`: that of its
+/// name (`.gz`, `.zst`), for CSV, TSV and JSON Lines only (Parquet and
+/// Arrow compress inside: `--compression`); shards are not compressed.
+pub(crate) fn compression(
+    destination: &Destination,
+    format: Format,
+) -> Result<Option<Compressed>, Error> {
+    let Destination::File(path) = destination else {
+        return Ok(None);
+    };
+    let Some(found) = compressed::by_extension(path) else {
+        return Ok(None);
+    };
+    if !found.is_read() {
+        return Err(Error::invalid(format!(
+            "{}: knuffle writes gzip (.gz) and zstd (.zst), not {}",
+            path.display(),
+            found.name()
+        )));
+    }
+    if !matches!(format, Format::Csv(_) | Format::JsonLines) {
+        return Err(Error::invalid(format!(
+            "{}: a {format} file is compressed inside (--compression for Parquet), not as a \
+             whole: drop the .{} from the name",
+            path.display(),
+            path.extension()
+                .map_or_else(String::new, |e| e.to_string_lossy().into_owned())
+        )));
+    }
+    Ok(Some(found))
+}
+
 /// Settings of the written tables.
 #[derive(Clone, Debug)]
 pub struct WriteSettings {
@@ -161,7 +196,8 @@ pub struct Emitter {
 }
 
 enum Target {
-    File(Option<TableWriter<WrittenFile>>),
+    /// The file's writer, and its name.
+    File(Option<TableWriter<CompressedWriter<WrittenFile>>>, PathBuf),
     Shards(Shards),
 }
 
@@ -184,10 +220,13 @@ impl Emitter {
     ) -> Result<Emitter, Error> {
         let target = match destination {
             Destination::File(path) => {
+                let packing = compression(destination, settings.format)?;
                 let file = WrittenFile::create(path)?;
+                let sink =
+                    CompressedWriter::new(file, packing).map_err(|e| Error::io_at(path, &e))?;
                 let writer =
-                    TableWriter::new(file, settings.format, &schema, &settings.parquet, path)?;
-                Target::File(Some(writer))
+                    TableWriter::new(sink, settings.format, &schema, &settings.parquet, path)?;
+                Target::File(Some(writer), path.clone())
             }
             Destination::Shards(dir, split) => {
                 let sizes = split.sizes(rows)?;
@@ -239,7 +278,7 @@ impl Emitter {
     fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {
         let limit = self.settings.writer_memory;
         match &mut self.target {
-            Target::File(writer) => {
+            Target::File(writer, _) => {
                 let writer = writer.as_mut().expect("the file is open until finish");
                 writer.write(batch)?;
                 if writer.buffered_bytes() > limit {
@@ -260,8 +299,11 @@ impl Emitter {
             self.write(&rest)?;
         }
         match self.target {
-            Target::File(writer) => {
-                let file = writer.expect("the file is open until finish").finish()?;
+            Target::File(writer, path) => {
+                let sink = writer.expect("the file is open until finish").finish()?;
+                // The compressed stream's end, written and checked before
+                // the file is kept (an error leaves no file).
+                let file = sink.finish().map_err(|e| Error::io_at(&path, &e))?;
                 Ok(file.finish()?)
             }
             Target::Shards(shards) => shards.finish(&self.settings, &self.schema),
