@@ -211,6 +211,10 @@ impl<R: Read> Read for Raw<R> {
             let n = buffer.len().min(self.head.len() - self.at);
             buffer[..n].copy_from_slice(&self.head[self.at..self.at + n]);
             self.at += n;
+            if self.at == self.head.len() {
+                // Served: its memory goes back.
+                (self.head, self.at) = (Vec::new(), 0);
+            }
             return Ok(n);
         }
         self.inner
@@ -238,20 +242,22 @@ pub struct Decompressed<R: Read> {
 
 impl<R: Read> Decompressed<R> {
     /// `input` read through a buffer of `capacity` bytes, decompressed when
-    /// its first bytes are gzip's or zstd's. Reads the first bytes (up to
-    /// ten, fewer when they cannot start a magic number).
+    /// its first bytes are gzip's or zstd's. Reads its first bytes: one
+    /// read of up to `capacity` bytes, as a buffered reader's first would
+    /// (the first buffer of plain text is all of that read), and more only
+    /// while fewer than a magic number's bytes came.
     pub fn new(mut input: R, capacity: usize) -> io::Result<Decompressed<R>> {
-        let mut head = Vec::with_capacity(HEAD);
-        while undecided(&head) {
-            let mut byte = [0u8; HEAD];
-            let want = HEAD - head.len();
-            match input.read(&mut byte[..want]) {
+        let mut head = vec![0u8; capacity.max(HEAD)];
+        let mut got = 0;
+        while undecided(&head[..got]) {
+            match input.read(&mut head[got..]) {
                 Ok(0) => break,
-                Ok(n) => head.extend_from_slice(&byte[..n]),
+                Ok(n) => got += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
         }
+        head.truncate(got);
         let compressed = recognise(&head);
         let raw = Raw {
             head,
