@@ -4,6 +4,7 @@
 //! for the same seed; `knuffle table` writes `-o NAME.gz` / `NAME.zst`
 //! compressed; a truncated or corrupt stream is an error naming the file
 //! that leaves no output; bzip2, xz and compressed Parquet are refused.
+//! Shuf mode, GNU shuf's, does not decompress.
 
 use std::fs;
 use std::io::{Read, Write};
@@ -426,5 +427,22 @@ fn sample_and_split_read_gzip_and_zstd_as_the_plain_lines() {
         }
         assert_eq!(split_parts(&name, b""), plain_parts, "{format:?}");
         assert_eq!(split_parts("-", &packed), plain_parts, "{format:?} stdin");
+        // Shuf mode is GNU shuf's: it does not decompress (the compressed
+        // bytes' lines, shuffled).
+        let output = TestCommand::knuffle().arg(d.join(&name)).output();
+        assert_eq!(code_and_text(&output).0, 0);
+        let lines = |bytes: &[u8]| {
+            let mut lines: Vec<Vec<u8>> = bytes
+                .split_inclusive(|&b| b == b'\n')
+                .map(|line| line.strip_suffix(b"\n").unwrap_or(line).to_vec())
+                .collect();
+            lines.sort();
+            lines
+        };
+        assert_eq!(
+            lines(&output.stdout),
+            lines(&packed),
+            "{format:?} shuf mode"
+        );
     }
 }
