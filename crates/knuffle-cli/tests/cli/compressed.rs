@@ -220,7 +220,7 @@ fn outputs_are_compressed_by_their_extension() {
             // And read back by knuffle: the same rows, in the same order
             // for the same seed.
             let back = table(d, &["--seed", "o", &name], "back.csv");
-            let again = table(d, &["--seed", "o", &format!("{out}")], "again.csv");
+            let again = table(d, &["--seed", "o", out], "again.csv");
             assert!(back == again, "{name} read back");
         }
     }
