@@ -123,7 +123,8 @@ def sample_file(
     Fields are numbers from 1 or, with ``header=True``, header names; key
     fields a list or a comma-separated str. ``delimiter`` is one character
     (default TAB, or a comma with ``csv=True``); ``csv=True`` reads RFC 4180
-    records; ``zero_terminated=True`` NUL-ended ones.
+    records; ``zero_terminated=True`` NUL-ended ones. A gzip or zstd input
+    is read decompressed (its first bytes say, whatever its name).
 
     Memory: the shuffles of every record (no mode, or ``weights`` without
     ``n``) and ``replace=True`` with ``n`` work on inputs of any size within
@@ -201,8 +202,8 @@ def split_file(
     records keep their input order within a part. With ``key`` all records
     of a key go to one part, chosen by a keyed hash of the seed and the key
     (the same in every run and file; sizes then only approximately the
-    shares). With ``header=True`` the header heads every part. Returns the
-    seed text used. Every output is replaced only once complete.
+    shares). With ``header=True`` the header heads every part. A gzip or
+    zstd input is read decompressed. Returns the seed text used. Every output is replaced only once complete.
     Errors: ``ValueError`` (bad parts, the wrong number of outputs, bad
     fields), ``OSError`` (naming the file or missing directory).
 

@@ -188,8 +188,9 @@ def stream_table(
     order exactly equally likely, without a shuffled copy on disk.
 
     ``source`` is what ``knuffle table`` reads: a Parquet, Arrow IPC, CSV/TSV
-    or JSON Lines file (from the extension, or ``format=``), a directory of
-    shards, or a list of them, all with the same columns. ``columns`` keeps
+    or JSON Lines file (from the extension, or ``format=``; CSV/TSV and
+    JSON Lines compressed with gzip or zstd are read by content), a
+    directory of shards, or a list of them, all with the same columns. ``columns`` keeps
     those columns, in that order. ``memory`` (bytes, or a size such as
     ``"512M"``; default the smaller of 1 GiB and 3/4 of the memory
     available) bounds what the stream holds: a table larger goes through

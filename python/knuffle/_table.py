@@ -110,7 +110,10 @@ def shuffle_table(
     with the same options, byte for byte: Parquet, Arrow IPC (file and
     stream), CSV/TSV and JSON Lines, from the extension or ``format=``
     (``output_format=`` for ``dst``, default its extension, else the
-    first input's). All inputs need the same columns. Tables larger than
+    first input's). CSV/TSV and JSON Lines inputs compressed with gzip or
+    zstd are read by their content (``t.csv.gz``, ``t.jsonl.zst``, in
+    directories too), and a ``dst`` ending in ``.gz`` or ``.zst`` is
+    written compressed. All inputs need the same columns. Tables larger than
     ``memory`` (bytes, or a size such as ``"200M"``, ``"4G"``, ``"25%"``;
     default 3/4 of the memory available) go through bucket files in
     ``temp_dir`` (default ``$TMPDIR`` or ``/tmp``); the order does not

@@ -194,21 +194,80 @@ def test_docstring_examples_of_sample_and_split():
     assert result.failed == 0
 
 
-def test_tables_and_compressed_files_are_refused_naming_what_reads_them(tmp_path):
-    import gzip
+def test_tables_bzip2_and_xz_are_refused_naming_what_reads_them(tmp_path):
+    import bz2
+    import lzma
 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     parquet = tmp_path / "part-00000.parquet"
     pq.write_table(pa.table({"id": [1, 2, 3], "name": ["a", "b", "c"]}), parquet)
-    logs = tmp_path / "app.log.gz"
-    logs.write_bytes(gzip.compress(b"one\ntwo\nthree\n"))
+    xz = tmp_path / "app.log.xz"
+    xz.write_bytes(lzma.compress(b"one\ntwo\nthree\n"))
+    bzip2 = tmp_path / "app.log.bz2"
+    bzip2.write_bytes(bz2.compress(b"one\ntwo\nthree\n"))
     outputs = [tmp_path / name for name in ("tr.parquet", "va.parquet", "te.parquet")]
-    for src, says in ((parquet, "is a Parquet table"), (logs, "is gzip-compressed")):
+    for src, says in (
+        (parquet, "is a Parquet table"),
+        (xz, "is xz-compressed.*xz -dc"),
+        (bzip2, "is bzip2-compressed.*bzip2 -dc"),
+    ):
         with pytest.raises(ValueError, match=says):
             knuffle.split_file(src, outputs, [80, 10, 10], seed="1")
         with pytest.raises(ValueError, match=says):
             knuffle.sample_file(src, tmp_path / "sample.txt", n=2, seed="1")
         assert not any(path.exists() for path in outputs)
         assert not (tmp_path / "sample.txt").exists()
+
+
+def zstd_compress(data: bytes) -> bytes:
+    """`data` as a zstd frame written by pyarrow (Arrow's zstd codec)."""
+    import pyarrow as pa
+
+    sink = pa.BufferOutputStream()
+    with pa.CompressedOutputStream(sink, "zstd") as stream:
+        stream.write(data)
+    return sink.getvalue().to_pybytes()
+
+
+def test_gzip_and_zstd_are_read_as_the_plain_records(tmp_path):
+    import gzip
+
+    text = "".join(f"{i}\tname {i}\n" for i in range(3000)).encode()
+    (tmp_path / "plain.tsv").write_bytes(text)
+    # Concatenated gzip members are one stream; a name does not decide.
+    (tmp_path / "in.tsv.gz").write_bytes(gzip.compress(text[:1000]) + gzip.compress(text[1000:]))
+    (tmp_path / "in.tsv.zst").write_bytes(zstd_compress(text))
+    (tmp_path / "misnamed.tsv").write_bytes(gzip.compress(text))
+    plain_sample = knuffle.sample_file(tmp_path / "plain.tsv", n=25, seed="c")
+    outputs = [tmp_path / name for name in ("a.tsv", "b.tsv")]
+    knuffle.split_file(tmp_path / "plain.tsv", outputs, [70, 30], seed="c")
+    plain_parts = [path.read_bytes() for path in outputs]
+    assert sum(len(part) for part in plain_parts) == len(text)
+    for name in ("in.tsv.gz", "in.tsv.zst", "misnamed.tsv"):
+        assert knuffle.sample_file(tmp_path / name, n=25, seed="c") == plain_sample, name
+        knuffle.split_file(tmp_path / name, outputs, [70, 30], seed="c")
+        assert [path.read_bytes() for path in outputs] == plain_parts, name
+    # The command line reads them the same way.
+    cli = subprocess.run(
+        [knuffle_cli(), "sample", "-n", "25", "--seed", "c", tmp_path / "in.tsv.zst"],
+        check=True,
+        capture_output=True,
+    )
+    assert cli.stdout == plain_sample
+
+
+def test_a_truncated_stream_is_a_value_error_naming_the_file_and_leaves_no_output(tmp_path):
+    import gzip
+
+    text = "".join(f"line {i}\n" for i in range(5000)).encode()
+    packed = {"cut.txt.gz": gzip.compress(text), "cut.txt.zst": zstd_compress(text)}
+    for name, data in packed.items():
+        (tmp_path / name).write_bytes(data[: len(data) * 2 // 3])
+        with pytest.raises(ValueError, match=f"{name}.*corrupt or truncated"):
+            knuffle.sample_file(tmp_path / name, tmp_path / "sample.txt", n=3, seed="t")
+        outputs = [tmp_path / "p0", tmp_path / "p1"]
+        with pytest.raises(ValueError, match="corrupt or truncated"):
+            knuffle.split_file(tmp_path / name, outputs, [50, 50], seed="t")
+        assert not any(path.exists() for path in [*outputs, tmp_path / "sample.txt"])

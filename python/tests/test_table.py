@@ -202,6 +202,57 @@ def test_csv_quoted_fields_stay_whole_and_the_header_once(tmp_path):
     assert out[1:] == [rows[1 + i] for i in order]
 
 
+def test_gzip_and_zstd_tables_are_read_by_content_and_written_by_extension(pa, tmp_path):
+    import gzip
+
+    text = quoted_csv(2000).encode()
+    jsonl = "".join(f'{{"id": {i}, "name": "n{i}"}}\n' for i in range(2000)).encode()
+    (tmp_path / "t.csv").write_bytes(text)
+    (tmp_path / "t.jsonl").write_bytes(jsonl)
+    (tmp_path / "t.csv.gz").write_bytes(gzip.compress(text))
+    (tmp_path / "misnamed.csv").write_bytes(gzip.compress(text))
+    sink = pa.BufferOutputStream()
+    with pa.CompressedOutputStream(sink, "zstd") as stream:
+        stream.write(jsonl)
+    (tmp_path / "t.jsonl.zst").write_bytes(sink.getvalue().to_pybytes())
+    # Every row, in the order of the plain file for the same seed.
+    knuffle.shuffle_table(tmp_path / "t.csv", tmp_path / "plain.csv", seed="gz")
+    knuffle.shuffle_table(tmp_path / "t.jsonl", tmp_path / "plain.jsonl", seed="gz")
+    plain_csv = (tmp_path / "plain.csv").read_bytes()
+    plain_jsonl = (tmp_path / "plain.jsonl").read_bytes()
+    cases = (("t.csv.gz", "csv", plain_csv), ("misnamed.csv", "csv", plain_csv), ("t.jsonl.zst", "jsonl", plain_jsonl))
+    for src, extension, plain in cases:
+        out = tmp_path / f"out.{extension}"
+        report = knuffle.shuffle_table(tmp_path / src, out, seed="gz")
+        assert (report.rows_in, out.read_bytes()) == (2000, plain), src
+    # A stream reads them too: the rows of the plain file's stream.
+    streamed = pa.Table.from_batches(list(knuffle.stream_table(tmp_path / "t.jsonl.zst", "gz")))
+    plain_stream = pa.Table.from_batches(list(knuffle.stream_table(tmp_path / "t.jsonl", "gz")))
+    assert streamed.num_rows == 2000 and streamed.equals(plain_stream)
+    # Outputs compressed by their extension, read back by Python's own readers.
+    knuffle.shuffle_table(tmp_path / "t.csv", tmp_path / "out.csv.gz", seed="gz")
+    assert gzip.decompress((tmp_path / "out.csv.gz").read_bytes()) == plain_csv
+    knuffle.shuffle_table(tmp_path / "t.jsonl.zst", tmp_path / "out.jsonl.zst", seed="gz")
+    with pa.CompressedInputStream(pa.OSFile(str(tmp_path / "out.jsonl.zst")), "zstd") as stream:
+        assert stream.read() == plain_jsonl
+    # The command line writes the same bytes.
+    cli_table("--seed", "gz", str(tmp_path / "t.csv"), "-o", str(tmp_path / "cli.csv.gz"))
+    assert (tmp_path / "cli.csv.gz").read_bytes() == (tmp_path / "out.csv.gz").read_bytes()
+    with pytest.raises(ValueError, match="drop the .gz"):
+        knuffle.shuffle_table(tmp_path / "t.csv", tmp_path / "out.parquet.gz", seed="gz")
+    assert not (tmp_path / "out.parquet.gz").exists()
+
+
+def test_a_truncated_compressed_table_is_a_value_error_and_leaves_no_output(pa, tmp_path):
+    import gzip
+
+    data = gzip.compress(quoted_csv(3000).encode())
+    (tmp_path / "cut.csv.gz").write_bytes(data[: len(data) * 2 // 3])
+    with pytest.raises(ValueError, match="cut.csv.gz: the gzip data is corrupt or truncated"):
+        knuffle.shuffle_table(tmp_path / "cut.csv.gz", tmp_path / "out.csv", seed="cut")
+    assert not (tmp_path / "out.csv").exists()
+
+
 def test_an_empty_table_and_a_table_of_one_row(pa, pq, tmp_path):
     for n in (0, 1):
         table = every_type(pa, n)

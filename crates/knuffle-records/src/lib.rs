@@ -42,8 +42,9 @@
 //! memory sizes ([`parse_size`], [`default_limit`], [`MIN_LIMIT`]), the
 //! written-file rule ([`write_file`], [`WrittenFile`], ...), the `SIGBUS`
 //! helper of [`Options::map_input`] ([`in_mapped_input`]), and the
-//! sampling engine of `knuffle sample` and `knuffle split` ([`sampling`]).
-//! Every module below is private.
+//! sampling engine of `knuffle sample` and `knuffle split` ([`sampling`]),
+//! gzip and zstd files read and written ([`compressed`]). Every other
+//! module below is private.
 //!
 //! # Layers
 //!
@@ -57,7 +58,8 @@
 //!    (`read_some`), `bytes`, `scan` (the delimiter scanner),
 //!    `memory` (`parse_size`, the default limit), `options`,
 //!    `progress`, `written_file` (the one rule for files written),
-//!    `allocate_ahead` (disk space allocated ahead of sequential writes).
+//!    `allocate_ahead` (disk space allocated ahead of sequential writes),
+//!    `compressed` (gzip and zstd files read by content, written by name).
 //! 2. **Randomness**: `gnu_random` (GNU's `randint`/`randperm`), then
 //!    `randomness` (knuffle's generator or a GNU source).
 //! 3. **Lines in**: `line_index`, `input` (opening, reading into
@@ -80,8 +82,9 @@
 //!    walk goes down: `records` -> `plan` -> a strategy -> `engine` ->
 //!    `output`.
 //! 8. **Sampling** ([`sampling`], its own folder, using only layer 1:
-//!    `written_file`, `error`, `memory`, `scan`): the record-level engine of
-//!    `knuffle sample` and `knuffle split` (records and CSV in, fields,
+//!    `written_file`, `error`, `memory`, `scan`, `compressed`): the
+//!    record-level engine of `knuffle sample` and `knuffle split` (records
+//!    and CSV in, fields,
 //!    exact probabilities, one module per mode, sorted runs in temporary
 //!    files for the shuffles of every record), so that the command line
 //!    and Python give the same bytes for the same seed.
@@ -91,6 +94,7 @@
 mod allocate_ahead;
 mod buffers;
 mod bytes;
+pub mod compressed;
 mod error;
 mod memory;
 mod options;

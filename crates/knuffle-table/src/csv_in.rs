@@ -16,7 +16,7 @@
 //!   an error that says which limit to raise.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -24,6 +24,7 @@ use arrow::array::{ArrayRef, StringBuilder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use csv_core::{ReadRecordResult, Reader, ReaderBuilder};
+use knuffle_records::compressed::Decompressed;
 
 use crate::error::Error;
 
@@ -85,7 +86,8 @@ pub(crate) struct CsvLimits {
 /// A CSV (`delimiter` `,`) or TSV (TAB, no quoting) table's batches.
 pub(crate) struct CsvBatches {
     path: PathBuf,
-    input: BufReader<File>,
+    /// The file's text (decompressed, when it is gzip or zstd).
+    input: Decompressed<File>,
     parser: Reader,
     quotes: Option<QuoteWatch>,
     schema: SchemaRef,
@@ -105,7 +107,7 @@ pub(crate) struct CsvBatches {
 /// text), its batches.
 pub(crate) fn open(
     path: PathBuf,
-    file: File,
+    input: Decompressed<File>,
     delimiter: u8,
     limits: CsvLimits,
 ) -> Result<(SchemaRef, CsvBatches), Error> {
@@ -116,7 +118,7 @@ pub(crate) fn open(
         .build();
     let mut batches = CsvBatches {
         path,
-        input: BufReader::with_capacity(1 << 20, file),
+        input,
         parser,
         quotes: (!tsv).then_some(QuoteWatch {
             state: Quoting::FieldStart,

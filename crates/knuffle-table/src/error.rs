@@ -39,8 +39,12 @@ impl Error {
         }
     }
 
-    /// An I/O failure on `path`, with the operating system's text.
+    /// An I/O failure on `path`, with the operating system's text; a
+    /// compressed file whose data does not decompress is invalid data.
     pub fn io_at(path: &Path, error: &io::Error) -> Error {
+        if knuffle_records::compressed::is_corrupt(error) {
+            return Error::invalid(format!("{}: {error}", path.display()));
+        }
         Error::io(format!("{}: {}", path.display(), os_text(error)))
     }
 

@@ -57,9 +57,13 @@ impl Format {
         }
     }
 
-    /// The format that `path`'s extension names, if any (a `.gz` or other
-    /// compressed suffix is not one).
+    /// The format that `path`'s extension names, if any, seen through a
+    /// compression's (`t.csv.gz` is CSV; its content says how it is read).
     pub fn from_extension(path: &Path) -> Option<Format> {
+        let path = match knuffle_records::compressed::by_extension(path) {
+            Some(_) => Path::new(path.file_stem()?),
+            None => path,
+        };
         let extension = path.extension()?.to_str()?;
         Format::parse(extension).ok()
     }
@@ -120,7 +124,9 @@ mod tests {
         assert_eq!(of("a.arrows"), Some(Format::ArrowStream));
         assert_eq!(of("a.tsv"), Some(Format::Csv(b'\t')));
         assert_eq!(of("a.ndjson"), Some(Format::JsonLines));
-        assert_eq!(of("a.csv.gz"), None);
+        assert_eq!(of("a.csv.gz"), Some(Format::Csv(b',')));
+        assert_eq!(of("a.jsonl.zst"), Some(Format::JsonLines));
+        assert_eq!(of("a.gz"), None);
         assert_eq!(of("README"), None);
         assert!(
             Format::parse("xlsx")

@@ -16,11 +16,12 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Seek};
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use knuffle_records::compressed::Decompressed;
 use serde_json::Value;
 
 use arrow::record_batch::RecordBatch;
@@ -45,22 +46,25 @@ struct Integers {
     above_i64: bool,
 }
 
-/// Opens a JSON Lines file: its schema (`schema` if given, else inferred
+/// Opens a JSON Lines file (`input`: its text, decompressed when it is
+/// gzip or zstd): its schema (`schema` if given, else inferred
 /// from every line) and its batches, of at most `batch_rows` rows and about
 /// `batch_bytes` bytes (also the longest line).
 pub(crate) fn open(
     path: &Path,
-    file: File,
+    input: Decompressed<File>,
     schema: Option<SchemaRef>,
     batch_rows: usize,
     batch_bytes: usize,
 ) -> Result<(SchemaRef, JsonBatches), Error> {
-    let mut buffered = BufReader::with_capacity(1 << 20, file);
+    let mut buffered = input;
     let schema = match schema {
         Some(schema) => schema,
         None => {
             let schema = infer(path, &mut buffered, batch_bytes)?;
-            buffered.rewind().map_err(|e| Error::io_at(path, &e))?;
+            // Read again from the start (a compressed file decompressed
+            // again: nothing of it is held).
+            buffered = buffered.rewound().map_err(|e| Error::io_at(path, &e))?;
             Arc::new(schema)
         }
     };

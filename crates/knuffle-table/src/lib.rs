@@ -40,9 +40,10 @@
 //!    the readers of the formats, each checking what it reads before the
 //!    Arrow and Parquet decoders see it: `csv_in` (CSV and TSV),
 //!    `ipc_in` (Arrow IPC messages), `json_in` (JSON Lines),
-//!    `parquet_footer` (a Parquet footer); `parquet_out` (a Parquet writer
-//!    encoding columns in parallel), `sink` (a table written in one
-//!    format).
+//!    `parquet_footer` (a Parquet footer), `compressed_in` (gzip and zstd
+//!    text read decompressed, other compressions refused); `parquet_out`
+//!    (a Parquet writer encoding columns in parallel), `sink` (a table
+//!    written in one format).
 //! 3. `source` (inputs: files, directories of shards, one schema),
 //!    `output` (one file or shards, nothing visible until complete),
 //!    `spill` (bucket files), `gather` (rows taken by position).
@@ -58,6 +59,7 @@
 //! 6. `stream` (the epoch order as a stream of batches, for training
 //!    loops: the shuffle's two passes, pass 2 handed out batch by batch).
 
+mod compressed_in;
 mod contain;
 mod csv_in;
 mod epoch;

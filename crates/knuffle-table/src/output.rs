@@ -3,7 +3,9 @@
 //! the order. Nothing appears under the output's name until everything is
 //! written: a file (and each part) is written by knuffle's rule for written
 //! files (a temporary file renamed at the end), and shards are nameless
-//! files linked into the directory at the end.
+//! files linked into the directory at the end. A file or part whose name
+//! ends in `.gz` or `.zst` is written compressed (CSV, TSV, JSON Lines), its
+//! compressed stream ended before the file is kept.
 
 use std::fs;
 use std::io;
@@ -11,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
+use knuffle_records::compressed::{self, Compressed, CompressedWriter};
 use knuffle_records::sampling::Parts;
 use knuffle_records::{NewFile, WrittenFile};
 
@@ -169,6 +172,65 @@ fn check_shard_directory(dir: &Path) -> Result<(), Error> {
     }
 }
 
+/// The compression of the output `destination` in `format`: that of each
+/// file's name (`.gz`, `.zst`; a split's parts each by their own), for CSV,
+/// TSV and JSON Lines only (Parquet and Arrow compress inside:
+/// `--compression`); shards are not compressed. Checked before any row is
+/// read.
+pub(crate) fn compression(destination: &Destination, format: Format) -> Result<(), Error> {
+    match destination {
+        Destination::File(path) => compression_of(path, format).map(drop),
+        Destination::Parts(paths, _) => paths
+            .iter()
+            .try_for_each(|path| compression_of(path, format).map(drop)),
+        Destination::Shards(_, _) => Ok(()),
+    }
+}
+
+/// The compression of the file `path` in `format`, by its name.
+fn compression_of(path: &Path, format: Format) -> Result<Option<Compressed>, Error> {
+    let Some(found) = compressed::by_extension(path) else {
+        return Ok(None);
+    };
+    if !found.is_read() {
+        return Err(Error::invalid(format!(
+            "{}: knuffle writes gzip (.gz) and zstd (.zst), not {}",
+            path.display(),
+            found.name()
+        )));
+    }
+    if !matches!(format, Format::Csv(_) | Format::JsonLines) {
+        return Err(Error::invalid(format!(
+            "{}: a {format} file is compressed inside (--compression for Parquet), not as a \
+             whole: drop the .{} from the name",
+            path.display(),
+            path.extension()
+                .map_or_else(String::new, |e| e.to_string_lossy().into_owned())
+        )));
+    }
+    Ok(Some(found))
+}
+
+/// The file `path` by the rule for written files, compressed as its name
+/// says, with a table writer in `settings`' format on it.
+fn written_table(
+    path: &Path,
+    settings: &WriteSettings,
+    schema: &SchemaRef,
+) -> Result<TableWriter<CompressedWriter<WrittenFile>>, Error> {
+    let packing = compression_of(path, settings.format)?;
+    let file = WrittenFile::create(path)?;
+    let sink = CompressedWriter::new(file, packing).map_err(|e| Error::io_at(path, &e))?;
+    TableWriter::new(sink, settings.format, schema, &settings.parquet, path)
+}
+
+/// Ends a written table's compressed stream (written and checked before
+/// the file is kept: an error leaves no file) and keeps the file.
+fn keep(sink: CompressedWriter<WrittenFile>, path: &Path) -> Result<(), Error> {
+    let file = sink.finish().map_err(|e| Error::io_at(path, &e))?;
+    Ok(file.finish()?)
+}
+
 /// Settings of the written tables.
 #[derive(Clone, Debug)]
 pub struct WriteSettings {
@@ -196,7 +258,8 @@ pub struct Emitter {
 }
 
 enum Target {
-    File(Option<TableWriter<WrittenFile>>),
+    /// The file's writer, and its name.
+    File(Option<TableWriter<CompressedWriter<WrittenFile>>>, PathBuf),
     Shards(Shards),
     Parts(PartFiles),
 }
@@ -222,7 +285,7 @@ struct Shards {
 /// The files of a split's parts, renamed into place once all are written.
 struct PartFiles {
     paths: Vec<PathBuf>,
-    runs: Runs<WrittenFile>,
+    runs: Runs<CompressedWriter<WrittenFile>>,
 }
 
 impl Emitter {
@@ -235,10 +298,7 @@ impl Emitter {
     ) -> Result<Emitter, Error> {
         let target = match destination {
             Destination::File(path) => {
-                let file = WrittenFile::create(path)?;
-                let writer =
-                    TableWriter::new(file, settings.format, &schema, &settings.parquet, path)?;
-                Target::File(Some(writer))
+                Target::File(Some(written_table(path, &settings, &schema)?), path.clone())
             }
             Destination::Shards(dir, split) => {
                 let sizes = split.sizes(rows)?;
@@ -291,7 +351,7 @@ impl Emitter {
     fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {
         let limit = self.settings.writer_memory;
         match &mut self.target {
-            Target::File(writer) => {
+            Target::File(writer, _) => {
                 let writer = writer.as_mut().expect("the file is open until finish");
                 writer.write(batch)?;
                 if writer.buffered_bytes() > limit {
@@ -320,10 +380,10 @@ impl Emitter {
             self.write(&rest)?;
         }
         match self.target {
-            Target::File(writer) => {
-                let file = writer.expect("the file is open until finish").finish()?;
-                Ok(file.finish()?)
-            }
+            Target::File(writer, path) => keep(
+                writer.expect("the file is open until finish").finish()?,
+                &path,
+            ),
             Target::Shards(shards) => shards.finish(&self.settings, &self.schema),
             Target::Parts(parts) => parts.finish(&self.settings, &self.schema),
         }
@@ -405,24 +465,22 @@ impl PartFiles {
     /// Every part written, then each renamed into place.
     fn finish(self, settings: &WriteSettings, schema: &SchemaRef) -> Result<(), Error> {
         let PartFiles { paths, runs } = self;
-        for file in runs.finish(part_opener(&paths, settings, schema))? {
-            file.finish()?;
+        let sinks = runs.finish(part_opener(&paths, settings, schema))?;
+        for (sink, path) in sinks.into_iter().zip(&paths) {
+            keep(sink, path)?;
         }
         Ok(())
     }
 }
 
-/// Opens part `i`'s file: `paths[i]`, by the rule for written files.
+/// Opens part `i`'s file: `paths[i]`, by the rule for written files,
+/// compressed as its name says.
 fn part_opener<'a>(
     paths: &'a [PathBuf],
     settings: &'a WriteSettings,
     schema: &'a SchemaRef,
-) -> impl FnMut(usize) -> Result<TableWriter<WrittenFile>, Error> + 'a {
-    move |index| {
-        let path = &paths[index];
-        let file = WrittenFile::create(path)?;
-        TableWriter::new(file, settings.format, schema, &settings.parquet, path)
-    }
+) -> impl FnMut(usize) -> Result<TableWriter<CompressedWriter<WrittenFile>>, Error> + 'a {
+    move |index| written_table(&paths[index], settings, schema)
 }
 
 impl Shards {

@@ -99,6 +99,7 @@ pub fn shuffle_table(
     };
     destination.check()?;
     let format = output_format(destination, options, &sources)?;
+    crate::output::compression(destination, format)?;
     let parquet = parquet_layout(&sources, first.as_ref(), options)?;
     if format == Format::Parquet {
         check_column_writers(&schema, &budget)?;

@@ -14,6 +14,7 @@ use parquet::arrow::arrow_reader::{
 };
 use parquet::file::metadata::ParquetMetaData;
 
+use crate::compressed_in;
 use crate::contain::{Contained, contained};
 use crate::csv_in::{self, CsvLimits};
 use crate::error::{Error, arrow_error, parquet_error};
@@ -162,6 +163,7 @@ pub fn open(source: &Source, schema: Option<SchemaRef>, reading: Reading) -> Res
     let path = source.path.clone();
     let batch_rows = reading.batch_rows;
     let file = File::open(&path).map_err(|e| Error::io_at(&path, &e))?;
+    compressed_in::refuse_whole(&path, &file, source.format)?;
     let opened = match source.format {
         Format::Parquet => open_parquet(path.clone(), file, reading)?,
         Format::ArrowFile | Format::ArrowStream => contained(&path, || {
@@ -182,7 +184,8 @@ pub fn open(source: &Source, schema: Option<SchemaRef>, reading: Reading) -> Res
                 batch_rows,
                 batch_bytes: reading.batch_bytes(),
             };
-            let (schema, batches) = csv_in::open(path.clone(), file, delimiter, limits)?;
+            let input = compressed_in::text(&path, file)?;
+            let (schema, batches) = csv_in::open(path.clone(), input, delimiter, limits)?;
             Opened {
                 schema,
                 batches: Box::new(batches),
@@ -191,8 +194,9 @@ pub fn open(source: &Source, schema: Option<SchemaRef>, reading: Reading) -> Res
             }
         }
         Format::JsonLines => contained(&path, || {
+            let input = compressed_in::text(&path, file)?;
             let (schema, batches) =
-                json_in::open(&path, file, schema, batch_rows, reading.batch_bytes())?;
+                json_in::open(&path, input, schema, batch_rows, reading.batch_bytes())?;
             Ok(Opened {
                 schema,
                 batches,

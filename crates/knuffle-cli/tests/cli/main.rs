@@ -27,6 +27,7 @@
 //! | `split` | `knuffle split`: exact part sizes, every record in one part, a uniform assignment (chi-square; a biased stand-in fails), group splits across runs and files, headers, CSV, errors |
 //! | `order` | `knuffle order`: the reference order of each epoch, ranges, every split into ranks merging back, bad arguments |
 //! | `table` | `knuffle table`: exit statuses and messages, nothing left by a failure or SIGKILL, peak memory ten times under the table's size, the reference order, uniformity through `knuffle audit` (a biased stand-in fails) |
+//! | `compressed` | gzip and zstd files read by content by `table`, `sample` and `split` (the plain input's order for the same seed), table outputs compressed by extension, truncated or corrupt streams an error leaving no output, bzip2/xz/compressed Parquet refused |
 //! | `table_hostile` | `knuffle table` (and `sample`/`split --csv`) on hostile tables under `ulimit -v`: crafted footers, flipped bytes, wide tables, long cells, unclosed quotes, FIFOs: exit 0 with every row or exit 2 naming the file, bounded memory, never a panic |
 //! | `table_parts` | `knuffle table --parts`: a table split into files, in the table order, of exact sizes; mistakes refused before anything is written |
 //! | `verifier_differential` | `knuffle verify` and the Python reference verifier: the same exit status on a corpus of hostile transcripts |
@@ -44,6 +45,7 @@ mod chars;
 mod cited_paths;
 mod cli_conventions;
 mod closed_pipes;
+mod compressed;
 mod deal;
 mod documents;
 mod draw_verify;

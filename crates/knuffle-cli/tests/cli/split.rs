@@ -427,7 +427,7 @@ fn a_split_holds_one_record_and_a_counter_per_part() {
 }
 
 #[test]
-fn tables_and_compressed_files_are_refused_by_the_line_tools_naming_what_reads_them() {
+fn tables_and_bzip2_or_xz_files_are_refused_by_the_line_tools_naming_what_reads_them() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("t.csv");
     std::fs::write(&csv, "id,name\n1,a\n2,b\n3,c\n").unwrap();
@@ -441,16 +441,16 @@ fn tables_and_compressed_files_are_refused_by_the_line_tools_naming_what_reads_t
             .output(),
     );
     assert_eq!(code, 0, "{err}");
-    let gz = dir.path().join("app.log.gz");
-    // A gzip member's header (RFC 1952): enough to be recognised.
-    std::fs::write(
-        &gz,
-        b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x4b\x4c\x04\x00",
-    )
-    .unwrap();
+    // gzip and zstd are read (tests/cli/compressed.rs); the first bytes of
+    // an xz and a bzip2 stream are enough to be refused.
+    let xz = dir.path().join("app.log.xz");
+    std::fs::write(&xz, b"\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46").unwrap();
+    let bz2 = dir.path().join("app.log.bz2");
+    std::fs::write(&bz2, b"BZh91AY&SY\x4e\xec\xe8\x36").unwrap();
     for (input, says) in [
         (&parquet, "is a Parquet table"),
-        (&gz, "is gzip-compressed"),
+        (&xz, "is xz-compressed"),
+        (&bz2, "is bzip2-compressed"),
     ] {
         let outputs = outputs(dir.path(), 3);
         let mut split = TestCommand::knuffle().args(["split", "--parts", "80,10,10"]);
@@ -475,20 +475,17 @@ fn tables_and_compressed_files_are_refused_by_the_line_tools_naming_what_reads_t
             assert!(out.is_empty(), "nothing written: {out:?}");
             assert!(err.contains(says), "{err}");
         }
-        assert!(err_names_the_reader(
-            &code_and_text(&runs[0]).2,
-            input == &parquet
-        ));
+        assert!(err_names_the_reader(&code_and_text(&runs[0]).2, input));
         for output in &outputs {
             assert!(!output.exists(), "no part written: {output:?}");
         }
     }
 }
 
-fn err_names_the_reader(err: &str, table: bool) -> bool {
-    if table {
-        err.contains("knuffle table")
-    } else {
-        err.contains("gzip -dc")
+fn err_names_the_reader(err: &str, input: &Path) -> bool {
+    match input.extension().and_then(|e| e.to_str()) {
+        Some("xz") => err.contains("xz -dc"),
+        Some("bz2") => err.contains("bzip2 -dc"),
+        _ => err.contains("knuffle table"),
     }
 }

@@ -7,6 +7,8 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use knuffle_records::compressed::Decompressed;
+
 use crate::support::{TestCommand, code_and_text};
 
 /// A CSV of ids `0..n`.
@@ -146,4 +148,41 @@ fn mistakes_are_refused_before_anything_is_written() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(left, ["in.csv"]);
+}
+
+#[test]
+fn parts_named_gz_or_zst_are_written_compressed() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = input(dir.path(), 300);
+    let source = source.to_str().unwrap();
+    let (gz, zst, plain) = (
+        dir.path().join("a.csv.gz"),
+        dir.path().join("b.csv.zst"),
+        dir.path().join("c.csv"),
+    );
+    let (code, err) = table(
+        &[source, "--seed", "packed", "--parts", "1,1,1"],
+        &[&gz, &zst, &plain],
+    );
+    assert_eq!(code, 0, "{err}");
+    let mut parts = Vec::new();
+    for packed in [&gz, &zst] {
+        let bytes = fs::read(packed).unwrap();
+        assert!(
+            !bytes.starts_with(b"id,name"),
+            "{} is compressed",
+            packed.display()
+        );
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(
+            &mut Decompressed::new(&bytes[..], 1 << 16).unwrap(),
+            &mut text,
+        )
+        .unwrap();
+        let unpacked = dir.path().join("unpacked.csv");
+        fs::write(&unpacked, text).unwrap();
+        parts.push(ids(&unpacked));
+    }
+    parts.push(ids(&plain));
+    assert_eq!(parts.concat(), knuffle_table::table_order("packed", 300));
 }

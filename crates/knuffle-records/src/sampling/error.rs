@@ -60,6 +60,17 @@ impl SampleError {
         SampleError::new(SampleErrorKind::Io(error.kind()), message)
     }
 
+    /// `cannot read NAME: strerror`; compressed data that does not
+    /// decompress is wrong data, not a failure to read
+    /// ([`crate::compressed::is_corrupt`]).
+    pub fn read(name: &str, error: &io::Error) -> SampleError {
+        let message = format!("cannot read {name}: {}", crate::error::describe(error));
+        if crate::compressed::is_corrupt(error) {
+            return SampleError::data(message);
+        }
+        SampleError::io(error, message)
+    }
+
     /// `write error: strerror`.
     pub fn write(error: &io::Error) -> SampleError {
         SampleError::io(

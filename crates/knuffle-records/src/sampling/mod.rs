@@ -37,8 +37,8 @@
 //! assignment, or by key.
 //!
 //! Layers (each module uses only those above it): [`error`]; [`records`]
-//! (records in; a table or a compressed file is refused by its first
-//! bytes), [`fields`] (fields of a record), [`probability`],
+//! (records in, gzip and zstd decompressed; a table, or bzip2, xz or zip,
+//! is refused by its first bytes), [`fields`] (fields of a record), [`probability`],
 //! [`parts`];
 //! [`options`] (what is asked, checked once); [`key`] (a record's key);
 //! [`output`] (records out, the memory budget); the modes and [`mod@split`];

@@ -5,7 +5,9 @@
 //! gets one (as shuf mode does); with `--csv`, an input that ends inside
 //! quotes is an error naming the record. With `--header`, each input's first
 //! record is its header: the first input's is kept
-//! ([`RecordReader::header`]), the others' are dropped.
+//! ([`RecordReader::header`]), the others' are dropped. A gzip or zstd
+//! input is read decompressed, whatever its name (its first bytes say);
+//! data that does not decompress is an error naming the input.
 //!
 //! Memory: one record at a time, at most the limit given (a longer record
 //! is an error naming it), so endless input streams in constant memory.
@@ -13,11 +15,12 @@
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{BufRead, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use super::binary_input::refuse_binary;
 use super::error::SampleError;
+use crate::compressed::Decompressed;
 use crate::error::describe;
 
 mod framing;
@@ -186,9 +189,9 @@ impl RecordReader {
             if let (Framing::Lines(terminator), Some(input)) = (self.framing, self.current.as_mut())
             {
                 let name = &self.name;
-                let buffer = input.fill_buf().map_err(|err| {
-                    SampleError::io(&err, format!("cannot read {name}: {}", describe(&err)))
-                })?;
+                let buffer = input
+                    .fill_buf()
+                    .map_err(|err| SampleError::read(name, &err))?;
                 let mut place = Place {
                     noun: self.framing.noun(),
                     number: self.number,
@@ -300,9 +303,9 @@ impl RecordReader {
         // Bytes of the line being passed over, read so far.
         let mut partial = 0u64;
         loop {
-            let buffer = input.fill_buf().map_err(|err| {
-                SampleError::io(&err, format!("cannot read {name}: {}", describe(&err)))
-            })?;
+            let buffer = input
+                .fill_buf()
+                .map_err(|err| SampleError::read(name, &err))?;
             if buffer.is_empty() {
                 // A last line without its terminator is a record too.
                 passed.too_long = partial > max;
@@ -373,11 +376,13 @@ impl RecordReader {
             })?;
             Box::new(opened)
         };
-        let mut reader = BufReader::with_capacity(1 << 16, source);
+        // A gzip or zstd input is read decompressed (its first bytes say).
         let name = &self.name;
-        let head = reader.fill_buf().map_err(|err| {
-            SampleError::io(&err, format!("cannot read {name}: {}", describe(&err)))
-        })?;
+        let mut reader =
+            Decompressed::new(source, 1 << 16).map_err(|err| SampleError::read(name, &err))?;
+        let head = reader
+            .fill_buf()
+            .map_err(|err| SampleError::read(name, &err))?;
         refuse_binary(name, head)?;
         self.current = Some(Box::new(reader));
         Ok(true)
@@ -397,9 +402,9 @@ impl RecordReader {
             // across the buffer's end, a long line, the end of the input)
             // takes the general path below, from the same place.
             let name = &self.name;
-            let buffer = input.fill_buf().map_err(|err| {
-                SampleError::io(&err, format!("cannot read {name}: {}", describe(&err)))
-            })?;
+            let buffer = input
+                .fill_buf()
+                .map_err(|err| SampleError::read(name, &err))?;
             if let Some(at) = memchr::memchr(terminator, buffer)
                 && (at + 1) as u64 <= self.max_record
             {

@@ -9,7 +9,6 @@
 
 use std::io::{BufRead, Read};
 
-use crate::error::describe;
 use crate::sampling::error::SampleError;
 
 /// How records end.
@@ -73,9 +72,7 @@ pub(super) fn read_record(
             .by_ref()
             .take(room)
             .read_until(terminator, record)
-            .map_err(|err| {
-                SampleError::io(&err, format!("cannot read {name}: {}", describe(&err)))
-            })?;
+            .map_err(|err| SampleError::read(name, &err))?;
         if record.len() as u64 > max_record {
             return Ok(Ending::TooLong);
         }
