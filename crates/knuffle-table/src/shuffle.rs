@@ -54,8 +54,8 @@ pub struct Options {
     pub temp_dir: Option<PathBuf>,
     /// The inputs' format, when their names do not tell it.
     pub format: Option<Format>,
-    /// The output's format (none: from the output's name, else the first
-    /// input's).
+    /// The output's format (none: from the output file's extension, else
+    /// the first input's; an extension that names no format is an error).
     pub output_format: Option<Format>,
     /// Only the first K rows of the order (a uniform sample in random
     /// order).
@@ -87,6 +87,7 @@ pub fn shuffle_table(
     options: &Options,
 ) -> Result<Report, Error> {
     let sources = source::list(inputs, options.format)?;
+    let format = output_format(destination, options, &sources)?;
     let budget = Budget::of(options.memory);
     // One input is opened once (it may be a pipe); several are each read
     // twice, for their schemas and then their rows.
@@ -98,7 +99,6 @@ pub fn shuffle_table(
         _ => (source::common_schema(&sources)?, None),
     };
     destination.check()?;
-    let format = output_format(destination, options, &sources)?;
     let parquet = parquet_layout(&sources, first.as_ref(), options)?;
     if format == Format::Parquet {
         check_column_writers(&schema, &budget)?;
@@ -128,9 +128,23 @@ fn output_format(
         return Ok(format);
     }
     if let Destination::File(path) = destination
-        && let Some(format) = Format::from_extension(path)
+        && let Some(extension) = path.extension()
     {
-        return Ok(format);
+        // A name that says another format (out.txt) is not written as
+        // the input's format under that name.
+        return Format::from_extension(path).ok_or_else(|| {
+            Error::invalid(format!(
+                "{}: '.{}' is not the extension of a table format; name the output's \
+                 format with --output-format ({})",
+                path.display(),
+                extension.to_string_lossy(),
+                crate::format::FORMAT_NAMES
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        });
     }
     Ok(sources[0].format)
 }
