@@ -27,6 +27,7 @@
 //! | `order` | `knuffle order`: the reference order of each epoch, ranges, every split into ranks merging back, bad arguments |
 //! | `table` | `knuffle table`: exit statuses and messages, nothing left by a failure or SIGKILL, peak memory ten times under the table's size, the reference order, uniformity through `knuffle audit` (a biased stand-in fails) |
 //! | `table_hostile` | `knuffle table` (and `sample`/`split --csv`) on hostile tables under `ulimit -v`: crafted footers, flipped bytes, wide tables, long cells, unclosed quotes, FIFOs: exit 0 with every row or exit 2 naming the file, bounded memory, never a panic |
+//! | `table_inputs` | `knuffle table` on several files: Hive partition directories as columns (in the order of the same rows in one flat file), columns matched by name and promoted without loss, inconsistent inputs and an output extension of no table format refused (exit 2) |
 //! | `verifier_differential` | `knuffle verify` and the Python reference verifier: the same exit status on a corpus of hostile transcripts |
 //! | `written_files` | every file knuffle writes (transcripts, secrets, the lab's report, `-o`) by one rule: FIFOs, devices, symlinks, hard links, missing directories |
 //!
@@ -66,6 +67,7 @@ mod shuf_vs_gnu;
 mod split;
 mod table;
 mod table_hostile;
+mod table_inputs;
 mod trace;
 mod verifier_differential;
 mod written_files;
