@@ -20,8 +20,10 @@ const ABOUT: &str = "Shuffle the rows of Parquet, Arrow, CSV and JSON Lines tabl
 const LONG_ABOUT: &str = "\
 Shuffle the rows of one or more tables into OUT, every order exactly equally likely, in
 bounded memory. An INPUT is a file, or a directory of shards (its table files, in name
-order, recursively; names starting with . or _ are skipped). All inputs must have the same
-columns (names and types).
+order, recursively; names starting with . or _ are skipped; key=value directories are Hive
+partitions: columns after the file's own, as pyarrow reads them). All inputs must have the
+same columns, matched by name (the first file's order); types that convert without loss
+(Int32 with Int64, Float32 with Float64, a Null column with any) are converted.
 
 Formats, from each file's extension or --format:
   parquet  Apache Parquet (.parquet, .pq): schema, field and file metadata kept; compression
@@ -41,7 +43,8 @@ Column names must differ. A reader takes at most what --memory allows; a record,
 footer that alone does not fit is an error saying to raise --memory. Parquet readers and
 writers hold buffers for every column: a very wide table needs a larger --memory, and one
 too wide for it is an error saying so (never a partial output).
-OUT's format is --output-format, else OUT's extension, else the first input's.
+OUT's format is --output-format, else OUT's extension (one of a format, else an error),
+else (no extension) the first input's.
 
 The order is the table order (the same as knuffle.shuffle_table, knuffle.dask.shuffle,
 knuffle.spark.shuffle and knuffle.ray.shuffle for the same --seed and rows): row i gets a

@@ -81,10 +81,7 @@ fn reading() -> Reading {
 }
 
 fn read_all(path: &Path, format: Format) -> Result<u64, Error> {
-    let source = Source {
-        path: path.to_path_buf(),
-        format,
-    };
+    let source = Source::file(path.to_path_buf(), format);
     let opened = source::open(&source, None, reading())?;
     let mut rows = 0u64;
     for batch in opened.batches {
@@ -109,10 +106,7 @@ fn read_all(path: &Path, format: Format) -> Result<u64, Error> {
 /// written as CSV (or TSV) by knuffle's writer, or refused by it (a TSV
 /// value with a TAB).
 fn round_trip(path: &Path, format: Format) {
-    let source = Source {
-        path: path.to_path_buf(),
-        format,
-    };
+    let source = Source::file(path.to_path_buf(), format);
     let opened = source::open(&source, None, reading()).expect("read once");
     let batches: Vec<_> = opened.batches.collect::<Result<_, _>>().expect("read once");
     if opened.schema.fields().is_empty() {
@@ -136,10 +130,7 @@ fn round_trip(path: &Path, format: Format) {
         }
     }
     writer.finish().expect("finished").flush().expect("flushed");
-    let again = Source {
-        path: written,
-        format,
-    };
+    let again = Source::file(written, format);
     let reopened = source::open(&again, None, reading()).expect("the written table reads");
     assert_eq!(reopened.schema, opened.schema, "the header changed");
     let back: Vec<_> = reopened

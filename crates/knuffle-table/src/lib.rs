@@ -43,7 +43,9 @@
 //!    `parquet_footer` (a Parquet footer), `compressed_in` (gzip and zstd
 //!    text read decompressed, other compressions refused); `parquet_out`
 //!    (a Parquet writer encoding columns in parallel), `sink` (a table
-//!    written in one format).
+//!    written in one format); `hive` (the columns of Hive partition
+//!    directories), `schema_merge` (several inputs' schemas as one, by
+//!    column name).
 //! 3. `source` (inputs: files, directories of shards, one schema),
 //!    `output` (one file or shards, nothing visible until complete),
 //!    `spill` (bucket files), `gather` (rows taken by position).
@@ -68,6 +70,7 @@ mod format;
 #[doc(hidden)]
 pub mod fuzzing;
 mod gather;
+mod hive;
 mod ipc_in;
 mod json_in;
 mod layout;
@@ -75,6 +78,7 @@ mod order;
 mod output;
 mod parquet_footer;
 mod parquet_out;
+mod schema_merge;
 mod shuffle;
 mod sink;
 mod source;

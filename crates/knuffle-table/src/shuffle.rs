@@ -9,7 +9,7 @@
 //! writer's buffers (a Parquet row group in progress, ended early when it
 //! grows past its share).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
@@ -54,8 +54,8 @@ pub struct Options {
     pub temp_dir: Option<PathBuf>,
     /// The inputs' format, when their names do not tell it.
     pub format: Option<Format>,
-    /// The output's format (none: from the output's name, else the first
-    /// input's).
+    /// The output's format (none: from the output file's extension, else
+    /// the first input's; an extension that names no format is an error).
     pub output_format: Option<Format>,
     /// Only the first K rows of the order (a uniform sample in random
     /// order).
@@ -87,6 +87,7 @@ pub fn shuffle_table(
     options: &Options,
 ) -> Result<Report, Error> {
     let sources = source::list(inputs, options.format)?;
+    let format = output_format(destination, options, &sources)?;
     let budget = Budget::of(options.memory);
     // One input is opened once (it may be a pipe); several are each read
     // twice, for their schemas and then their rows.
@@ -98,7 +99,6 @@ pub fn shuffle_table(
         _ => (source::common_schema(&sources)?, None),
     };
     destination.check()?;
-    let format = output_format(destination, options, &sources)?;
     crate::output::compression(destination, format)?;
     let parquet = parquet_layout(&sources, first.as_ref(), options)?;
     if format == Format::Parquet {
@@ -125,12 +125,32 @@ fn output_format(
     options: &Options,
     sources: &[Source],
 ) -> Result<Format, Error> {
-    let named = match destination {
-        Destination::File(path) => Format::from_extension(path),
-        Destination::Parts(paths, _) => Format::from_extension(&paths[0]),
-        Destination::Shards(_, _) => None,
+    // A name that says another format (out.txt) is not written as the
+    // input's format under that name.
+    let named = |path: &Path| -> Result<Option<Format>, Error> {
+        let Some(extension) = path.extension() else {
+            return Ok(None);
+        };
+        Format::from_extension(path).map(Some).ok_or_else(|| {
+            Error::invalid(format!(
+                "{}: '.{}' is not the extension of a table format; name the output's \
+                 format with --output-format ({})",
+                path.display(),
+                extension.to_string_lossy(),
+                crate::format::FORMAT_NAMES
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
     };
-    let format = options.output_format.or(named).unwrap_or(sources[0].format);
+    let format = match (options.output_format, destination) {
+        (Some(format), _) => format,
+        (None, Destination::File(path)) => named(path)?.unwrap_or(sources[0].format),
+        (None, Destination::Parts(paths, _)) => named(&paths[0])?.unwrap_or(sources[0].format),
+        (None, Destination::Shards(_, _)) => sources[0].format,
+    };
     // A split's parts are one format: an extension that names another is
     // a mistake, not a wish.
     if let Destination::Parts(paths, _) = destination

@@ -7,7 +7,7 @@ use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::datatypes::{Field, Schema, SchemaRef};
+use arrow::datatypes::{Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
@@ -19,10 +19,12 @@ use crate::contain::{Contained, contained};
 use crate::csv_in::{self, CsvLimits};
 use crate::error::{Error, arrow_error, parquet_error};
 use crate::format::Format;
+use crate::hive::{self, Partition};
 use crate::ipc_in::{self, IpcLimits};
 use crate::json_in;
 use crate::layout::ParquetLayout;
 use crate::parquet_footer;
+use crate::schema_merge;
 
 /// One input file and its format.
 #[derive(Clone, Debug)]
@@ -31,14 +33,31 @@ pub struct Source {
     pub path: PathBuf,
     /// Its format.
     pub format: Format,
+    /// The columns of its Hive partition directories (none for a file
+    /// given by itself).
+    pub partition: Partition,
+}
+
+impl Source {
+    /// The file `path` of `format`, outside any partition directory.
+    pub fn file(path: PathBuf, format: Format) -> Source {
+        Source {
+            path,
+            format,
+            partition: Partition::default(),
+        }
+    }
 }
 
 /// The input files of `paths` in order: a file is itself, a directory its
 /// table files (those whose extension names a format, or all with
 /// `--format`), in byte order of their paths, recursively, skipping names
 /// that start with `.` or `_` (`_SUCCESS`, `.crc` files of Spark and Hadoop).
+/// The `key=value` directories between a directory and its files are
+/// columns of the files' rows (hive.rs).
 pub fn list(paths: &[PathBuf], format: Option<Format>) -> Result<Vec<Source>, Error> {
     let mut sources = Vec::new();
+    let mut levels = Vec::new();
     for path in paths {
         let metadata = fs::metadata(path).map_err(|e| Error::io_at(path, &e))?;
         if metadata.is_dir() {
@@ -50,15 +69,25 @@ pub fn list(paths: &[PathBuf], format: Option<Format>) -> Result<Vec<Source>, Er
                     path.display()
                 )));
             }
+            for source in &sources[before..] {
+                levels.push(hive::levels_of(path, &source.path)?);
+            }
         } else {
-            sources.push(Source {
-                path: path.clone(),
-                format: Format::of(path, format)?,
-            });
+            sources.push(Source::file(path.clone(), Format::of(path, format)?));
+            levels.push(Vec::new());
         }
     }
     if sources.is_empty() {
         return Err(Error::invalid("no input tables"));
+    }
+    let files: Vec<(&Path, hive::Levels)> = sources
+        .iter()
+        .map(|s| s.path.as_path())
+        .zip(levels)
+        .collect();
+    let partitions = hive::partitions(&files)?;
+    for (source, partition) in sources.iter_mut().zip(partitions) {
+        source.partition = partition;
     }
     Ok(sources)
 }
@@ -82,7 +111,7 @@ fn walk(dir: &Path, format: Option<Format>, out: &mut Vec<Source>) -> Result<(),
         if metadata.is_dir() {
             walk(&path, format, out)?;
         } else if let Some(format) = format.or_else(|| Format::from_extension(&path)) {
-            out.push(Source { path, format });
+            out.push(Source::file(path, format));
         }
     }
     Ok(())
@@ -160,6 +189,40 @@ impl Reading {
 /// batches or an error naming it: a panic of a reader is caught
 /// ([`contained`]), and a schema with a column name twice is refused.
 pub fn open(source: &Source, schema: Option<SchemaRef>, reading: Reading) -> Result<Opened, Error> {
+    let partition = &source.partition;
+    let schema = match schema {
+        Some(schema) if !partition.is_empty() => Some(partition.strip(&schema)),
+        other => other,
+    };
+    let opened = open_own(source, schema, reading)?;
+    if partition.is_empty() {
+        return Ok(opened);
+    }
+    let path = source.path.clone();
+    let schema = partition.extend(&opened.schema, &path)?;
+    let partition = partition.clone();
+    let extended = schema.clone();
+    let batches = opened.batches.map(move |batch| {
+        let batch = batch?;
+        let rows = batch.num_rows();
+        let mut columns = batch.columns().to_vec();
+        columns.extend(partition.columns(rows));
+        RecordBatch::try_new_with_options(
+            extended.clone(),
+            columns,
+            &arrow::array::RecordBatchOptions::new().with_row_count(Some(rows)),
+        )
+        .map_err(|e| arrow_error(&path, e))
+    });
+    Ok(Opened {
+        schema,
+        batches: Box::new(batches),
+        ..opened
+    })
+}
+
+/// Opens `source`'s own columns (see [`open`]).
+fn open_own(source: &Source, schema: Option<SchemaRef>, reading: Reading) -> Result<Opened, Error> {
     let path = source.path.clone();
     let batch_rows = reading.batch_rows;
     let file = File::open(&path).map_err(|e| Error::io_at(&path, &e))?;
@@ -487,9 +550,10 @@ impl Iterator for RowGroups {
     }
 }
 
-/// The one schema of all `sources`: equal column names and types in every
-/// file (a column nullable in one file is nullable in all); JSON Lines
-/// files are read with the merge of their inferred schemas.
+/// The one schema of all `sources`: their columns matched by name, in the
+/// first file's order, each of the type that every file's converts to
+/// without loss (schema_merge.rs), nullable when it is in any file; JSON
+/// Lines files are read with the merge of their inferred schemas.
 pub fn common_schema(sources: &[Source]) -> Result<SchemaRef, Error> {
     let mut schemas = Vec::with_capacity(sources.len());
     for source in sources {
@@ -502,7 +566,6 @@ pub fn common_schema(sources: &[Source]) -> Result<SchemaRef, Error> {
         }
         schemas.push(schema_of(source)?);
     }
-    let first = &schemas[0];
     if sources.iter().all(|s| s.format == Format::JsonLines) && sources.len() > 1 {
         let merged =
             Schema::try_merge(schemas.iter().map(|s| s.as_ref().clone())).map_err(|e| {
@@ -510,70 +573,36 @@ pub fn common_schema(sources: &[Source]) -> Result<SchemaRef, Error> {
             })?;
         return Ok(Arc::new(merged));
     }
-    let mut fields: Vec<Field> = first.fields().iter().map(|f| f.as_ref().clone()).collect();
-    for (source, schema) in sources.iter().zip(&schemas).skip(1) {
-        if let Some(difference) = difference(first, schema) {
-            return Err(Error::invalid(format!(
-                "{} and {} do not have the same schema: {difference}",
-                sources[0].path.display(),
-                source.path.display()
-            )));
-        }
-        for (field, other) in fields.iter_mut().zip(schema.fields()) {
-            if other.is_nullable() && !field.is_nullable() {
-                *field = field.clone().with_nullable(true);
-            }
-        }
-    }
-    Ok(Arc::new(Schema::new_with_metadata(
-        fields,
-        first.metadata().clone(),
-    )))
+    let named: Vec<(&Path, SchemaRef)> = sources
+        .iter()
+        .map(|s| s.path.as_path())
+        .zip(schemas)
+        .collect();
+    schema_merge::merge(&named)
 }
 
-/// How two schemas differ (names, types or count of columns), if they do.
-fn difference(a: &Schema, b: &Schema) -> Option<String> {
-    let names = |s: &Schema| {
-        s.fields()
-            .iter()
-            .map(|f| f.name().clone())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    if a.fields().len() != b.fields().len() {
-        return Some(format!(
-            "{} columns ({}) against {} ({})",
-            a.fields().len(),
-            names(a),
-            b.fields().len(),
-            names(b)
-        ));
-    }
-    for (x, y) in a.fields().iter().zip(b.fields()) {
-        if x.name() != y.name() {
-            return Some(format!("column '{}' against '{}'", x.name(), y.name()));
-        }
-        if x.data_type() != y.data_type() {
-            return Some(format!(
-                "column '{}' is {} against {}",
-                x.name(),
-                x.data_type(),
-                y.data_type()
-            ));
-        }
-    }
-    None
-}
-
-/// `batch` under `schema` (the common schema: the same columns, maybe
+/// `batch` under `schema` (the common schema: the same columns by name,
+/// maybe in another order, of types they convert to exactly, maybe
 /// nullable where the file's were not).
 pub fn conform(batch: RecordBatch, schema: &SchemaRef, path: &Path) -> Result<RecordBatch, Error> {
     if batch.schema_ref() == schema {
         return Ok(batch);
     }
+    let same_columns = batch.num_columns() == schema.fields().len()
+        && batch
+            .schema_ref()
+            .fields()
+            .iter()
+            .zip(schema.fields())
+            .all(|(a, b)| a.name() == b.name() && a.data_type() == b.data_type());
+    let columns = if same_columns {
+        batch.columns().to_vec()
+    } else {
+        schema_merge::columns_by_name(&batch, schema, path)?
+    };
     RecordBatch::try_new_with_options(
         schema.clone(),
-        batch.columns().to_vec(),
+        columns,
         &arrow::array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
     )
     .map_err(|e| arrow_error(path, e))

@@ -56,6 +56,9 @@ impl Dataset {
             let mut input = file_identity(&metadata);
             input.insert("path".into(), json!(path.to_string_lossy()));
             input.insert("format".into(), json!(format!("{:?}", source.format)));
+            if !source.partition.is_empty() {
+                input.insert("partition".into(), json!(source.partition.describe()));
+            }
             inputs.push(Value::Object(input));
         }
         let identity = json!({
