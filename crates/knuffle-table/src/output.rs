@@ -83,19 +83,11 @@ pub enum Destination {
 }
 
 impl Destination {
-    /// The output's path (a split's first part).
+    /// The output's path (a split's first part; none: empty).
     pub fn path(&self) -> &Path {
         match self {
             Destination::File(path) | Destination::Shards(path, _) => path,
-            Destination::Parts(paths, _) => &paths[0],
-        }
-    }
-
-    /// Every file this output names (a shard directory is one).
-    pub fn paths(&self) -> &[PathBuf] {
-        match self {
-            Destination::File(path) | Destination::Shards(path, _) => std::slice::from_ref(path),
-            Destination::Parts(paths, _) => paths,
+            Destination::Parts(paths, _) => paths.first().map_or(Path::new(""), PathBuf::as_path),
         }
     }
 
@@ -117,18 +109,34 @@ impl Destination {
                         paths.len()
                     )));
                 }
-                for (i, path) in paths.iter().enumerate() {
-                    if paths[..i].contains(path) {
+                let mut seen: Vec<PathBuf> = Vec::with_capacity(paths.len());
+                for path in paths {
+                    let file = the_file(path);
+                    if seen.contains(&file) {
                         return Err(Error::invalid(format!(
                             "{}: named twice as an output (each part needs its own file)",
                             path.display()
                         )));
                     }
+                    seen.push(file);
                     knuffle_records::check_writable(path)?;
                 }
                 Ok(())
             }
         }
+    }
+}
+
+/// The file `path` names, whatever the spelling (`./a`, `dir/../a`, a
+/// symbolic link): its canonical path, or, for a file not there yet, its
+/// directory's and its name.
+fn the_file(path: &Path) -> PathBuf {
+    if let Ok(real) = fs::canonicalize(path) {
+        return real;
+    }
+    match (fs::canonicalize(parent_of(path)), path.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => path.to_path_buf(),
     }
 }
 
@@ -225,10 +233,9 @@ fn written_table(
 }
 
 /// Ends a written table's compressed stream (written and checked before
-/// the file is kept: an error leaves no file) and keeps the file.
-fn keep(sink: CompressedWriter<WrittenFile>, path: &Path) -> Result<(), Error> {
-    let file = sink.finish().map_err(|e| Error::io_at(path, &e))?;
-    Ok(file.finish()?)
+/// the file is kept: an error leaves no file).
+fn end_stream(sink: CompressedWriter<WrittenFile>, path: &Path) -> Result<WrittenFile, Error> {
+    sink.finish().map_err(|e| Error::io_at(path, &e))
 }
 
 /// Settings of the written tables.
@@ -380,10 +387,10 @@ impl Emitter {
             self.write(&rest)?;
         }
         match self.target {
-            Target::File(writer, path) => keep(
-                writer.expect("the file is open until finish").finish()?,
-                &path,
-            ),
+            Target::File(writer, path) => {
+                let sink = writer.expect("the file is open until finish").finish()?;
+                Ok(end_stream(sink, &path)?.finish()?)
+            }
             Target::Shards(shards) => shards.finish(&self.settings, &self.schema),
             Target::Parts(parts) => parts.finish(&self.settings, &self.schema),
         }
@@ -462,12 +469,18 @@ impl<F: io::Write + Send> Runs<F> {
 }
 
 impl PartFiles {
-    /// Every part written, then each renamed into place.
+    /// Every part written to its end (compressed streams ended), then each
+    /// renamed into place: a failure before the renames leaves no part.
     fn finish(self, settings: &WriteSettings, schema: &SchemaRef) -> Result<(), Error> {
         let PartFiles { paths, runs } = self;
         let sinks = runs.finish(part_opener(&paths, settings, schema))?;
-        for (sink, path) in sinks.into_iter().zip(&paths) {
-            keep(sink, path)?;
+        let files = sinks
+            .into_iter()
+            .zip(&paths)
+            .map(|(sink, path)| end_stream(sink, path))
+            .collect::<Result<Vec<WrittenFile>, Error>>()?;
+        for file in files {
+            file.finish()?;
         }
         Ok(())
     }

@@ -148,7 +148,15 @@ fn output_format(
     let format = match (options.output_format, destination) {
         (Some(format), _) => format,
         (None, Destination::File(path)) => named(path)?.unwrap_or(sources[0].format),
-        (None, Destination::Parts(paths, _)) => named(&paths[0])?.unwrap_or(sources[0].format),
+        (None, Destination::Parts(paths, _)) => {
+            // Every part's name is checked; the first that names a format
+            // decides it.
+            let mut first = None;
+            for path in paths {
+                first = first.or(named(path)?);
+            }
+            first.unwrap_or(sources[0].format)
+        }
         (None, Destination::Shards(_, _)) => sources[0].format,
     };
     // A split's parts are one format: an extension that names another is

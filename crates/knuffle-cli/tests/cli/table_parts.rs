@@ -106,6 +106,8 @@ fn mistakes_are_refused_before_anything_is_written() {
     let b = dir.path().join("b.csv");
     let parquet = dir.path().join("b.parquet");
     let missing = dir.path().join("no/such/dir/c.csv");
+    let same_a = dir.path().join(".").join("a.csv");
+    let text = dir.path().join("b.txt");
     for (args, outputs, needle) in [
         (
             &["--parts", "80,10,10"][..],
@@ -118,6 +120,12 @@ fn mistakes_are_refused_before_anything_is_written() {
             "2 outputs (-o) given: one, or one per part",
         ),
         (&["--parts", "1,1"][..], &[&a, &a][..], "named twice"),
+        (&["--parts", "1,1"][..], &[&a, &same_a][..], "named twice"),
+        (
+            &["--parts", "1,1"][..],
+            &[&a, &text][..],
+            "'.txt' is not the extension of a table format",
+        ),
         (
             &["--parts", "1,1"][..],
             &[&a, &parquet][..],
@@ -140,7 +148,10 @@ fn mistakes_are_refused_before_anything_is_written() {
         let (code, err) = table(&all, outputs);
         assert_ne!(code, 0, "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: {err}");
-        assert!(!a.exists() && !b.exists() && !parquet.exists(), "{args:?}");
+        assert!(
+            !a.exists() && !b.exists() && !parquet.exists() && !text.exists(),
+            "{args:?}"
+        );
     }
     // Nothing but the input in the directory: no temporary file either.
     let left: Vec<_> = fs::read_dir(dir.path())

@@ -319,13 +319,26 @@ fn find(haystack: &[u8], needle: &[u8]) -> usize {
 /// The exit status of `command` (`None`: killed by a signal), its standard
 /// error, and whether it ran out of time.
 fn run_limited(mut command: Command, stderr_path: &Path) -> (Option<i32>, String, bool) {
-    let stderr = std::fs::File::create(stderr_path).unwrap();
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(stderr)
-        .spawn()
-        .unwrap_or_else(|e| panic!("spawn {:?}: {e}", command.get_program()));
+    let mut tries = 0;
+    let mut child = loop {
+        let stderr = std::fs::File::create(stderr_path).unwrap();
+        match command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .spawn()
+        {
+            Ok(child) => break child,
+            // The copy of the binary was open for writing when another
+            // test's thread forked: its child holds the descriptor until it
+            // execs (ETXTBSY, "Text file busy"). It goes within moments.
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) => panic!("spawn {:?}: {e}", command.get_program()),
+        }
+    };
     let start = Instant::now();
     let mut pause = Duration::from_millis(1);
     let (status, timed_out) = loop {

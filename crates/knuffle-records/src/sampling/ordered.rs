@@ -52,6 +52,11 @@ const RUN_BUFFER: usize = 64 << 10;
 /// Bytes held for each record besides its own.
 const ENTRY_BYTES: u64 = std::mem::size_of::<Entry>() as u64;
 
+/// A merged record's body up to this long is held in memory while the
+/// merge finds whether the next record ties with it; a longer one is read
+/// again from its place.
+const HELD_BODY: u64 = 64 << 10;
+
 /// Bytes of a record's header in a run: key, index, length.
 const HEADER_BYTES: usize = 24;
 
@@ -327,28 +332,52 @@ impl KeyedSort {
         let mut merge = Merge::new(&file, &runs, &self.temp_dir)?;
         let mut group: Vec<(u64, u64)> = Vec::new();
         let mut indexes: Vec<u64> = Vec::new();
+        let mut held = Vec::new();
         while let Some((key, index, run)) = merge.pop() {
-            let tied = matches!(self.ties, Ties::Table(_)) && merge.next_key() == Some(key);
-            if !tied {
+            if !matches!(self.ties, Ties::Table(_)) {
                 write_prefix(out, prefix, key)?;
                 merge.copy_body(run, &mut |bytes| out.write(bytes))?;
                 merge.advance(run)?;
+                continue;
+            }
+            // Whether the record ties with the next can be known only once
+            // its own run has moved on (the run's next record may share its
+            // key): the body is kept first (in memory when small, else its
+            // place in the file), the run advanced, then the next key seen.
+            let place = (merge.body_offset(run), merge.body_len(run));
+            let small = place.1 <= HELD_BODY;
+            if small {
+                held.clear();
+                merge.copy_body(run, &mut |bytes| {
+                    held.extend_from_slice(bytes);
+                    Ok(())
+                })?;
+            } else {
+                merge.skip_body(run)?;
+            }
+            merge.advance(run)?;
+            if merge.next_key() != Some(key) {
+                write_prefix(out, prefix, key)?;
+                if small {
+                    out.write(&held)?;
+                } else {
+                    copy_range(&file, place.0, place.1, &self.temp_dir, &mut |bytes| {
+                        out.write(bytes)
+                    })?;
+                }
                 continue;
             }
             // Equal keys: their places, in index order, then written in
             // their tie order (as `write_held` does).
             group.clear();
             indexes.clear();
-            let (mut run, mut index) = (run, index);
-            loop {
-                let (offset, len) = merge.skip_body(run)?;
-                group.push((offset, len));
+            group.push(place);
+            indexes.push(index);
+            while merge.next_key() == Some(key) {
+                let (_, index, run) = merge.pop().expect("a record was peeked");
+                group.push(merge.skip_body(run)?);
                 indexes.push(index);
                 merge.advance(run)?;
-                if merge.next_key() != Some(key) {
-                    break;
-                }
-                (_, index, run) = merge.pop().expect("a record was peeked");
             }
             let ranks = self.ties.order(key, &indexes).expect("ties are ordered");
             for rank in ranks {
@@ -617,6 +646,13 @@ impl<'a> Merge<'a> {
             left -= take;
         }
         Ok(())
+    }
+
+    /// The file offset of the body of `run`'s current record (before it
+    /// is copied or passed over).
+    fn body_offset(&self, run: usize) -> u64 {
+        let reader = &self.readers[run];
+        reader.base + reader.at as u64
     }
 
     /// Passes over the body of `run`'s current record; returns its file
