@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import os
 from itertools import permutations
@@ -35,12 +37,25 @@ def order_chi_square(rows: np.ndarray) -> float:
     return float(((counts - expected) ** 2 / expected).sum())
 
 
-def require(condition: bool, why: str) -> None:
-    """Skip when an optional tool is missing, but fail under CI=true."""
+def require(condition: bool, why: str, *, module_level: bool = False) -> None:
+    """Skip (the test, or with ``module_level`` the module being collected)
+    when an optional tool is missing, but fail under CI=true."""
     if not condition:
         if os.environ.get("CI") == "true":
-            pytest.fail(f"{why} (CI=true: the test command must provide it)")
-        pytest.skip(why)
+            pytest.fail(f"{why} (CI=true: the test command must provide it)", pytrace=False)
+        pytest.skip(why, allow_module_level=module_level)
+
+
+def require_packages(*names: str, module_level: bool = False) -> None:
+    """``require`` that the packages ``names`` are installed."""
+    missing = [name for name in names if importlib.util.find_spec(name) is None]
+    require(not missing, f"{', '.join(missing)} not installed", module_level=module_level)
+
+
+def need(name: str):
+    """The module `name`; a skip when it is missing, a failure under CI=true."""
+    require_packages(name)
+    return importlib.import_module(name)
 
 
 def knuffle_cli() -> str:

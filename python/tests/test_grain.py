@@ -5,15 +5,11 @@ grain fails the run."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
-
 import pytest
 
-if importlib.util.find_spec("grain") is None:
-    if os.environ.get("CI") == "true":
-        raise ImportError("grain is not installed (CI=true: scripts/test-all must install it)")
-    pytest.skip("grain is not installed", allow_module_level=True)
+from conftest import require_packages
+
+require_packages("grain", module_level=True)
 
 import grain.python as gp
 

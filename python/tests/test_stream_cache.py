@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import knuffle
+from conftest import need
 
 
 def epoch_seed(seed: str, epoch: int) -> str:
@@ -351,7 +352,7 @@ def test_options(data, tmp_path):
 
 
 def test_a_dataloaders_workers_read_the_epoch_the_main_process_wrote(data, tmp_path):
-    torch = require_torch()
+    torch = need("torch")
     from knuffle.torch import TableDataset
 
     source, t = data
@@ -379,7 +380,7 @@ def test_a_dataloaders_workers_read_the_epoch_the_main_process_wrote(data, tmp_p
 
 
 def test_a_dataset_without_workers_reads_the_epoch_its_set_epoch_wrote(data, tmp_path):
-    torch = require_torch()
+    torch = need("torch")
     from knuffle.torch import TableDataset
 
     source, t = data
@@ -398,15 +399,3 @@ def test_a_dataset_without_workers_reads_the_epoch_its_set_epoch_wrote(data, tmp
     assert stats["pass1"] == "reused" and stats["written_in_background"], stats
     assert stats["writer_pid"] == os.getpid()
 
-
-def require_torch():
-    """torch (a missing torch fails under CI=true, as conftest.require)."""
-    import importlib.util
-
-    if importlib.util.find_spec("torch") is None:
-        if os.environ.get("CI") == "true":
-            raise ImportError("torch is not installed (CI=true: the test command must provide it)")
-        pytest.skip("torch is not installed")
-    import torch
-
-    return torch

@@ -10,7 +10,6 @@ import csv
 import datetime
 import decimal
 import importlib
-import importlib.util
 import io
 import os
 import random
@@ -20,13 +19,7 @@ import numpy as np
 import pytest
 
 import knuffle
-from conftest import CHI2_23_AT_0_001, knuffle_cli, order_chi_square, require
-
-
-def need(name: str):
-    """The module `name`; a skip when it is missing, a failure under CI=true."""
-    require(importlib.util.find_spec(name) is not None, f"{name} is not installed")
-    return importlib.import_module(name)
+from conftest import CHI2_23_AT_0_001, knuffle_cli, need, order_chi_square
 
 
 def cli_table(*args: str) -> None:

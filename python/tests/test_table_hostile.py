@@ -6,20 +6,13 @@ left behind. Every crafted file is made here."""
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import json
 import struct
 
 import pytest
 
 import knuffle
-from conftest import require
-
-
-def need(name: str):
-    """The module `name`; a skip when it is missing, a failure under CI=true."""
-    require(importlib.util.find_spec(name) is not None, f"{name} is not installed")
-    return importlib.import_module(name)
+from conftest import need
 
 
 @pytest.fixture(scope="module")

@@ -11,23 +11,17 @@ is a clear error. Under CI=true a missing torch or torchdata fails the run.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import os
 import pickle
 import random
 
 import numpy as np
 import pytest
 
-from conftest import CHI2_23_AT_0_001, order_chi_square
+from conftest import CHI2_23_AT_0_001, order_chi_square, require_packages
 
-_MISSING = [name for name in ("torch", "torchdata") if importlib.util.find_spec(name) is None]
-if _MISSING:
-    if os.environ.get("CI") == "true":
-        raise ImportError(f"{', '.join(_MISSING)} not installed (CI=true: scripts/test-all must install it)")
-    pytest.skip(f"{', '.join(_MISSING)} not installed", allow_module_level=True)
+require_packages("torch", "torchdata", module_level=True)
 
 import torch
 from torch.utils.data import DataLoader, Dataset
@@ -446,10 +440,7 @@ def test_docstring_examples():
 
 
 def test_hugging_face_dataset_with_the_distributed_sampler():
-    if importlib.util.find_spec("datasets") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("datasets is not installed (CI=true)")
-        pytest.skip("datasets is not installed")
+    require_packages("datasets")
     import datasets
 
     n = 45

@@ -6,8 +6,6 @@ continues with exactly the rows not yet seen."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import subprocess
 import sys
 import textwrap
@@ -18,14 +16,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import knuffle
+from conftest import require_packages
 
-for _package in ("torch", "torchdata"):
-    if importlib.util.find_spec(_package) is None:
-        # Under CI=true a missing package fails (the test command must
-        # provide it), as conftest.require does inside a test.
-        if os.environ.get("CI") == "true":
-            raise ImportError(f"{_package} is not installed (CI=true: the test command must provide it)")
-        pytest.skip(f"{_package} is not installed", allow_module_level=True)
+require_packages("torch", "torchdata", module_level=True)
 
 import torch  # noqa: E402
 from torch.utils.data import DataLoader  # noqa: E402
