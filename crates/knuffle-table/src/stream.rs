@@ -31,7 +31,7 @@ use crate::gather::Gather;
 use crate::shuffle::{Buckets, Held, Run};
 use crate::source::{self, Opened};
 use crate::stream_cache::{self, Entry};
-use crate::stream_manifest::{self, Dataset};
+use crate::stream_manifest;
 use crate::stream_options::{Consumer, StreamOptions};
 use crate::stream_pass1::{Inputs, stopped};
 use crate::stream_prefetch::{self, Job};
@@ -79,15 +79,7 @@ impl TableStream {
         }
         let sources = source::list(inputs, options.format)?;
         let cache = match &options.cache_dir {
-            Some(dir) => {
-                let dataset = Dataset::of(
-                    &sources,
-                    &options.seed,
-                    options.columns.as_deref(),
-                    options.format,
-                )?;
-                Some(Entry::new(dir, &dataset, options.epoch))
-            }
+            Some(dir) => Some(Entry::of_stream(dir, &sources, options)?),
             None => None,
         };
         let (inputs, first) = Inputs::of(sources, options.columns.as_deref())?;

@@ -46,8 +46,10 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::error::Error;
+use crate::source::Source;
 use crate::spill::Spilled;
 use crate::stream_manifest::{self, Dataset, Parsed, Writer};
+use crate::stream_options::StreamOptions;
 use crate::stream_stats::{Pass1, StreamStats};
 
 /// How many times a lock is taken again after its file was removed under
@@ -151,6 +153,22 @@ impl Entry {
             dataset: Some(dataset.identity.clone()),
             epoch,
         }
+    }
+
+    /// The entry in `root` of the stream that `options` ask for over
+    /// `sources`: its dataset (inputs, seed, columns, format) and epoch.
+    pub(crate) fn of_stream(
+        root: &Path,
+        sources: &[Source],
+        options: &StreamOptions,
+    ) -> Result<Entry, Error> {
+        let dataset = Dataset::of(
+            sources,
+            &options.seed,
+            options.columns.as_deref(),
+            options.format,
+        )?;
+        Ok(Entry::new(root, &dataset, options.epoch))
     }
 
     /// The entry of the next epoch.

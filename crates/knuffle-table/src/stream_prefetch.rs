@@ -17,7 +17,7 @@ use std::thread::JoinHandle;
 use crate::error::Error;
 use crate::source;
 use crate::stream_cache::{self, Claim, Claimed, Entry};
-use crate::stream_manifest::{self, Dataset};
+use crate::stream_manifest;
 use crate::stream_options::StreamOptions;
 use crate::stream_pass1::Inputs;
 use crate::stream_stats::{Prefetch, PrefetchReader, SetOnDrop, Shared, StreamStats};
@@ -125,13 +125,7 @@ pub fn prefetch_stream(inputs: &[PathBuf], options: &StreamOptions) -> Result<Pr
         ));
     };
     let sources = source::list(inputs, options.format)?;
-    let dataset = Dataset::of(
-        &sources,
-        &options.seed,
-        options.columns.as_deref(),
-        options.format,
-    )?;
-    let this = Entry::new(&cache_dir, &dataset, options.epoch);
+    let this = Entry::of_stream(&cache_dir, &sources, options)?;
     let next = this.next();
     let stats = Shared::default();
     let claimed = claim(&next, &stats)?;
@@ -219,6 +213,7 @@ impl Prefetching {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stream_manifest::Dataset;
 
     #[test]
     fn there_is_room_for_what_the_disk_has_free_and_a_quarter_more() {
