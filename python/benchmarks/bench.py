@@ -16,7 +16,10 @@ and numpy's ``default_rng().permutation(n)`` (and ``torch.randperm``);
 and ``df.iloc[numpy permutation]`` on a frame of 10^7 rows (an int, a float
 and a string column), and on the same rows as a pyarrow Table (against
 ``take``) and a polars DataFrame (against ``sample(fraction=1)``).
-``--frames`` runs the data-frame part alone.
+``--frames`` runs the data-frame part alone; ``--dtypes`` runs frames of an
+int64 column and one column of each pandas dtype (object, ``str``,
+``string`` in both storages, categorical, datetime with a time zone,
+nullable Int64) against ``df.sample(frac=1)``.
 """
 
 from __future__ import annotations
@@ -168,12 +171,53 @@ def bench_frame(n: int, rounds: int, rows: list[dict]) -> None:
                rows)
 
 
+def dtype_columns(n: int) -> dict[str, Callable[[], object]]:
+    """One column of each pandas dtype the issue names, made on demand."""
+    labels = np.arange(n) % 1000
+    text = pd.Series(labels).astype(str).to_numpy(dtype=object)
+    return {
+        "object (Python str)": lambda: pd.Series(text, dtype=object),
+        "str (the pandas 3 default)": lambda: pd.Series(text, dtype="str"),
+        "string[python]": lambda: pd.Series(text, dtype="string[python]"),
+        "string[pyarrow]": lambda: pd.Series(text, dtype="string[pyarrow]"),
+        "category": lambda: pd.Series(pd.Categorical.from_codes(labels % 100, [f"c{i}" for i in range(100)])),
+        "datetime64[ns, Europe/Berlin]": lambda: pd.Series(
+            pd.date_range("2020-01-01", periods=n, freq="s", tz="Europe/Berlin")),
+        "Int64 (nullable)": lambda: pd.Series(pd.array(np.where(labels % 7 == 0, 0, labels), dtype="Int64")
+                                              .where(labels % 7 != 0)),
+    }
+
+
+def bench_frame_dtypes(n: int, rounds: int, rows: list[dict]) -> None:
+    """A frame of an int64 column and one column of each dtype, alone:
+    ``shuffle_frame`` (2 threads) against ``df.sample(frac=1)``."""
+    if pd is None:
+        print("\nshuffle_frame by dtype: pandas is not installed; skipped")
+        return
+    g2 = knuffle.Generator("bench dtypes", threads=2)
+    seeds = iter(range(10**9))
+    for name, make in dtype_columns(n).items():
+        df = pd.DataFrame({"id": np.arange(n, dtype=np.int64), "value": make()})
+        medians = race(
+            {
+                "pandas df.sample(frac=1, random_state=...)": lambda: df.sample(frac=1, random_state=next(seeds)),
+                "knuffle Generator.shuffle_frame (2 threads)": lambda: g2.shuffle_frame(df),
+            },
+            rounds,
+        )
+        report(f"shuffle a pandas frame: int64 + {name}", n, medians,
+               "pandas df.sample(frac=1, random_state=...)", rows)
+        del df
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes, to check that the script runs")
     parser.add_argument("--rounds", type=int, default=None, help="timed rounds per contestant")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     parser.add_argument("--frames", action="store_true", help="only the data-frame benchmark")
+    parser.add_argument("--dtypes", action="store_true",
+                        help="only the data frames of one column of each pandas dtype")
     args = parser.parse_args(argv)
     if args.quick:
         sizes, list_n, frame_n, rounds = [10**3, 10**4], 10**4, 10**4, args.rounds or 3
@@ -186,10 +230,13 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"torch {torch.__version__}: torch.randperm is compared, {torch.get_num_threads()} threads")
     rows: list[dict] = []
-    if not args.frames:
+    if not args.frames and not args.dtypes:
         bench_arrays(sizes, rounds, rows)
         bench_list(list_n, rounds, rows)
-    bench_frame(frame_n, max(3, rounds // 2), rows)
+    if not args.dtypes:
+        bench_frame(frame_n, max(3, rounds // 2), rows)
+    if not args.frames:
+        bench_frame_dtypes(frame_n, max(3, rounds // 2), rows)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"python": sys.version, "numpy": np.__version__, "results": rows}, f, indent=2)

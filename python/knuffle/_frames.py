@@ -1,12 +1,17 @@
 """Putting the rows of a data frame in one given order (``shuffle_frame``).
 
 The order is drawn once by the caller (``permutation(len(df))``); the
-columns are gathered in Rust (python/src/frame.rs, GIL released, on the
-generator's threads) where their memory layout allows: numpy-backed columns
+columns are gathered in Rust (the core library's ``knuffle::gather``
+through python/src/frame.rs, GIL released, on the generator's threads) where their memory layout allows: numpy-backed columns
 of 1 to 16-byte items, and Arrow string, binary, boolean and fixed-width
-numeric arrays (values, offsets and validity bitmaps). Every other column
-uses its own library's take. The result equals ``df.iloc[order]`` (pandas)
-and ``table.take(order)`` (pyarrow): same dtypes, names, index and attrs.
+numeric arrays (values, offsets and validity bitmaps); pandas' arrays that
+keep their values in numpy (categorical codes, datetimes with a time zone,
+periods, the nullable integer, float and boolean arrays' values and mask)
+through the same gathers; columns of Python objects (``object``, and the
+Python storage of ``string``) in Rust with the GIL held (python/src/
+frame_objects.rs). Every other column uses its own library's take. The
+result equals ``df.iloc[order]`` (pandas) and ``table.take(order)``
+(pyarrow): same dtypes, names, index and attrs.
 """
 
 from __future__ import annotations
@@ -50,6 +55,17 @@ class _Fixed:
             _knuffle.frame_gather_fixed(self.order, self.sources, self.outputs, self.threads)
 
 
+class _Later:
+    """A column made from arrays that ``_Fixed.run`` fills: built after it."""
+
+    def __init__(self, build: Any) -> None:
+        self.build = build
+
+
+def _built(column: Any) -> Any:
+    return column.build() if isinstance(column, _Later) else column
+
+
 def take_pandas(pd: Any, df: Any, order: np.ndarray, threads: int) -> Any:
     """``df.iloc[order]`` for a pandas DataFrame or Series."""
     series = type(df) is pd.Series
@@ -71,6 +87,7 @@ def take_pandas(pd: Any, df: Any, order: np.ndarray, threads: int) -> Any:
     fixed = _Fixed(order, threads)
     gathered = [_pandas_column(pd, column, order, threads, fixed) for column in columns]
     fixed.run()
+    gathered = [_built(g) for g in gathered]
     index = df.index.take(order)
     if series:
         dtype = object if df.dtype == object else None
@@ -112,6 +129,19 @@ def _pandas_column(pd: Any, column: Any, order: np.ndarray, threads: int, fixed:
         return fixed.add(source)
     dtype = column.dtype
     values = column.array
+    kind = type(values)
+    if kind in _numpy_backed(pd):
+        backing = values._ndarray
+        if backing.ndim == 1 and backing.dtype == object:
+            return values._from_backing_data(_knuffle.frame_gather_objects(order, backing))
+        if backing.ndim == 1 and backing.dtype.kind in _FIXED_KINDS:
+            out = fixed.add(backing)
+            return _Later(lambda: values._from_backing_data(out))
+    if kind in _masked(pd):
+        data, mask = values._data, values._mask
+        if data.ndim == 1 and data.dtype.kind in _FIXED_KINDS and mask.shape == data.shape:
+            data_out, mask_out = fixed.add(data), fixed.add(mask)
+            return _Later(lambda: kind(data_out, mask_out, copy=False))
     if type(values) in (pd.arrays.ArrowStringArray, pd.arrays.ArrowExtensionArray):
         pa = _pyarrow()
         taken = take_arrow_array(pa, values.__arrow_array__(), order, threads)
@@ -121,6 +151,25 @@ def _pandas_column(pd: Any, column: Any, order: np.ndarray, threads: int, fixed:
                 return pd.arrays.ArrowStringArray(chunked, dtype=dtype)
             return pd.arrays.ArrowExtensionArray(chunked)
     return values.take(order)  # what iloc does for every other column
+
+
+def _numpy_backed(pd: Any) -> tuple[type, ...]:
+    """pandas' arrays whose values are one numpy array (``_ndarray``), rebuilt
+    around a gathered copy by ``_from_backing_data`` with the same dtype:
+    categorical codes, datetimes (with a time zone: naive ones are numpy
+    columns), timedeltas, periods, and numpy object arrays (``object``
+    columns, the Python storage of ``string``). Only these exact types:
+    a subclass keeps its own take."""
+    a = pd.arrays
+    return (a.Categorical, a.DatetimeArray, a.TimedeltaArray, a.PeriodArray, a.StringArray,
+            a.NumpyExtensionArray)
+
+
+def _masked(pd: Any) -> tuple[type, ...]:
+    """pandas' nullable arrays: values and a boolean mask (``_data``, ``_mask``),
+    rebuilt by their public constructor ``Array(values, mask)``."""
+    a = pd.arrays
+    return (a.IntegerArray, a.FloatingArray, a.BooleanArray)
 
 
 def _pyarrow() -> Any:

@@ -439,8 +439,11 @@ class Generator:
         ``permutation(len(df))`` gives, and the result equals
         ``df.iloc[order]`` (pandas), ``df[order]`` (polars) or
         ``df.take(order)`` (pyarrow) for that order: the same dtypes, names,
-        index and attrs. Numeric, boolean, datetime and Arrow string columns
-        are gathered in Rust with the GIL released, on ``threads`` threads.
+        index and attrs. Numeric, boolean, datetime (with or without a time
+        zone), period, categorical, nullable and Arrow-backed columns are
+        gathered in Rust with the GIL released, on ``threads`` threads;
+        columns of Python objects (``object``, ``string[python]``) in Rust
+        on the calling thread.
 
         >>> import pandas as pd
         >>> df = pd.DataFrame({"x": [1, 2, 3]}, index=["a", "b", "c"])

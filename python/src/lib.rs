@@ -14,6 +14,7 @@ mod engines;
 mod epoch;
 mod files;
 mod frame;
+mod frame_objects;
 mod generator;
 mod rows;
 mod sampling;
@@ -36,6 +37,7 @@ fn _knuffle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     table::register(m)?;
     engines::register(m)?; // the engines' per-partition steps (python/src/engines.rs)
     frame::register(m)?; // shuffle_frame's column gathers (python/src/frame.rs)
+    frame_objects::register(m)?; // and its columns of Python objects
     stream::register(m)?; // stream_table (python/src/stream.rs)
     epoch::register(m)?; // knuffle.epoch_order (python/src/epoch.rs)
     Ok(())

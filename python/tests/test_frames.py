@@ -1,5 +1,8 @@
 """Generator.shuffle_frame: pandas, polars, pyarrow."""
 
+import gc
+import sys
+
 import numpy as np
 import pandas as pd
 import polars as pl
@@ -241,7 +244,7 @@ def test_the_columns_go_through_the_rust_gathers(monkeypatch, gather_small_frame
     upgrade that stopped matching the column types would show here)."""
     from knuffle import _frames
 
-    calls = {"fixed": 0, "varlen": 0, "bits": 0}
+    calls = {"fixed": 0, "varlen": 0, "bits": 0, "objects": 0}
 
     def counting(name):
         real = getattr(_frames._knuffle, f"frame_gather_{name}")
@@ -264,3 +267,58 @@ def test_the_columns_go_through_the_rust_gathers(monkeypatch, gather_small_frame
     table = pa.table({"b": pa.array([i % 3 == 0 for i in range(N)]), "x": pa.array(range(N), pa.int32())})
     knuffle.Generator("arrow").shuffle_frame(table)
     assert calls["bits"] == 2 and calls["fixed"] == 2, calls
+
+    # pandas' own arrays whose values are numpy arrays: one fixed gather for
+    # the codes, datetimes, periods and the masked arrays' values and masks,
+    # one object gather per column of Python objects.
+    calls.update(fixed=0, objects=0)
+    df = pd.DataFrame({
+        "category": pd.Categorical([f"c{i % 5}" for i in range(N)]),
+        "when_tz": pd.date_range("2020-01-01", periods=N, freq="min", tz="Europe/Berlin"),
+        "period": pd.period_range("2020-01", periods=N, freq="M"),
+        "Int64": pd.array([None if i % 5 == 0 else i for i in range(N)], dtype="Int64"),
+        "Float64": pd.array([None if i % 4 == 0 else i / 4 for i in range(N)], dtype="Float64"),
+        "boolean": pd.array([None if i % 3 == 0 else i % 2 == 0 for i in range(N)], dtype="boolean"),
+        "object": pd.Series([i if i % 2 else f"o{i}" for i in range(N)], dtype=object),
+        "string[python]": pd.array([None if i % 6 == 0 else f"q{i}" for i in range(N)], dtype="string[python]"),
+    })
+    expect_equal_to_iloc(df)
+    assert calls["fixed"] == 1 and calls["objects"] == 2, calls
+
+
+def test_object_columns_hold_one_new_reference_per_row(gather_small_frames):
+    """Each row of a gathered object column is a new reference: counts go up
+    by one per row (a permutation, counted in source order) and come back
+    when the result is dropped (nothing leaked or freed early)."""
+    from knuffle import _knuffle
+
+    items = [object() for _ in range(40)]
+    source = np.empty(len(items), dtype=object)
+    source[:] = items
+    before = [sys.getrefcount(item) for item in items]
+    order = knuffle.Generator("objects").permutation(len(items))
+    out = _knuffle.frame_gather_objects(order, source)
+    assert all(out[i] is items[j] for i, j in enumerate(order))
+    assert [sys.getrefcount(item) for item in items] == [b + 1 for b in before]
+    repeated = np.array([3, 3, 3, 0] + list(range(4, 40)), dtype=np.int64)  # not a permutation
+    twice = _knuffle.frame_gather_objects(repeated, source)
+    assert sys.getrefcount(items[3]) == before[3] + 4 and sys.getrefcount(items[1]) == before[1] + 1
+    del out, twice
+    gc.collect()
+    assert [sys.getrefcount(item) for item in items] == before
+    strided = _knuffle.frame_gather_objects(np.array([1, 0], np.int64), source[::20])
+    assert strided[0] is items[20] and strided[1] is items[0]
+
+
+def test_the_object_gather_refuses_bad_input():
+    from knuffle import _knuffle
+
+    source = np.array(["a", 1, None], dtype=object)
+    with pytest.raises(ValueError, match="Python objects"):
+        _knuffle.frame_gather_objects(np.array([0, 1, 2]), np.arange(3))
+    with pytest.raises(ValueError, match="outside 0..3"):
+        _knuffle.frame_gather_objects(np.array([0, 3, 1]), source)
+    with pytest.raises(ValueError, match="2 rows and the source 3"):
+        _knuffle.frame_gather_objects(np.array([0, 1]), source)
+    with pytest.raises(ValueError, match="Python objects"):
+        _knuffle.frame_gather_objects(np.array([0]), np.array([["a"]], dtype=object))

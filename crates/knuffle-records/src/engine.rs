@@ -357,19 +357,10 @@ pub fn repeat_and_write<T: Copy + Sync, D: Draws>(
 /// [`append_line`](crate::line_index::append_line) reads), where supported.
 #[inline]
 pub fn prefetch_bytes(data: &[u8], at: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        for offset in [0, 64, crate::line_index::LINE_WINDOW - 1] {
-            if let Some(byte) = data.get(at + offset) {
-                // SAFETY: prefetching is a hint; the address is inside `data`.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(byte).cast::<i8>()) };
-            }
+    for offset in [0, 64, crate::line_index::LINE_WINDOW - 1] {
+        if let Some(byte) = data.get(at + offset) {
+            knuffle::gather::prefetch(byte);
         }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (data, at);
     }
 }
 

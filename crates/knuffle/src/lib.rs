@@ -84,6 +84,8 @@
 //!    [`table_order`] (the order of rows by random-access labels that
 //!    `knuffle table`, the engines, the epoch order and `knuffle sample`
 //!    share; docs/table-order.md; feature `text-seed`).
+//!    [`gather`] puts columns in a given order (`out[i] = src[order[i]]`,
+//!    for the rows of data frames).
 //! 4. **Conveniences**: [`text`] (shuffling by grapheme cluster),
 //!    [`cards`] (cards, decks, shoes, notation, fair deals), `ext` (the
 //!    [`Knuffle`] methods), `rand09` (the rand 0.9 adapter).
@@ -137,6 +139,7 @@ mod distribute;
 mod durstenfeld;
 pub mod entropy;
 mod ext;
+pub mod gather;
 pub mod keystream;
 mod labels;
 #[cfg(feature = "parallel")]

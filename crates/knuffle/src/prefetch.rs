@@ -27,3 +27,16 @@ pub(crate) fn prefetch_at<T>(base: *const T, index: usize, ahead_bytes: usize) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (base, index, ahead_bytes);
 }
+
+/// Hints the cache to fetch the line at `at` for reading. A hint only: it
+/// never faults, whatever the address.
+#[inline(always)]
+pub(crate) fn prefetch_read(at: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch has no architectural effect and never faults.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch(at.cast::<i8>(), core::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
+}
