@@ -183,8 +183,7 @@ def dtype_columns(n: int) -> dict[str, Callable[[], object]]:
         "category": lambda: pd.Series(pd.Categorical.from_codes(labels % 100, [f"c{i}" for i in range(100)])),
         "datetime64[ns, Europe/Berlin]": lambda: pd.Series(
             pd.date_range("2020-01-01", periods=n, freq="s", tz="Europe/Berlin")),
-        "Int64 (nullable)": lambda: pd.Series(pd.array(np.where(labels % 7 == 0, 0, labels), dtype="Int64")
-                                              .where(labels % 7 != 0)),
+        "Int64 (nullable)": lambda: pd.Series(pd.arrays.IntegerArray(labels.astype(np.int64), labels % 7 == 0)),
     }
 
 

@@ -88,7 +88,7 @@ def take_pandas(pd: Any, df: Any, order: np.ndarray, threads: int) -> Any:
     gathered = [_pandas_column(pd, column, order, threads, fixed) for column in columns]
     fixed.run()
     gathered = [_built(g) for g in gathered]
-    index = df.index.take(order)
+    index = _taken_index(pd, df.index, order)
     if series:
         dtype = object if df.dtype == object else None
         out = pd.Series(gathered[0], index=index, name=df.name, dtype=dtype, copy=False)
@@ -101,6 +101,18 @@ def take_pandas(pd: Any, df: Any, order: np.ndarray, threads: int) -> Any:
         out.index = index
         out.columns = df.columns
     return out.__finalize__(df, method="take")  # attrs and flags, as iloc
+
+
+def _taken_index(pd: Any, index: Any, order: np.ndarray) -> Any:
+    """``index.take(order)``. A RangeIndex's is its values at ``order``, by
+    arithmetic (pandas checks and converts: 34 ms of 405 for a 10^7-row
+    frame); pandas makes a RangeIndex again when those values are evenly
+    spaced, and then so does ``take``."""
+    if type(index) is not pd.RangeIndex or len(order) < 3 or order[1] - order[0] == order[-1] - order[-2]:
+        return index.take(order)
+    start, step = index.start, index.step
+    values = order if (start, step) == (0, 1) else start + step * order
+    return pd.Index(values, dtype=np.int64, name=index.name, copy=False)
 
 
 def _arrow_backed(pd: Any, column: Any) -> bool:
@@ -133,7 +145,7 @@ def _pandas_column(pd: Any, column: Any, order: np.ndarray, threads: int, fixed:
     if kind in _numpy_backed(pd):
         backing = values._ndarray
         if backing.ndim == 1 and backing.dtype == object:
-            return values._from_backing_data(_knuffle.frame_gather_objects(order, backing))
+            return values._from_backing_data(_knuffle.frame_gather_objects(order, backing, threads))
         if backing.ndim == 1 and backing.dtype.kind in _FIXED_KINDS:
             out = fixed.add(backing)
             return _Later(lambda: values._from_backing_data(out))

@@ -72,7 +72,9 @@ def frame_gather_varlen(
 def frame_gather_bits(
     order: npt.NDArray[np.int64], bits: npt.NDArray[np.uint8], offset: int, len: int, threads: int
 ) -> npt.NDArray[np.uint8]: ...
-def frame_gather_objects(order: npt.NDArray[np.int64], source: npt.NDArray[np.object_]) -> npt.NDArray[np.object_]: ...
+def frame_gather_objects(
+    order: npt.NDArray[np.int64], source: npt.NDArray[np.object_], threads: int
+) -> npt.NDArray[np.object_]: ...
 
 # stream_table (python/src/stream.rs): batches through the Arrow PyCapsule protocol.
 class ArrowBatch:

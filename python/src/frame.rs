@@ -23,7 +23,7 @@ fn value_error(error: GatherError) -> PyErr {
 
 /// Runs `gather` (told whether to use the current pool) on the pool of
 /// `threads` threads when `bytes` (the data moved) is worth it.
-fn on_pool<R: Send>(
+pub(crate) fn on_pool<R: Send>(
     threads: usize,
     bytes: usize,
     gather: impl FnOnce(bool) -> R + Send,

@@ -5,16 +5,18 @@
 //!
 //! numpy's `take` copies a reference and increments its object's count row
 //! by row, in the new order, so each row waits on two cache misses: the
-//! source slot and the object's header. Here the slots are read in order with
-//! the loads of the rows ahead started early (software prefetching: Chen,
-//! Ailamaki, Gibbons and Mowry, ICDE 2004), and when the order is a
-//! permutation (every source row taken once, as `shuffle_frame`'s is) the
-//! counts are incremented walking the source in its own order, where the
-//! objects usually lie in memory in the order they were made.
+//! source slot and the object's header. Here the references are copied as
+//! 8-byte items by the core library's fixed-width gather (prefetched, on the
+//! pool), and then the counts are incremented in one pass with the objects
+//! a few places ahead prefetched (software prefetching: Chen, Ailamaki,
+//! Gibbons and Mowry, ICDE 2004); when the order is a permutation (every
+//! source row taken once, as `shuffle_frame`'s is) that pass walks the
+//! source in its own order, where the objects usually lie in memory in the
+//! order they were made.
 //!
 //! The GIL is held throughout: with it released, another thread could
 //! replace a source slot and free the object it held between the copy of the
-//! reference and the increment.
+//! reference and the increment. The pool's threads only copy pointers.
 
 use numpy::{
     PyArray1, PyArrayDescrMethods, PyReadonlyArray1, PyUntypedArray, PyUntypedArrayMethods,
@@ -23,9 +25,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 
-use knuffle::gather::{PREFETCH_DISTANCE, prefetch};
+use knuffle::gather::{self, FixedColumn, PREFETCH_DISTANCE, prefetch};
 
-use crate::frame::checked_order;
+use crate::frame::{checked_order, on_pool};
 
 /// One 1-D numpy array of object references: its first slot and the bytes
 /// between slots.
@@ -93,9 +95,10 @@ pub fn frame_gather_objects<'py>(
     py: Python<'py>,
     order: PyReadonlyArray1<'py, i64>,
     source: Bound<'py, PyUntypedArray>,
+    threads: usize,
 ) -> PyResult<Bound<'py, PyArray1<Py<PyAny>>>> {
     let slots = Slots::of(&source)?;
-    let order = checked_order(&order, slots.len)?.indices();
+    let order = checked_order(&order, slots.len)?;
     if order.len() != slots.len {
         return Err(PyValueError::new_err(format!(
             "the order has {} rows and the source {}",
@@ -103,29 +106,50 @@ pub fn frame_gather_objects<'py>(
             slots.len
         )));
     }
-    let mut gathered: Vec<*mut ffi::PyObject> = Vec::with_capacity(order.len());
-    for (i, &row) in order.iter().enumerate() {
-        if let Some(&ahead) = order.get(i + PREFETCH_DISTANCE) {
-            prefetch(slots.at(ahead as usize).cast());
-        }
-        // SAFETY: `row` was checked below `len`; the GIL is held.
-        gathered.push(unsafe { slots.get(row as usize) });
+    let n = order.len();
+    let mut gathered: Vec<*mut ffi::PyObject> = vec![std::ptr::null_mut(); n];
+    // The references are copied as 8-byte items, on the pool when worth it:
+    // the other threads only copy pointers (no count changes), and the GIL,
+    // held by this thread meanwhile, keeps the source unchanged.
+    // SAFETY: the source has `n` slots `stride` bytes apart (a live numpy
+    // array), `gathered` is a new vector of `n` pointers, and nothing else
+    // touches either until the gather returns.
+    let column = unsafe {
+        FixedColumn::new(
+            slots.base,
+            slots.stride,
+            size_of::<*mut ffi::PyObject>(),
+            gathered.as_mut_ptr().cast(),
+        )
     }
+    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    on_pool(threads, n * 8, |parallel| {
+        // SAFETY: as promised to `FixedColumn::new`; `order` is checked.
+        unsafe { gather::gather_fixed(&[column], order, parallel) }
+    })?;
     if gathered.iter().any(|p| p.is_null()) {
         // numpy reads an empty slot as None; a new array cannot hold one.
         return Err(PyValueError::new_err("the source has an empty slot"));
     }
-    if is_permutation(order) {
-        for row in 0..slots.len {
-            // SAFETY: every slot holds a live object (none is null: each
-            // is in `gathered`); the GIL is held.
-            unsafe { ffi::Py_IncRef(slots.get(row)) };
+    // The objects whose counts go up, in the order they are visited: the
+    // source's own order when it is all of them once.
+    let permutation = is_permutation(order.indices());
+    let visit = |k: usize| {
+        if permutation {
+            // SAFETY: `k < len`; the GIL is held.
+            unsafe { slots.get(k) }
+        } else {
+            gathered[k]
         }
-    } else {
-        for &object in &gathered {
-            // SAFETY: as above.
-            unsafe { ffi::Py_IncRef(object) };
+    };
+    for k in 0..n {
+        if k + PREFETCH_DISTANCE < n {
+            prefetch(visit(k + PREFETCH_DISTANCE).cast());
         }
+        // SAFETY: every visited pointer is a live object (none is null:
+        // each is in `gathered`, which is every slot when `permutation`);
+        // the GIL is held.
+        unsafe { ffi::Py_IncRef(visit(k)) };
     }
     let owned: Vec<Py<PyAny>> = gathered
         .into_iter()

@@ -163,9 +163,11 @@ def test_large_frames_gathered_on_threads_equal_iloc(threads):
         "id": np.arange(n, dtype=np.int64),
         "x": np.arange(n) * 0.5,
         "label": pd.Series(np.arange(n) % 1000).astype(str),
+        "object": pd.Series(np.arange(n) % 1000, dtype=object),  # pointers copied on the pool
     })
     out = expect_equal_to_iloc(df, "large", threads)
     assert (out["label"] == (out["id"] % 1000).astype(str)).all()
+    assert (out["object"] == out["id"] % 1000).all()
 
 
 def test_pyarrow_equals_take_for_every_type(gather_small_frames):
@@ -297,16 +299,16 @@ def test_object_columns_hold_one_new_reference_per_row(gather_small_frames):
     source[:] = items
     before = [sys.getrefcount(item) for item in items]
     order = knuffle.Generator("objects").permutation(len(items))
-    out = _knuffle.frame_gather_objects(order, source)
+    out = _knuffle.frame_gather_objects(order, source, 1)
     assert all(out[i] is items[j] for i, j in enumerate(order))
     assert [sys.getrefcount(item) for item in items] == [b + 1 for b in before]
     repeated = np.array([3, 3, 3, 0] + list(range(4, 40)), dtype=np.int64)  # not a permutation
-    twice = _knuffle.frame_gather_objects(repeated, source)
+    twice = _knuffle.frame_gather_objects(repeated, source, 1)
     assert sys.getrefcount(items[3]) == before[3] + 4 and sys.getrefcount(items[1]) == before[1] + 1
     del out, twice
     gc.collect()
     assert [sys.getrefcount(item) for item in items] == before
-    strided = _knuffle.frame_gather_objects(np.array([1, 0], np.int64), source[::20])
+    strided = _knuffle.frame_gather_objects(np.array([1, 0], np.int64), source[::20], 1)
     assert strided[0] is items[20] and strided[1] is items[0]
 
 
@@ -315,10 +317,26 @@ def test_the_object_gather_refuses_bad_input():
 
     source = np.array(["a", 1, None], dtype=object)
     with pytest.raises(ValueError, match="Python objects"):
-        _knuffle.frame_gather_objects(np.array([0, 1, 2]), np.arange(3))
+        _knuffle.frame_gather_objects(np.array([0, 1, 2]), np.arange(3), 1)
     with pytest.raises(ValueError, match="outside 0..3"):
-        _knuffle.frame_gather_objects(np.array([0, 3, 1]), source)
+        _knuffle.frame_gather_objects(np.array([0, 3, 1]), source, 1)
     with pytest.raises(ValueError, match="2 rows and the source 3"):
-        _knuffle.frame_gather_objects(np.array([0, 1]), source)
+        _knuffle.frame_gather_objects(np.array([0, 1]), source, 1)
     with pytest.raises(ValueError, match="Python objects"):
-        _knuffle.frame_gather_objects(np.array([0]), np.array([["a"]], dtype=object))
+        _knuffle.frame_gather_objects(np.array([0]), np.array([["a"]], dtype=object), 1)
+
+
+def test_range_indexes_are_taken_as_pandas_takes_them(gather_small_frames):
+    """A RangeIndex's rows are computed, not taken: the same values, name and
+    index type as ``index.take`` (a RangeIndex again when evenly spaced)."""
+    from knuffle import _frames
+
+    for index in [pd.RangeIndex(50), pd.RangeIndex(10, 110, 2, name="r"), pd.RangeIndex(100, 0, -2)]:
+        df = pd.DataFrame({"x": np.arange(50)}, index=index)
+        out = expect_equal_to_iloc(df)
+        expected = df.iloc[knuffle.Generator("varied").permutation(50)]
+        assert type(out.index) is type(expected.index) and out.index.name == expected.index.name
+    index = pd.RangeIndex(5, 25, 2, name="r")
+    for order in [np.arange(10), np.arange(9, -1, -1), np.array([3, 1, 4, 0, 2, 9, 5, 8, 7, 6]), np.array([1, 0])]:
+        got, want = _frames._taken_index(pd, index, order), index.take(order)
+        assert type(got) is type(want) and got.equals(want) and got.name == want.name
