@@ -1,7 +1,7 @@
 //! Helpers of the `external_*` integration tests (external mode:
 //! inputs larger than the memory limit).
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, Output};
 use std::thread;
@@ -100,20 +100,53 @@ pub fn entries(dir: &Path) -> Vec<String> {
 /// the forking test process into it at `exec`.) `VmHWM` is a high-water
 /// mark, so only growth in the last 2 ms of the run could be missed.
 pub fn wait_with_peak_memory(child: &mut Child) -> (std::process::ExitStatus, u64) {
-    let status_file = format!("/proc/{}/status", child.id());
     let mut peak = 0u64;
     loop {
-        if let Ok(text) = std::fs::read_to_string(&status_file)
-            && let Some(line) = text.lines().find(|l| l.starts_with("VmHWM:"))
-            && let Some(kib) = line.split_whitespace().nth(1)
-        {
-            peak = peak.max(kib.parse::<u64>().expect("VmHWM in kB") * 1024);
-        }
+        peak = peak.max(peak_so_far(child));
         if let Some(status) = child.try_wait().expect("waitable child") {
             return (status, peak);
         }
         thread::sleep(std::time::Duration::from_millis(2));
     }
+}
+
+/// The peak resident memory of `knuffle ARGS` on one line of standard
+/// input: what the process takes whatever its input (code, libraries, the
+/// tables the loader relocates at start, thread stacks). The memory tests
+/// allow it beside `--memory`; it is measured rather than assumed, because
+/// it depends on the build (the debug binary's libraries and how they are
+/// optimised moved it from about 7.8 to 8.7 MB).
+pub fn fixed_memory(args: &[&str]) -> u64 {
+    let mut child = knuffle()
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("knuffle runs");
+    let mut stdin = child.stdin.take().expect("piped");
+    stdin.write_all(b"one line\n").expect("writable pipe");
+    // The run is over in a few milliseconds once its input ends, too soon
+    // to be seen: it is watched while it waits for the end of its input.
+    let mut started = 0;
+    for _ in 0..100 {
+        thread::sleep(std::time::Duration::from_millis(5));
+        started = started.max(peak_so_far(&child));
+    }
+    drop(stdin);
+    let (status, peak) = wait_with_peak_memory(&mut child);
+    assert!(status.success(), "knuffle {args:?} on one line failed");
+    started.max(peak)
+}
+
+/// `VmHWM` of `child` now (0 once it has ended).
+fn peak_so_far(child: &Child) -> u64 {
+    std::fs::read_to_string(format!("/proc/{}/status", child.id()))
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map_or(0, |kib| kib * 1024)
 }
 
 /// Reads all of `reader` (a child's pipe).
