@@ -113,7 +113,16 @@ fn rows_keep_their_types_and_every_format_is_read() {
     // JSON Lines through Parquet and Arrow and back: the same values, of
     // the same types.
     let direct = {
-        ok(dir, &["-p", "1", "--format", "jsonl", "t.jsonl", "-o", "direct.jsonl"]);
+        let args = [
+            "-p",
+            "1",
+            "--format",
+            "jsonl",
+            "t.jsonl",
+            "-o",
+            "direct.jsonl",
+        ];
+        ok(dir, &args);
         fs::read_to_string(dir.join("direct.jsonl")).unwrap()
     };
     ok(dir, &["-p", "1", "t.parquet", "-o", "t.arrow"]);
