@@ -11,7 +11,9 @@ pub enum ErrorKind {
     /// Invalid options or invalid data (a corrupt or truncated file, a
     /// schema mismatch, a ragged CSV row): exit status 2.
     Invalid,
-    /// A read, write or open failed: exit status 1.
+    /// A read, write or open failed, or a sample's rows cannot be
+    /// sampled as asked (a bad weight, a sample larger than the memory
+    /// limit; as `knuffle sample` reports them for lines): exit status 1.
     Io,
 }
 
@@ -33,6 +35,15 @@ impl Error {
 
     /// An I/O failure.
     pub fn io(message: impl Into<String>) -> Error {
+        Error {
+            kind: ErrorKind::Io,
+            message: message.into(),
+        }
+    }
+
+    /// Rows that cannot be sampled as asked (exit status 1, as for
+    /// lines): a bad weight, a sample that does not fit in memory.
+    pub fn data(message: impl Into<String>) -> Error {
         Error {
             kind: ErrorKind::Io,
             message: message.into(),

@@ -51,14 +51,19 @@
 //!    `spill` (bucket files), `gather` (rows taken by position).
 //! 4. `shuffle` (the plan: in memory, through buckets, or `-n`),
 //!    `fuzzing` (the bodies of the readers' fuzz targets).
-//! 5. `stream_options` (what a stream is told), `stream_stats` (what a
+//! 5. The sampling modes of `knuffle sample` on tables, the decisions of
+//!    the line modes: `sample_columns` (`-k` and `-w` columns, a key's
+//!    bytes), `sample_weight` (a row's weight), `sample_held` (the rows a
+//!    sample holds), `sample_stream` (`-p`, `-k -p`), `sample_reservoir`
+//!    (`-n`, `-w`, `--per-key`), then `sample` (the entry point).
+//! 6. `stream_options` (what a stream is told), `stream_stats` (what a
 //!    stream did), `stream_manifest` (what a
 //!    cache entry is: its dataset's identity, its manifest), `stream_cache`
 //!    (the cache directory in which the streams of a machine share each
 //!    epoch's pass 1), `stream_pass1` (a stream's pass 1: for itself, or into the
 //!    cache), `stream_prefetch` (the next epoch's pass 1 in the
 //!    background).
-//! 6. `stream` (the epoch order as a stream of batches, for training
+//! 7. `stream` (the epoch order as a stream of batches, for training
 //!    loops: the shuffle's two passes, pass 2 handed out batch by batch).
 
 mod compressed_in;
@@ -78,6 +83,12 @@ mod order;
 mod output;
 mod parquet_footer;
 mod parquet_out;
+mod sample;
+mod sample_columns;
+mod sample_held;
+mod sample_reservoir;
+mod sample_stream;
+mod sample_weight;
 mod schema_merge;
 mod shuffle;
 mod sink;
@@ -99,6 +110,7 @@ pub use format::{FORMAT_NAMES, Format};
 pub use layout::parse_compression;
 pub use order::{LABELS, TableOrder, VERSION, epoch_seed, table_order};
 pub use output::{Destination, MAX_SHARDS, ShardSplit};
+pub use sample::{SampleReport, TableSample, sample_table};
 pub use shuffle::{Options, Report, shuffle_table};
 pub use stream::TableStream;
 pub use stream_options::{Consumer, StreamOptions};

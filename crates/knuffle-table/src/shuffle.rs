@@ -86,6 +86,42 @@ pub fn shuffle_table(
     destination: &Destination,
     options: &Options,
 ) -> Result<Report, Error> {
+    let Prepared {
+        sources,
+        schema,
+        first,
+        settings,
+        budget,
+    } = prepare(inputs, destination, options)?;
+    let run = Run {
+        order: TableOrder::new(&options.seed),
+        spill_schema: spill::spill_schema(&schema),
+        schema,
+        budget,
+        temp_dir: options.temp_dir.clone().unwrap_or_else(std::env::temp_dir),
+        count: options.count,
+    };
+    run.execute(&sources, first, destination, settings)
+}
+
+/// The inputs of a run, their schema and the output's settings, with
+/// everything checked that can be before a row is read.
+pub(crate) struct Prepared {
+    pub(crate) sources: Vec<Source>,
+    pub(crate) schema: SchemaRef,
+    /// The only input, opened already (it may be a pipe).
+    pub(crate) first: Option<Opened>,
+    pub(crate) settings: WriteSettings,
+    pub(crate) budget: Budget,
+}
+
+/// Lists and opens `inputs`, decides their schema and the output's
+/// format and layout, and checks that `destination` can be written.
+pub(crate) fn prepare(
+    inputs: &[PathBuf],
+    destination: &Destination,
+    options: &Options,
+) -> Result<Prepared, Error> {
     let sources = source::list(inputs, options.format)?;
     let format = output_format(destination, options, &sources)?;
     let budget = Budget::of(options.memory);
@@ -109,15 +145,13 @@ pub fn shuffle_table(
         parquet,
         writer_memory: budget.writer,
     };
-    let run = Run {
-        order: TableOrder::new(&options.seed),
-        spill_schema: spill::spill_schema(&schema),
+    Ok(Prepared {
+        sources,
         schema,
+        first,
+        settings,
         budget,
-        temp_dir: options.temp_dir.clone().unwrap_or_else(std::env::temp_dir),
-        count: options.count,
-    };
-    run.execute(&sources, first, destination, settings)
+    })
 }
 
 fn output_format(

@@ -10,6 +10,7 @@ use knuffle_records::sampling::{FieldName, Mode, Probability, RandomValues, Samp
 
 use super::format::RecordFormat;
 use super::status::cli_error;
+use super::tables::{self, TablePlan};
 use crate::emit;
 use crate::failure::CliError;
 use crate::seeding::RunSeed;
@@ -82,7 +83,18 @@ writes every record in input order with its value, sampled or not (for -w, witho
 streaming, one record in memory).
 The shuffles of every record (no mode, -w without -n) and -r -n K work on input of any size
 in --memory (plus the longest record); the modes that hold their sample (-n K, --per-key N,
--r without -n) stop with an error (status 1) when it would exceed --memory.";
+-r without -n) stop with an error (status 1) when it would exceed --memory.
+
+Tables: when an input is a Parquet or Arrow file (told by its first bytes) or a directory of
+shards, or --format or --output-format is given, or -o names a Parquet or Arrow file, the
+rows of the tables are sampled (the formats and inputs of knuffle table: Parquet, Arrow,
+CSV, TSV, JSON Lines, Hive folders) and written to -o FILE (required) as a table, every
+column kept with its type. -k and -w name columns (or number them from 1). The modes -p,
+-k -p, -n, -w [-n], --per-key and no mode have the laws above and make the same decisions:
+a table and the CSV of its rows give the same sample for a --seed. A key's value is the
+text knuffle table writes for it in CSV (a null: empty); a weight is a numeric column's
+value or a text column's number. -w without -n holds every row (within --memory). -r,
+--print-random, --gen-random-inorder, -z and -d are for records of text.";
 
 const EXAMPLES: &str = "\
 Examples:
@@ -98,6 +110,8 @@ Examples:
                                                  10% of the users, every line of each
   knuffle sample --per-key 2 -k 1 data.tsv       2 lines for every value of field 1
   yes | knuffle sample -p 0.001 | head           endless input, constant memory
+  knuffle sample -k user -p 0.1 shards/ -o users.parquet   10% of the users of a table
+  knuffle sample -w weight -n 100 t.parquet -o s.csv        100 rows by the 'weight' column
 
 Exit status: 0 success; 1 a read or write error, a bad weight or missing field in the data,
 a sample larger than --memory; 2 invalid arguments (a bad P, K, field or header name).";
@@ -163,9 +177,19 @@ pub(crate) struct Args {
     #[arg(long, conflicts_with_all = ["replace", "per_key", "count", "print_random"])]
     gen_random_inorder: bool,
 
-    /// Write the sample to FILE (replaced only once complete; may be an input).
+    /// Write the sample to FILE (replaced only once complete; may be an input; for tables,
+    /// a table file).
     #[arg(short = 'o', long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     output: Option<PathBuf>,
+
+    /// Sample tables of this format: parquet, arrow, arrows, csv, tsv, jsonl (default: from
+    /// each file's extension; see Tables).
+    #[arg(long = "format", value_name = "FORMAT")]
+    table_format: Option<String>,
+
+    /// A table sample's output format (default: FILE's extension, else the input's).
+    #[arg(long, value_name = "FORMAT")]
+    output_format: Option<String>,
 
     /// Seed text (any text); the same seed gives the same output.
     #[arg(long, value_name = "TEXT")]
@@ -199,6 +223,8 @@ pub struct Plan {
     pub output: Option<PathBuf>,
     /// With --verbose, the seed as `--seed` takes it (quoted for a shell).
     pub seed_shown: Option<String>,
+    /// The inputs are tables (`None`: records of text).
+    pub table: Option<TablePlan>,
 }
 
 impl Args {
@@ -274,11 +300,24 @@ impl Args {
             temp_dir: self.temp_dir.clone(),
         };
         options.validate().map_err(cli_error)?;
+        let table = tables::decide(
+            &self.files,
+            self.output.as_deref(),
+            self.table_format.as_deref(),
+            self.output_format.as_deref(),
+            self.format_flags(),
+        )?;
         Ok(Plan {
             options,
             files: self.files.clone(),
             output: self.output.clone(),
             seed_shown: self.verbose.then(|| seed.quoted()),
+            table,
         })
+    }
+
+    /// The first option given that only records of text take.
+    fn format_flags(&self) -> Option<&'static str> {
+        self.format.line_flags()
     }
 }

@@ -26,6 +26,17 @@ pub struct RecordFormat {
 }
 
 impl RecordFormat {
+    /// The first option given that only records of text take (`-z`, `-d`).
+    pub fn line_flags(&self) -> Option<&'static str> {
+        if self.zero_terminated {
+            Some("-z")
+        } else if self.delimiter.is_some() {
+            Some("-d")
+        } else {
+            None
+        }
+    }
+
     /// The framing of the records and the field delimiter (which cannot
     /// be the records' terminator).
     pub fn decide(&self) -> Result<(Framing, u8), CliError> {

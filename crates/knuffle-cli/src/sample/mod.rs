@@ -16,6 +16,7 @@ use crate::failure::CliError;
 pub(crate) mod args;
 mod format;
 mod status;
+mod tables;
 
 pub(crate) use format::RecordFormat;
 pub(crate) use status::cli_error;
@@ -26,6 +27,9 @@ pub(crate) use args::Args;
 pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
     let args: Args = emit::parse("knuffle sample", args)?;
     let plan = args.plan()?;
+    if let Some(table) = &plan.table {
+        return tables::run(&plan, table);
+    }
     // A reader that goes away (`| head`) ends the run quietly.
     emit::end_quietly_on_closed_pipe();
     let mut stdout = std::io::stdout().lock();

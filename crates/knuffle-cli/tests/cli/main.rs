@@ -23,6 +23,7 @@
 //! | `shared_build` | the Python extension's test build can share the workspace's compiled libraries (same locked versions, same dev profile) |
 //! | `documents` | every shell example of README.md and `docs/guide/` runs as written; their relative links name existing files |
 //! | `sample` | `knuffle sample`: each mode's law against exact values (with biased stand-ins that fail), headers, CSV, endless input, errors |
+//! | `sample_tables` | `knuffle sample` on tables: every mode chooses the rows the line mode chooses on the CSV of the same rows; weighted, stratified and Bernoulli laws by chi-square (stand-ins of the wrong law fail); types kept; bad weights, unknown columns, line-only options refused |
 //! | `sample_external` | `knuffle sample` beyond `--memory`: the same output for every limit, peak memory, no temporary file or partial output left by a failing or killed run |
 //! | `split` | `knuffle split`: exact part sizes, every record in one part, a uniform assignment (chi-square; a biased stand-in fails), group splits across runs and files, headers, CSV, errors |
 //! | `order` | `knuffle order`: the reference order of each epoch, ranges, every split into ranks merging back, bad arguments |
@@ -64,6 +65,7 @@ mod records_library;
 mod resources;
 mod sample;
 mod sample_external;
+mod sample_tables;
 mod shared_build;
 mod shuf_behaviour;
 mod shuf_differential;

@@ -38,6 +38,12 @@ fn recognise(head: &[u8]) -> Option<Binary> {
     }
 }
 
+/// Whether `head`, a file's first bytes, are those of a Parquet or Arrow
+/// IPC table (as [`refuse_binary`] tells them).
+pub fn is_binary_table(head: &[u8]) -> bool {
+    matches!(recognise(head), Some(Binary::Parquet | Binary::Arrow))
+}
+
 /// Refuses the input `name` (as messages quote it) when its first bytes
 /// `head` (decompressed) are those of a table or a compressed file.
 pub(crate) fn refuse_binary(name: &str, head: &[u8]) -> Result<(), SampleError> {
@@ -55,8 +61,8 @@ pub(crate) fn refuse_binary(name: &str, head: &[u8]) -> Result<(), SampleError> 
         }
     };
     Err(SampleError::invalid(format!(
-        "{name} is {what}, not records of text: `knuffle table` reads tables (`-n` samples \
-         rows, `--shards` splits them)"
+        "{name} is {what}, not records of text: `knuffle sample` samples tables (its \
+         modes, `-o` a table file) and `knuffle table` shuffles and splits them (`--parts`)"
     )))
 }
 

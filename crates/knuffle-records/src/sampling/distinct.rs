@@ -23,7 +23,7 @@ use super::probability::Probability;
 use super::records::RecordReader;
 
 /// Domain separation of the key hash.
-const DOMAIN: &[u8] = b"knuffle sample -k/1\0";
+pub const DOMAIN: &[u8] = b"knuffle sample -k/1\0";
 
 /// Keeps the records of `reader` whose key is in; with `print_random`,
 /// prefixes the key's draw.

@@ -79,6 +79,7 @@ pub(crate) fn test_draws(seed: u64) -> impl FnMut(u64) -> u64 {
     }
 }
 
+pub use binary_input::is_binary_table;
 pub use error::{Note, SampleError, SampleErrorKind};
 pub use fields::FieldName;
 pub use options::{Mode, RandomValues, SampleOptions, parse_delimiter};
