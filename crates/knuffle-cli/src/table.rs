@@ -71,7 +71,7 @@ Types (--infer-types): CSV and TSV columns are text unless --infer-types is give
 column is Int64, Float64, Boolean, Date32 or Timestamp (microseconds, no time zone) when
 EVERY value of it in every input is read as that type and written back by knuffle as the
 same text: 42 and -7 are integers, 1.5 a float, true/false booleans, 2024-01-31 a date,
-2024-01-31T08:00:00.250 a timestamp; 007, +5, " 12", 1e3, 1.50, 1 next to 1.5, TRUE, NaN
+2024-01-31T08:00:00.250 a timestamp; 007, +5, \" 12\", 1e3, 1.50, 1 next to 1.5, TRUE, NaN
 keep the column text. So a CSV written back from the typed table has the bytes read (CSV ->
 Parquet -> CSV is the same file). An empty field is null, typed or not (as without
 --infer-types); a column of only empty fields is text. The inputs are read once more for

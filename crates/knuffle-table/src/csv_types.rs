@@ -78,7 +78,8 @@ impl Candidates {
 /// The text of `strings` as `data_type`: the typed column, or the row of
 /// the first value that does not fit (see the module's notes).
 pub(crate) fn convert(strings: &StringArray, data_type: &DataType) -> Result<ArrayRef, usize> {
-    let typed = cast_with_options(strings, data_type, &CastOptions::default()).map_err(|_| 0usize)?;
+    let typed =
+        cast_with_options(strings, data_type, &CastOptions::default()).map_err(|_| 0usize)?;
     match misfit_of(strings, &typed) {
         Some(row) => Err(row),
         None => Ok(typed),
@@ -116,7 +117,8 @@ fn misfit_of(strings: &StringArray, typed: &ArrayRef) -> Option<usize> {
 /// once here, before the shuffle reads it again.
 pub(crate) fn common_schema(sources: &[Source], reading: Reading) -> Result<SchemaRef, Error> {
     for source in sources {
-        let metadata = std::fs::metadata(&source.path).map_err(|e| Error::io_at(&source.path, &e))?;
+        let metadata =
+            std::fs::metadata(&source.path).map_err(|e| Error::io_at(&source.path, &e))?;
         if !metadata.is_file() {
             return Err(Error::invalid(format!(
                 "{}: --infer-types reads the inputs twice (once for the types): a pipe or \

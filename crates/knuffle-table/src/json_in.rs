@@ -72,7 +72,8 @@ pub(crate) fn open(
     };
     let row = leaf_count(&schema).max(1).saturating_mul(BYTES_PER_VALUE);
     let batch_rows = (batch_bytes / row).clamp(1, batch_rows.max(1));
-    let batches = json_lines::LineBatches::new(path, buffered, schema.clone(), batch_rows, batch_bytes)?;
+    let batches =
+        json_lines::LineBatches::new(path, buffered, schema.clone(), batch_rows, batch_bytes)?;
     Ok((schema, Box::new(batches)))
 }
 

@@ -328,12 +328,9 @@ impl Emitter {
                 paths: paths.clone(),
                 runs: Runs::new(parts.sizes(rows)),
             }),
-            Destination::Partitioned(dir, column) => Target::Partitioned(Partitioned::new(
-                dir,
-                column,
-                settings.clone(),
-                &schema,
-            )?),
+            Destination::Partitioned(dir, column) => {
+                Target::Partitioned(Partitioned::new(dir, column, settings.clone(), &schema)?)
+            }
         };
         Ok(Emitter {
             settings,

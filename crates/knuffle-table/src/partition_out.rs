@@ -131,10 +131,9 @@ impl Partitioned {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
-        let base = dir.file_name().map_or_else(
-            || "out".to_owned(),
-            |n| n.to_string_lossy().into_owned(),
-        );
+        let base = dir
+            .file_name()
+            .map_or_else(|| "out".to_owned(), |n| n.to_string_lossy().into_owned());
         let staging = tempfile::Builder::new()
             .prefix(&format!(".{base}.knuffle-"))
             .tempdir_in(parent)
@@ -334,5 +333,6 @@ impl Partitioned {
 /// Ends a file: its table's end written, its bytes on the disk.
 fn close(writer: TableWriter<File>) -> Result<(), Error> {
     let file = writer.finish()?;
-    file.sync_all().map_err(|e| Error::io(format!("syncing a partition file: {e}")))
+    file.sync_all()
+        .map_err(|e| Error::io(format!("syncing a partition file: {e}")))
 }

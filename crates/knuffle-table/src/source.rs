@@ -222,7 +222,11 @@ pub fn open(source: &Source, schema: Option<SchemaRef>, reading: Reading) -> Res
 }
 
 /// Opens `source`'s own columns (see [`open`]).
-pub(crate) fn open_own(source: &Source, schema: Option<SchemaRef>, reading: Reading) -> Result<Opened, Error> {
+pub(crate) fn open_own(
+    source: &Source,
+    schema: Option<SchemaRef>,
+    reading: Reading,
+) -> Result<Opened, Error> {
     let path = source.path.clone();
     let batch_rows = reading.batch_rows;
     let file = File::open(&path).map_err(|e| Error::io_at(&path, &e))?;

@@ -108,7 +108,15 @@ fn each_directory_holds_its_rows_in_the_table_order() {
     assert_eq!(code, 0, "{err}");
     let (code, err) = table(
         dir.path(),
-        &["in.csv", "-o", "out", "--partition-by", "label", "--seed", "p"],
+        &[
+            "in.csv",
+            "-o",
+            "out",
+            "--partition-by",
+            "label",
+            "--seed",
+            "p",
+        ],
     );
     assert_eq!(code, 0, "{err}");
     let files = check_against_flat(&dir.path().join("out"), &dir.path().join("flat.csv"));

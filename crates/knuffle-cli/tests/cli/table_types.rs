@@ -89,10 +89,20 @@ fn csv_to_typed_parquet_and_back_is_the_same_bytes() {
     fs::write(dir.path().join("in.csv"), &text).unwrap();
     let (code, err) = table(
         dir.path(),
-        &["in.csv", "-o", "typed.parquet", "--infer-types", "--seed", "a"],
+        &[
+            "in.csv",
+            "-o",
+            "typed.parquet",
+            "--infer-types",
+            "--seed",
+            "a",
+        ],
     );
     assert_eq!(code, 0, "{err}");
-    let (code, err) = table(dir.path(), &["typed.parquet", "-o", "back.csv", "--seed", "b"]);
+    let (code, err) = table(
+        dir.path(),
+        &["typed.parquet", "-o", "back.csv", "--seed", "b"],
+    );
     assert_eq!(code, 0, "{err}");
     let back = fs::read_to_string(dir.path().join("back.csv")).unwrap();
     assert!(back.starts_with("id,x,when,flag,name\n"), "{back:.100}");
@@ -102,10 +112,16 @@ fn csv_to_typed_parquet_and_back_is_the_same_bytes() {
         lines
     });
     // The Parquet columns are typed: its JSON Lines has numbers.
-    let (code, err) = table(dir.path(), &["typed.parquet", "-o", "typed.jsonl", "-n", "1"]);
+    let (code, err) = table(
+        dir.path(),
+        &["typed.parquet", "-o", "typed.jsonl", "-n", "1"],
+    );
     assert_eq!(code, 0, "{err}");
     let json = fs::read_to_string(dir.path().join("typed.jsonl")).unwrap();
-    assert!(json.starts_with(r#"{"id":"#) && !json.starts_with(r#"{"id":""#), "{json}");
+    assert!(
+        json.starts_with(r#"{"id":"#) && !json.starts_with(r#"{"id":""#),
+        "{json}"
+    );
 }
 
 #[test]
@@ -136,7 +152,10 @@ fn several_files_get_one_type_per_column() {
     );
     assert_eq!(code, 0, "{err}");
     let text = fs::read_to_string(dir.path().join("ac.jsonl")).unwrap();
-    assert!(text.contains(r#""n":"1""#) && text.contains(r#""n":"five""#), "{text}");
+    assert!(
+        text.contains(r#""n":"1""#) && text.contains(r#""n":"five""#),
+        "{text}"
+    );
 }
 
 #[test]
@@ -150,7 +169,10 @@ fn infer_types_refuses_a_pipe() {
         .output();
     let (code, _, err) = code_and_text(&output);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("--infer-types reads the inputs twice"), "{err}");
+    assert!(
+        err.contains("--infer-types reads the inputs twice"),
+        "{err}"
+    );
     assert!(!dir.path().join("o.parquet").exists());
 }
 
