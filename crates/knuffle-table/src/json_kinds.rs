@@ -192,7 +192,7 @@ pub(crate) fn merge(schemas: &[(&Path, SchemaRef)]) -> Result<Schema, Error> {
             }
         };
         return Err(Error::invalid(format!(
-            "the JSON Lines files do not have one schema: field '{}' is {} in {} and {} in              {}; a column holds one type",
+            "the JSON Lines files do not have one schema: field '{}' is {} in {} and {} in {}; a column holds one type",
             field.name(),
             before.data_type(),
             where_is(first_path, before.data_type()),

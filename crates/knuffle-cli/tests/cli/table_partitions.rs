@@ -6,8 +6,8 @@
 //! are exit 2 with nothing left behind.
 
 use std::collections::BTreeMap;
+use std::fmt::Write;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::support::{TestCommand, code_and_text};

@@ -4,8 +4,8 @@
 //! and both types); the real binary, the typed values seen in its JSON
 //! Lines output, the round trip CSV -> Parquet -> CSV byte for byte.
 
+use std::fmt::Write;
 use std::fs;
-use std::io::Write;
 use std::path::Path;
 
 use crate::support::{TestCommand, code_and_text};
