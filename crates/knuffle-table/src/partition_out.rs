@@ -302,7 +302,7 @@ impl Partitioned {
         if total <= limit {
             return Ok(());
         }
-        open.sort_by(|a, b| b.0.cmp(&a.0));
+        open.sort_by_key(|b| std::cmp::Reverse(b.0));
         for (bytes, writer) in open {
             if total <= limit {
                 break;
