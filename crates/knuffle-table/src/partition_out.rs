@@ -79,6 +79,17 @@ pub fn check_column(schema: &Schema, column: &str) -> Result<(), Error> {
     Ok(())
 }
 
+/// [`check_column`] for a partitioned `destination`; any other is fine.
+pub(crate) fn check_destination(
+    destination: &crate::output::Destination,
+    schema: &Schema,
+) -> Result<(), Error> {
+    match destination {
+        crate::output::Destination::Partitioned(_, column) => check_column(schema, column),
+        _ => Ok(()),
+    }
+}
+
 fn partitionable(data_type: &DataType) -> bool {
     use DataType::*;
     match data_type {

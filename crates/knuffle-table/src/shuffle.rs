@@ -66,8 +66,7 @@ pub struct Options {
     /// Rows per Parquet row group (none: the first Parquet input's largest,
     /// else 1 Mi).
     pub row_group_rows: Option<usize>,
-    /// CSV and TSV columns typed from all their values (`--infer-types`,
-    /// csv_types.rs): the inputs are read once more, before the shuffle.
+    /// CSV and TSV columns typed from all their values (csv_types.rs).
     pub infer_types: bool,
 }
 
@@ -106,9 +105,7 @@ pub fn shuffle_table(
         _ => (source::common_schema(&sources)?, None),
     };
     destination.check()?;
-    if let Destination::Partitioned(_, column) = destination {
-        crate::partition_out::check_column(&schema, column)?;
-    }
+    crate::partition_out::check_destination(destination, &schema)?;
     crate::output::compression(destination, format)?;
     let parquet = parquet_layout(&sources, first.as_ref(), options)?;
     if format == Format::Parquet {
