@@ -81,6 +81,8 @@ _FILE_OPTIONS = (
     "compression",
     "row_group_rows",
     "temp_dir",
+    "infer_types",
+    "partition_by",
 )
 
 
@@ -99,6 +101,8 @@ def shuffle_table(
     compression: str | None = None,
     row_group_rows: int | None = None,
     temp_dir: Path | None = None,
+    infer_types: bool = False,
+    partition_by: str | None = None,
 ) -> Any:
     """Shuffle the rows of a table in the table order of ``seed``: every
     order exactly equally likely, and the same order for the same seed and
@@ -129,7 +133,14 @@ def shuffle_table(
     split into parts of those sizes is equally likely. ``count=K`` writes the first K rows
     of the order (a uniform sample in random order). ``compression`` and
     ``row_group_rows`` set a Parquet output's (default: the first Parquet
-    input's). ``dst`` appears only once complete. The GIL is released for
+    input's). ``infer_types=True`` types CSV/TSV columns from all their
+    values (``knuffle table --infer-types``: Int64, Float64, Boolean,
+    Date32 or Timestamp only when every value comes back as the same text;
+    the inputs are read once more for it). ``partition_by="COL"`` writes the
+    directory ``dst`` in a Hive layout, ``COL=VALUE/part-00000.EXT`` (as
+    ``pyarrow.parquet.write_to_dataset(partition_cols=[COL])``), each
+    value's rows in the table order, ``COL`` left out of the files and read
+    back from the directory names. ``dst`` appears only once complete. The GIL is released for
     the run. Returns a :class:`TableReport` (the seed text used, rows in and
     out). Errors: ``ValueError`` for invalid options or data (a corrupt or
     truncated file, a schema mismatch naming both files, a ragged CSV row),
@@ -193,6 +204,8 @@ def shuffle_table(
             compression=compression,
             row_group_rows=row_group_rows,
             temp_dir=temp_dir,
+            infer_types=infer_types,
+            partition_by=partition_by,
         )
         many = isinstance(dst, (list, tuple))
         try:
@@ -222,6 +235,8 @@ def shuffle_table(
         "compression": compression,
         "row_group_rows": row_group_rows,
         "temp_dir": temp_dir,
+        "infer_types": infer_types or None,
+        "partition_by": partition_by,
     }
     for name in _FILE_OPTIONS:
         if given[name] is not None:
@@ -292,7 +307,15 @@ def _file_options(**given: Any) -> dict[str, Any]:
         "compression": _text(given["compression"], "compression", "a Parquet codec such as 'zstd' or 'zstd(3)'"),
         "row_group_rows": _at_least_one(given["row_group_rows"], "row_group_rows"),
         "temp_dir": temp_dir,
+        "infer_types": _flag(given["infer_types"], "infer_types"),
+        "partition_by": _text(given["partition_by"], "partition_by", "a column name"),
     }
+
+
+def _flag(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name}= must be True or False, not {_type_name(value)}")
+    return value
 
 
 # -- tables in memory ---------------------------------------------------------

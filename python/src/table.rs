@@ -103,6 +103,12 @@ fn destination(mut outputs: Vec<PathBuf>, options: &Bound<'_, PyDict>) -> PyResu
     let shards: Option<u64> = get(options, "shards")?;
     let rows_per_shard: Option<u64> = get(options, "rows_per_shard")?;
     let parts: Option<String> = get(options, "parts")?;
+    let partition_by: Option<String> = get(options, "partition_by")?;
+    if partition_by.is_some() && (parts.is_some() || shards.is_some() || rows_per_shard.is_some()) {
+        return Err(PyValueError::new_err(
+            "partition_by= cannot be combined with parts=, shards= or rows_per_shard=",
+        ));
+    }
     if let Some(shares) = parts {
         if shards.is_some() || rows_per_shard.is_some() {
             return Err(PyValueError::new_err(
@@ -127,7 +133,10 @@ fn destination(mut outputs: Vec<PathBuf>, options: &Bound<'_, PyDict>) -> PyResu
         }
         (Some(n), None) => Destination::Shards(output, ShardSplit::Count(n)),
         (None, Some(k)) => Destination::Shards(output, ShardSplit::RowsEach(k)),
-        (None, None) => Destination::File(output),
+        (None, None) => match partition_by {
+            Some(column) => Destination::Partitioned(output, column),
+            None => Destination::File(output),
+        },
     };
     if let Destination::Shards(_, split) = &destination {
         split.sizes(0).map_err(table_error)?;
@@ -139,7 +148,8 @@ fn destination(mut outputs: Vec<PathBuf>, options: &Bound<'_, PyDict>) -> PyResu
 /// -o OUTPUT...` with the options dict that `knuffle.shuffle_table` builds
 /// (every key present: `seed`, `memory`, `temp_dir`, `format`,
 /// `output_format`, `count`, `shards`, `rows_per_shard`, `parts`,
-/// `compression`, `row_group_rows`; types checked there), translated into the engine's
+/// `compression`, `row_group_rows`, `infer_types`, `partition_by`; types
+/// checked there), translated into the engine's
 /// `Options` as the command line translates its flags, the GIL released for
 /// the run. Returns `(rows_in, rows_out, buckets)`.
 #[pyfunction]
@@ -169,6 +179,7 @@ fn shuffle_table_paths(
         count: get(options, "count")?,
         compression,
         row_group_rows,
+        infer_types: get(options, "infer_types")?,
     };
     // The engine contains its readers' panics (invalid data); a panic
     // anywhere else is still a ValueError naming the inputs, never pyo3's

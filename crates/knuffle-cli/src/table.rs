@@ -65,7 +65,34 @@ order's first run of rows to the first OUT, the next to the second, and so on: e
 into parts of those sizes is equally likely. The sizes are exact: each part gets
 floor(N x share / sum) rows and the rows left over (fewer than the parts) go one each to the
 parts with the largest remainders (as knuffle split does for lines). With -n K, the K rows
-are split. Every part is one format (--output-format, else the first OUT's extension).";
+are split. Every part is one format (--output-format, else the first OUT's extension).
+
+Types (--infer-types): CSV and TSV columns are text unless --infer-types is given; then a
+column is Int64, Float64, Boolean, Date32 or Timestamp (microseconds, no time zone) when
+EVERY value of it in every input is read as that type and written back by knuffle as the
+same text: 42 and -7 are integers, 1.5 a float, true/false booleans, 2024-01-31 a date,
+2024-01-31T08:00:00.250 a timestamp; 007, +5, \" 12\", 1e3, 1.50, 1 next to 1.5, TRUE, NaN
+keep the column text. So a CSV written back from the typed table has the bytes read (CSV ->
+Parquet -> CSV is the same file). An empty field is null, typed or not (as without
+--infer-types); a column of only empty fields is text. The inputs are read once more for
+this, before the shuffle, so types come from all rows, not a sample (a pipe cannot be read
+twice: an error); several files get one type per column name. A value that no longer fits
+when read again (the file changed) is an error naming the file, record and column.
+
+Partitions (--partition-by COL): OUT is a new or empty directory of COL=VALUE directories
+(Hive layout, as pyarrow's write_to_dataset and Spark's partitionBy write), each holding
+part-00000.EXT, ...: that value's rows in the table order (the order they have in the
+output without --partition-by), COL left out of the files. knuffle, pyarrow, Spark and
+DuckDB read COL back from the directory names: as Int32 when every value is an integer
+that fits, else as text (so text values such as 007 come back as 7, as with pyarrow).
+COL must be text or integers. Values are escaped as pyarrow escapes them (every byte but
+letters, digits and -._~ as %XX); a null is __HIVE_DEFAULT_PARTITION__. No partition is
+held in memory: at most 256 files are open at once (fewer under a small --memory); when
+more values are being written, the file used least recently is closed and its value gets
+a new file (part-00001, ...) when it comes back, so a directory may hold several files,
+in the table order by name. At most 10,000 distinct values (else exit 2). OUT appears
+only complete: it is written under a hidden name (.OUT.knuffle-XXXXXX, next to OUT,
+removed on failure) and renamed at the end.";
 
 const EXAMPLES: &str = "\
 Examples:
@@ -75,6 +102,8 @@ Examples:
   knuffle table data.csv -o sample.csv -n 1000             1000 rows, uniformly, in random order
   knuffle table events.jsonl -o events.parquet             convert while shuffling
   knuffle table shards/ --parts 80,10,10 -o train.parquet -o valid.parquet -o test.parquet
+  knuffle table data.csv -o typed.parquet --infer-types     integer, float, date columns
+  knuffle table data.parquet -o by_label/ --partition-by label   by_label/label=cat/...
 
 Exit status: 0 success; 1 a read or write error; 2 invalid arguments or invalid data (a
 corrupt or truncated file, a schema mismatch, a ragged CSV row).";
@@ -147,6 +176,23 @@ pub(crate) struct Args {
     /// Print the seed, the rows and how they were shuffled to standard error.
     #[arg(short, long)]
     verbose: bool,
+
+    /// Type CSV/TSV columns from all their values (Int64, Float64, Boolean, Date32,
+    /// Timestamp), only when every value comes back as written (see Types below).
+    #[arg(long)]
+    infer_types: bool,
+
+    /// Write the directory OUT as COL=VALUE directories (Hive layout; see Partitions below).
+    #[arg(long, value_name = "COL", conflicts_with_all = ["shards", "rows_per_shard", "parts"])]
+    partition_by: Option<String>,
+}
+
+/// `-o OUT --partition-by COL`: the directory OUT by COL's values.
+fn partitioned(destination: Destination, column: Option<String>) -> Destination {
+    match (destination, column) {
+        (Destination::File(dir), Some(column)) => Destination::Partitioned(dir, column),
+        (other, _) => other,
+    }
 }
 
 fn table_error(error: knuffle_table::Error) -> CliError {
@@ -181,6 +227,7 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
             (None, None) => Destination::File(output),
         }
     };
+    let destination = partitioned(destination, args.partition_by);
     if let Destination::Shards(_, split) = &destination {
         split.sizes(0).map_err(table_error)?;
     }
@@ -203,6 +250,7 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
         count: args.count,
         compression,
         row_group_rows: args.row_group_rows,
+        infer_types: args.infer_types,
     };
     let report =
         knuffle_table::shuffle_table(&args.inputs, &destination, &options).map_err(table_error)?;

@@ -26,6 +26,7 @@ use arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use csv_core::{ReadRecordResult, Reader, ReaderBuilder};
 use knuffle_records::compressed::Decompressed;
 
+use crate::csv_types;
 use crate::error::Error;
 
 /// Bytes a batch takes per field beyond the field's text: its end while
@@ -110,6 +111,7 @@ pub(crate) fn open(
     input: Decompressed<File>,
     delimiter: u8,
     limits: CsvLimits,
+    typed: Option<&Schema>,
 ) -> Result<(SchemaRef, CsvBatches), Error> {
     let tsv = delimiter == b'\t';
     let parser = ReaderBuilder::new()
@@ -163,10 +165,19 @@ pub(crate) fn open(
         .batch_rows
         .min(limits.batch_bytes / (width * BYTES_PER_FIELD))
         .max(1);
+    // A column typed by --infer-types (csv_types.rs) in the schema the
+    // reader is given is converted from its text; any other is text.
+    let type_of = |name: &str| {
+        typed
+            .and_then(|schema| schema.field_with_name(name).ok())
+            .map(|field| field.data_type().clone())
+            .filter(csv_types::is_inferred)
+            .unwrap_or(DataType::Utf8)
+    };
     batches.schema = Arc::new(Schema::new(
         names
             .iter()
-            .map(|name| Field::new(name, DataType::Utf8, true))
+            .map(|name| Field::new(name, type_of(name), true))
             .collect::<Vec<_>>(),
     ));
     Ok((batches.schema.clone(), batches))
@@ -301,7 +312,22 @@ impl CsvBatches {
                 })?;
                 builder.append_value(text);
             }
-            arrays.push(Arc::new(builder.finish()));
+            let strings = builder.finish();
+            let field = self.schema.field(column);
+            if field.data_type() == &DataType::Utf8 {
+                arrays.push(Arc::new(strings));
+                continue;
+            }
+            let typed = csv_types::convert(&strings, field.data_type()).map_err(|row| {
+                csv_types::misfit_error(
+                    &self.path,
+                    self.records - (rows - row) as u64 + 1,
+                    field.name(),
+                    strings.value(row),
+                    field.data_type(),
+                )
+            })?;
+            arrays.push(typed);
         }
         let batch = RecordBatch::try_new_with_options(
             self.schema.clone(),

@@ -28,7 +28,7 @@ use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef};
 use crate::error::Error;
 
 /// The value Hive writes for a null key.
-const NULL_VALUE: &str = "__HIVE_DEFAULT_PARTITION__";
+pub(crate) const NULL_VALUE: &str = "__HIVE_DEFAULT_PARTITION__";
 
 /// The levels of one file: each key and its value (none: null), decoded.
 pub type Levels = Vec<(String, Option<String>)>;
@@ -123,6 +123,22 @@ fn decode(text: &str) -> Option<String> {
         }
     }
     String::from_utf8(out).ok()
+}
+
+/// `text` escaped for a partition directory's name as pyarrow writes it
+/// (Arrow C++'s `UriEscape`, checked against pyarrow 26): the unreserved
+/// characters of RFC 3986 (letters, digits, `-._~`) stay, every other byte
+/// is `%XX` in upper-case hex; [`decode`] gives `text` back.
+pub(crate) fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
 }
 
 fn hex(byte: u8) -> Option<u8> {
@@ -329,6 +345,25 @@ mod tests {
             ("1_000", None),
         ] {
             assert_eq!(int32(text), value, "{text}");
+        }
+    }
+
+    #[test]
+    fn values_encode_as_pyarrow_writes_them_and_decode_back() {
+        for (text, name) in [
+            ("a/b", "a%2Fb"),
+            ("a=b", "a%3Db"),
+            ("50%", "50%25"),
+            ("é", "%C3%A9"),
+            ("sp ace", "sp%20ace"),
+            ("", ""),
+            ("+x", "%2Bx"),
+            ("~_-.", "~_-."),
+            ("%41", "%2541"),
+            ("tab\tx", "tab%09x"),
+        ] {
+            assert_eq!(encode(text), name, "{text}");
+            assert_eq!(decode(name).as_deref(), Some(text), "{name}");
         }
     }
 

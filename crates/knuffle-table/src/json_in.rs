@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
@@ -27,6 +27,8 @@ use serde_json::Value;
 use arrow::record_batch::RecordBatch;
 
 use crate::error::{Error, arrow_error};
+use crate::json_kinds::Kinds;
+use crate::json_lines;
 
 /// A JSON Lines file's batches.
 pub(crate) type JsonBatches = Box<dyn Iterator<Item = Result<RecordBatch, Error>> + Send>;
@@ -70,15 +72,9 @@ pub(crate) fn open(
     };
     let row = leaf_count(&schema).max(1).saturating_mul(BYTES_PER_VALUE);
     let batch_rows = (batch_bytes / row).clamp(1, batch_rows.max(1));
-    let reader = arrow::json::ReaderBuilder::new(schema.clone())
-        .with_batch_size(batch_rows)
-        .build(buffered)
-        .map_err(|e| arrow_error(path, e))?;
-    let path: PathBuf = path.to_path_buf();
-    Ok((
-        schema,
-        Box::new(reader.map(move |batch| batch.map_err(|e| arrow_error(&path, e)))),
-    ))
+    let batches =
+        json_lines::LineBatches::new(path, buffered, schema.clone(), batch_rows, batch_bytes)?;
+    Ok((schema, Box::new(batches)))
 }
 
 /// The columns of a schema counting those inside structs.
@@ -102,6 +98,7 @@ pub(crate) fn leaf_count(schema: &Schema) -> usize {
 fn infer(path: &Path, input: &mut impl BufRead, max_line: usize) -> Result<Schema, Error> {
     let invalid = |text: String| Error::invalid(format!("{}: {text}", path.display()));
     let mut integers: HashMap<String, Integers> = HashMap::new();
+    let mut kinds = Kinds::default();
     let mut line = Vec::new();
     let mut number = 0u64;
     let mut failure = None;
@@ -152,6 +149,10 @@ fn infer(path: &Path, input: &mut impl BufRead, max_line: usize) -> Result<Schem
                     )));
                     return None;
                 };
+                if let Err(conflict) = kinds.see(path, number, object) {
+                    failure = Some(conflict);
+                    return None;
+                }
                 for (key, value) in object {
                     if let Value::Number(n) = value {
                         let seen = integers.entry(key.clone()).or_default();

@@ -14,6 +14,7 @@
 //!     count: None,
 //!     compression: None,
 //!     row_group_rows: None,
+//!     infer_types: false,
 //! };
 //! let report = shuffle_table(
 //!     &["rides.parquet".into()],
@@ -39,7 +40,9 @@
 //! 2. `layout` (a Parquet output's compression, row groups, metadata),
 //!    the readers of the formats, each checking what it reads before the
 //!    Arrow and Parquet decoders see it: `csv_in` (CSV and TSV),
-//!    `ipc_in` (Arrow IPC messages), `json_in` (JSON Lines),
+//!    `ipc_in` (Arrow IPC messages), `json_in` (JSON Lines: its schema;
+//!    `json_kinds`, a field's one JSON type; `json_lines`, its rows, each
+//!    error naming its line),
 //!    `parquet_footer` (a Parquet footer), `compressed_in` (gzip and zstd
 //!    text read decompressed, other compressions refused); `parquet_out`
 //!    (a Parquet writer encoding columns in parallel), `sink` (a table
@@ -47,7 +50,10 @@
 //!    directories), `schema_merge` (several inputs' schemas as one, by
 //!    column name).
 //! 3. `source` (inputs: files, directories of shards, one schema),
-//!    `output` (one file or shards, nothing visible until complete),
+//!    `csv_types` (`--infer-types`: CSV columns typed from every value),
+//!    `partition_out` (`--partition-by`: a Hive layout by a column's
+//!    values), `output` (one file, shards, parts or partitions, nothing
+//!    visible until complete),
 //!    `spill` (bucket files), `gather` (rows taken by position).
 //! 4. `shuffle` (the plan: in memory, through buckets, or `-n`),
 //!    `fuzzing` (the bodies of the readers' fuzz targets).
@@ -69,6 +75,7 @@
 mod compressed_in;
 mod contain;
 mod csv_in;
+mod csv_types;
 mod epoch;
 mod error;
 mod format;
@@ -78,11 +85,14 @@ mod gather;
 mod hive;
 mod ipc_in;
 mod json_in;
+mod json_kinds;
+mod json_lines;
 mod layout;
 mod order;
 mod output;
 mod parquet_footer;
 mod parquet_out;
+mod partition_out;
 mod sample;
 mod sample_columns;
 mod sample_held;
@@ -110,6 +120,7 @@ pub use format::{FORMAT_NAMES, Format};
 pub use layout::parse_compression;
 pub use order::{LABELS, TableOrder, VERSION, epoch_seed, table_order};
 pub use output::{Destination, MAX_SHARDS, ShardSplit};
+pub use partition_out::{MAX_OPEN, MAX_PARTITIONS};
 pub use sample::{SampleReport, TableSample, sample_table};
 pub use shuffle::{Options, Report, shuffle_table};
 pub use stream::TableStream;

@@ -3,7 +3,8 @@
 //! the order. Nothing appears under the output's name until everything is
 //! written: a file (and each part) is written by knuffle's rule for written
 //! files (a temporary file renamed at the end), and shards are nameless
-//! files linked into the directory at the end. A file or part whose name
+//! files linked into the directory at the end; a partitioned directory
+//! (`--partition-by`) is written under a hidden name and renamed. A file or part whose name
 //! ends in `.gz` or `.zst` is written compressed (CSV, TSV, JSON Lines), its
 //! compressed stream ended before the file is kept.
 
@@ -20,6 +21,7 @@ use knuffle_records::{NewFile, WrittenFile};
 use crate::error::Error;
 use crate::format::Format;
 use crate::layout::ParquetLayout;
+use crate::partition_out::Partitioned;
 use crate::sink::TableWriter;
 
 /// The most shards one run writes (each is an open file until the end).
@@ -80,13 +82,19 @@ pub enum Destination {
     /// the `j`-th run of the order, of the exact size
     /// [`Parts::sizes`] gives (the largest remainder method).
     Parts(Vec<PathBuf>, Parts),
+    /// A directory (that does not exist, or is empty) in a Hive layout by
+    /// the values of a column (`--partition-by`, partition_out.rs):
+    /// `COL=VALUE/part-00000.EXT`, ...
+    Partitioned(PathBuf, String),
 }
 
 impl Destination {
     /// The output's path (a split's first part; none: empty).
     pub fn path(&self) -> &Path {
         match self {
-            Destination::File(path) | Destination::Shards(path, _) => path,
+            Destination::File(path)
+            | Destination::Shards(path, _)
+            | Destination::Partitioned(path, _) => path,
             Destination::Parts(paths, _) => paths.first().map_or(Path::new(""), PathBuf::as_path),
         }
     }
@@ -95,7 +103,7 @@ impl Destination {
     pub fn check(&self) -> Result<(), Error> {
         match self {
             Destination::File(path) => Ok(knuffle_records::check_writable(path)?),
-            Destination::Shards(dir, _) => {
+            Destination::Shards(dir, _) | Destination::Partitioned(dir, _) => {
                 check_shard_directory(dir)?;
                 NewFile::in_directory(parent_of(dir)).map(drop)?;
                 Ok(())
@@ -191,7 +199,7 @@ pub(crate) fn compression(destination: &Destination, format: Format) -> Result<(
         Destination::Parts(paths, _) => paths
             .iter()
             .try_for_each(|path| compression_of(path, format).map(drop)),
-        Destination::Shards(_, _) => Ok(()),
+        Destination::Shards(_, _) | Destination::Partitioned(_, _) => Ok(()),
     }
 }
 
@@ -269,6 +277,7 @@ enum Target {
     File(Option<TableWriter<CompressedWriter<WrittenFile>>>, PathBuf),
     Shards(Shards),
     Parts(PartFiles),
+    Partitioned(Partitioned),
 }
 
 /// Consecutive runs of the order, each into a file of its own: the rows of
@@ -319,6 +328,9 @@ impl Emitter {
                 paths: paths.clone(),
                 runs: Runs::new(parts.sizes(rows)),
             }),
+            Destination::Partitioned(dir, column) => {
+                Target::Partitioned(Partitioned::new(dir, column, settings.clone(), &schema)?)
+            }
         };
         Ok(Emitter {
             settings,
@@ -375,6 +387,7 @@ impl Emitter {
                 limit,
                 part_opener(paths, &self.settings, &self.schema),
             ),
+            Target::Partitioned(partitioned) => partitioned.write(batch),
         }
     }
 
@@ -393,6 +406,7 @@ impl Emitter {
             }
             Target::Shards(shards) => shards.finish(&self.settings, &self.schema),
             Target::Parts(parts) => parts.finish(&self.settings, &self.schema),
+            Target::Partitioned(partitioned) => partitioned.finish(),
         }
     }
 }
@@ -552,7 +566,7 @@ fn name_of_shard(dir: &Path, count: usize, index: usize, format: Format) -> Path
 
 /// Raises the soft limit of open files to what `shards` open shards need
 /// (up to the hard limit), or says why they cannot be written.
-fn raise_open_file_limit(shards: u64) -> Result<(), Error> {
+pub(crate) fn raise_open_file_limit(shards: u64) -> Result<(), Error> {
     let needed = shards + 64;
     let mut limit = libc::rlimit {
         rlim_cur: 0,

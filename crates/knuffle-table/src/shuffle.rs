@@ -66,6 +66,8 @@ pub struct Options {
     /// Rows per Parquet row group (none: the first Parquet input's largest,
     /// else 1 Mi).
     pub row_group_rows: Option<usize>,
+    /// CSV and TSV columns typed from all their values (csv_types.rs).
+    pub infer_types: bool,
 }
 
 /// What a shuffle did.
@@ -128,6 +130,10 @@ pub(crate) fn prepare(
     // One input is opened once (it may be a pipe); several are each read
     // twice, for their schemas and then their rows.
     let (schema, first) = match sources.as_slice() {
+        _ if options.infer_types => (
+            crate::csv_types::common_schema(&sources, reading(&budget))?,
+            None,
+        ),
         [only] => {
             let opened = source::open(only, None, reading(&budget))?;
             (opened.schema.clone(), Some(opened))
@@ -135,6 +141,7 @@ pub(crate) fn prepare(
         _ => (source::common_schema(&sources)?, None),
     };
     destination.check()?;
+    crate::partition_out::check_destination(destination, &schema)?;
     crate::output::compression(destination, format)?;
     let parquet = parquet_layout(&sources, first.as_ref(), options)?;
     if format == Format::Parquet {
@@ -191,7 +198,7 @@ fn output_format(
             }
             first.unwrap_or(sources[0].format)
         }
-        (None, Destination::Shards(_, _)) => sources[0].format,
+        (None, Destination::Shards(_, _) | Destination::Partitioned(_, _)) => sources[0].format,
     };
     // A split's parts are one format: an extension that names another is
     // a mistake, not a wish.

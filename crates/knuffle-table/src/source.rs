@@ -222,7 +222,11 @@ pub fn open(source: &Source, schema: Option<SchemaRef>, reading: Reading) -> Res
 }
 
 /// Opens `source`'s own columns (see [`open`]).
-fn open_own(source: &Source, schema: Option<SchemaRef>, reading: Reading) -> Result<Opened, Error> {
+pub(crate) fn open_own(
+    source: &Source,
+    schema: Option<SchemaRef>,
+    reading: Reading,
+) -> Result<Opened, Error> {
     let path = source.path.clone();
     let batch_rows = reading.batch_rows;
     let file = File::open(&path).map_err(|e| Error::io_at(&path, &e))?;
@@ -248,7 +252,8 @@ fn open_own(source: &Source, schema: Option<SchemaRef>, reading: Reading) -> Res
                 batch_bytes: reading.batch_bytes(),
             };
             let input = compressed_in::text(&path, file)?;
-            let (schema, batches) = csv_in::open(path.clone(), input, delimiter, limits)?;
+            let (schema, batches) =
+                csv_in::open(path.clone(), input, delimiter, limits, schema.as_deref())?;
             Opened {
                 schema,
                 batches: Box::new(batches),
@@ -555,6 +560,11 @@ impl Iterator for RowGroups {
 /// without loss (schema_merge.rs), nullable when it is in any file; JSON
 /// Lines files are read with the merge of their inferred schemas.
 pub fn common_schema(sources: &[Source]) -> Result<SchemaRef, Error> {
+    merge_schemas(sources, schemas_of(sources)?)
+}
+
+/// The schema of each of `sources` (regular files only).
+pub(crate) fn schemas_of(sources: &[Source]) -> Result<Vec<SchemaRef>, Error> {
     let mut schemas = Vec::with_capacity(sources.len());
     for source in sources {
         let metadata = fs::metadata(&source.path).map_err(|e| Error::io_at(&source.path, &e))?;
@@ -566,12 +576,22 @@ pub fn common_schema(sources: &[Source]) -> Result<SchemaRef, Error> {
         }
         schemas.push(schema_of(source)?);
     }
+    Ok(schemas)
+}
+
+/// The one schema of `sources` whose schemas are `schemas` (see
+/// [`common_schema`]).
+pub(crate) fn merge_schemas(
+    sources: &[Source],
+    schemas: Vec<SchemaRef>,
+) -> Result<SchemaRef, Error> {
     if sources.iter().all(|s| s.format == Format::JsonLines) && sources.len() > 1 {
-        let merged =
-            Schema::try_merge(schemas.iter().map(|s| s.as_ref().clone())).map_err(|e| {
-                Error::invalid(format!("the JSON Lines files do not have one schema ({e})"))
-            })?;
-        return Ok(Arc::new(merged));
+        let named: Vec<(&Path, SchemaRef)> = sources
+            .iter()
+            .map(|s| s.path.as_path())
+            .zip(schemas)
+            .collect();
+        return Ok(Arc::new(crate::json_kinds::merge(&named)?));
     }
     let named: Vec<(&Path, SchemaRef)> = sources
         .iter()

@@ -28,6 +28,7 @@ fn options(seed: &str) -> Options {
         count: None,
         compression: None,
         row_group_rows: None,
+        infer_types: false,
     }
 }
 

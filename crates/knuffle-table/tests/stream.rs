@@ -124,6 +124,7 @@ fn the_stream_is_the_shuffle_in_memory_and_through_buckets() {
         count: None,
         compression: None,
         row_group_rows: None,
+        infer_types: false,
     };
     shuffle_table(&inputs, &Destination::File(shuffled.clone()), &options).unwrap();
     let expected = read_parquet(&shuffled);

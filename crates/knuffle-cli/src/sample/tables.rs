@@ -130,6 +130,7 @@ pub fn run(plan: &Plan, table: &TablePlan) -> Result<ExitCode, CliError> {
         count: None,
         compression: None,
         row_group_rows: None,
+        infer_types: false,
     };
     let sample = TableSample {
         mode: options.mode.clone(),

@@ -31,6 +31,8 @@
 //! | `compressed` | gzip and zstd files read by content by `table`, `sample` and `split` (the plain input's order for the same seed), table outputs compressed by extension, truncated or corrupt streams an error leaving no output, bzip2/xz/compressed Parquet refused |
 //! | `table_hostile` | `knuffle table` (and `sample`/`split --csv`) on hostile tables under `ulimit -v`: crafted footers, flipped bytes, wide tables, long cells, unclosed quotes, FIFOs: exit 0 with every row or exit 2 naming the file, bounded memory, never a panic |
 //! | `table_inputs` | `knuffle table` on several files: Hive partition directories as columns (in the order of the same rows in one flat file), columns matched by name and promoted without loss, inconsistent inputs and an output extension of no table format refused (exit 2) |
+//! | `table_types` | `knuffle table --infer-types`: CSV columns typed only when every value comes back as written (CSV -> Parquet -> CSV the same bytes); JSON Lines errors naming the line of the whole file, plain and gzip, and a type conflict's field and types |
+//! | `table_partitions` | `knuffle table --partition-by`: Hive directories escaped as pyarrow writes them, each value's rows in the unpartitioned order (across files when few may be open), read back by knuffle's Hive reader; mistakes refused leaving nothing |
 //! | `table_parts` | `knuffle table --parts`: a table split into files, in the table order, of exact sizes; mistakes refused before anything is written |
 //! | `verifier_differential` | `knuffle verify` and the Python reference verifier: the same exit status on a corpus of hostile transcripts |
 //! | `written_files` | every file knuffle writes (transcripts, secrets, the lab's report, `-o`) by one rule: FIFOs, devices, symlinks, hard links, missing directories |
@@ -75,7 +77,9 @@ mod split;
 mod table;
 mod table_hostile;
 mod table_inputs;
+mod table_partitions;
 mod table_parts;
+mod table_types;
 mod trace;
 mod verifier_differential;
 mod written_files;
