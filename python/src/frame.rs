@@ -135,8 +135,9 @@ pub fn frame_gather_fixed(
         reads.push(Extent::of(src_ptr, stride, n, item));
         writes.push(Extent::of(dst_ptr, item as isize, n, item));
         // SAFETY: the source spans `n` items at `stride` (a live numpy
-        // array, held by the caller and not written while the GIL is
-        // released by this call), the destination is a writeable contiguous
+        // array, held by the caller; as with numpy's own functions that
+        // release the GIL, the caller does not write it from another thread
+        // meanwhile), the destination is a writeable contiguous
         // array of `n` items, and no destination shares a byte with a
         // source, another destination or the order (checked below, before
         // the gather).
@@ -210,11 +211,6 @@ pub fn frame_gather_varlen<'py>(
             })?
             .map_err(value_error)?;
         let size: usize = totals.iter().sum();
-        if O::try_from(size).is_err() {
-            return Err(PyValueError::new_err(
-                "the gathered column is too large for its offsets",
-            ));
-        }
         let new_data = PyArray1::<u8>::zeros(py, size, false);
         {
             let mut out = new_data.try_readwrite()?;

@@ -70,8 +70,9 @@ impl Slots {
     /// # Safety
     /// `row < len`, and the array is alive and unchanged (the GIL is held).
     unsafe fn get(&self, row: usize) -> *mut ffi::PyObject {
-        // SAFETY: the caller's contract; numpy aligns object slots.
-        unsafe { *self.at(row) }
+        // SAFETY: the caller's contract; a slot of a structured array may be
+        // unaligned.
+        unsafe { self.at(row).read_unaligned() }
     }
 }
 

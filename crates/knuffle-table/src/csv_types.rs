@@ -13,18 +13,14 @@
 //! together (one pass over them before the shuffle's own), so several files
 //! get one type per column.
 
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray, StringArray};
 use arrow::compute::{CastOptions, cast_with_options};
-use arrow::datatypes::{DataType, Float64Type, SchemaRef, TimeUnit};
+use arrow::datatypes::{DataType, Float64Type, TimeUnit};
 use arrow::util::display::{ArrayFormatter, FormatOptions};
 
 use crate::error::Error;
-use crate::format::Format;
-use crate::source::{self, Reading, Source};
 
 /// The types a column may get, in the order they are tried.
 const TYPES: [DataType; 5] = [
@@ -43,21 +39,21 @@ pub(crate) fn is_inferred(data_type: &DataType) -> bool {
 
 /// The types a column may still have, after the values seen.
 #[derive(Clone, Copy, Debug)]
-struct Candidates {
+pub(crate) struct Candidates {
     alive: [bool; TYPES.len()],
     /// Whether any value (not an empty field) was seen.
     seen: bool,
 }
 
 impl Candidates {
-    fn new() -> Candidates {
+    pub(crate) fn new() -> Candidates {
         Candidates {
             alive: [true; TYPES.len()],
             seen: false,
         }
     }
 
-    fn see(&mut self, strings: &StringArray) {
+    pub(crate) fn see(&mut self, strings: &StringArray) {
         if strings.null_count() == strings.len() {
             return;
         }
@@ -67,7 +63,7 @@ impl Candidates {
         }
     }
 
-    fn data_type(&self) -> DataType {
+    pub(crate) fn data_type(&self) -> DataType {
         match self.alive.iter().position(|&a| a) {
             Some(index) if self.seen => TYPES[index].clone(),
             _ => DataType::Utf8,
@@ -110,79 +106,6 @@ fn misfit_of(strings: &StringArray, typed: &ArrayRef) -> Option<usize> {
         }
     }
     None
-}
-
-/// The common schema of `sources` (source.rs) with the CSV and TSV
-/// columns typed from all their values: every CSV and TSV input is read
-/// once here, before the shuffle reads it again.
-pub(crate) fn common_schema(sources: &[Source], reading: Reading) -> Result<SchemaRef, Error> {
-    for source in sources {
-        let metadata =
-            std::fs::metadata(&source.path).map_err(|e| Error::io_at(&source.path, &e))?;
-        if !metadata.is_file() {
-            return Err(Error::invalid(format!(
-                "{}: --infer-types reads the inputs twice (once for the types): a pipe or \
-                 device cannot be; save it to a file first",
-                source.path.display()
-            )));
-        }
-    }
-    let types = infer(sources, reading)?;
-    let mut schemas = source::schemas_of(sources)?;
-    for (source, schema) in sources.iter().zip(&mut schemas) {
-        if !matches!(source.format, Format::Csv(_)) {
-            continue;
-        }
-        let fields: Vec<_> = schema
-            .fields()
-            .iter()
-            .map(|field| match types.get(field.name()) {
-                Some(data_type) if field.data_type() == &DataType::Utf8 => {
-                    Arc::new(field.as_ref().clone().with_data_type(data_type.clone()))
-                }
-                _ => field.clone(),
-            })
-            .collect();
-        *schema = Arc::new(arrow::datatypes::Schema::new_with_metadata(
-            fields,
-            schema.metadata().clone(),
-        ));
-    }
-    source::merge_schemas(sources, schemas)
-}
-
-/// The type of each column of the CSV and TSV inputs (by name), from every
-/// value of all of them.
-fn infer(sources: &[Source], reading: Reading) -> Result<HashMap<String, DataType>, Error> {
-    let mut columns: HashMap<String, Candidates> = HashMap::new();
-    for source in sources {
-        if !matches!(source.format, Format::Csv(_)) {
-            continue;
-        }
-        let opened = source::open_own(source, None, reading)?;
-        let names: Vec<String> = opened
-            .schema
-            .fields()
-            .iter()
-            .map(|f| f.name().clone())
-            .collect();
-        for batch in opened.batches {
-            let batch = batch?;
-            for (name, column) in names.iter().zip(batch.columns()) {
-                let candidates = columns.entry(name.clone()).or_insert_with(Candidates::new);
-                if let Some(strings) = column.as_string_opt::<i32>() {
-                    candidates.see(strings);
-                }
-            }
-        }
-        for name in &names {
-            columns.entry(name.clone()).or_insert_with(Candidates::new);
-        }
-    }
-    Ok(columns
-        .into_iter()
-        .map(|(name, candidates)| (name, candidates.data_type()))
-        .collect())
 }
 
 /// The error of a value (of record `record`) that does not fit the type

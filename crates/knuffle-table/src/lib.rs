@@ -38,8 +38,11 @@
 //!    the reference permutation), `epoch` (the epoch order by position, in
 //!    windows of buckets, after `order`).
 //! 2. `layout` (a Parquet output's compression, row groups, metadata),
-//!    the readers of the formats, each checking what it reads before the
-//!    Arrow and Parquet decoders see it: `csv_in` (CSV and TSV),
+//!    `open_files` (the open-file limit raised for many outputs),
+//!    `csv_types` (`--infer-types`' rule: which type a CSV column's values
+//!    all keep as written), the readers of the formats, each checking what
+//!    it reads before the Arrow and Parquet decoders see it: `csv_in` (CSV
+//!    and TSV),
 //!    `ipc_in` (Arrow IPC messages), `json_in` (JSON Lines: its schema;
 //!    `json_kinds`, a field's one JSON type; `json_lines`, its rows, each
 //!    error naming its line),
@@ -50,7 +53,8 @@
 //!    directories), `schema_merge` (several inputs' schemas as one, by
 //!    column name).
 //! 3. `source` (inputs: files, directories of shards, one schema),
-//!    `csv_types` (`--infer-types`: CSV columns typed from every value),
+//!    `csv_infer` (`--infer-types`' first pass: CSV columns typed from every
+//!    value),
 //!    `partition_out` (`--partition-by`: a Hive layout by a column's
 //!    values), `output` (one file, shards, parts or partitions, nothing
 //!    visible until complete),
@@ -58,7 +62,8 @@
 //! 4. `shuffle` (the plan: in memory, through buckets, or `-n`),
 //!    `fuzzing` (the bodies of the readers' fuzz targets).
 //! 5. The sampling modes of `knuffle sample` on tables, the decisions of
-//!    the line modes: `sample_columns` (`-k` and `-w` columns, a key's
+//!    the line modes: `sample_rows` (what a sample is asked, reports and
+//!    reads), `sample_columns` (`-k` and `-w` columns, a key's
 //!    bytes), `sample_weight` (a row's weight), `sample_held` (the rows a
 //!    sample holds), `sample_stream` (`-p`, `-k -p`), `sample_reservoir`
 //!    (`-n`, `-w`, `--per-key`), then `sample` (the entry point).
@@ -75,6 +80,7 @@
 mod compressed_in;
 mod contain;
 mod csv_in;
+mod csv_infer;
 mod csv_types;
 mod epoch;
 mod error;
@@ -88,6 +94,7 @@ mod json_in;
 mod json_kinds;
 mod json_lines;
 mod layout;
+mod open_files;
 mod order;
 mod output;
 mod parquet_footer;
@@ -97,6 +104,7 @@ mod sample;
 mod sample_columns;
 mod sample_held;
 mod sample_reservoir;
+mod sample_rows;
 mod sample_stream;
 mod sample_weight;
 mod schema_merge;

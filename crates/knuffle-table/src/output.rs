@@ -20,9 +20,10 @@ use knuffle_records::{NewFile, WrittenFile};
 
 use crate::error::Error;
 use crate::format::Format;
-use crate::layout::ParquetLayout;
+use crate::open_files::raise_open_file_limit;
 use crate::partition_out::Partitioned;
 use crate::sink::TableWriter;
+pub(crate) use crate::sink::WriteSettings;
 
 /// The most shards one run writes (each is an open file until the end).
 pub const MAX_SHARDS: u64 = 100_000;
@@ -244,17 +245,6 @@ fn written_table(
 /// the file is kept: an error leaves no file).
 fn end_stream(sink: CompressedWriter<WrittenFile>, path: &Path) -> Result<WrittenFile, Error> {
     sink.finish().map_err(|e| Error::io_at(path, &e))
-}
-
-/// Settings of the written tables.
-#[derive(Clone, Debug)]
-pub struct WriteSettings {
-    /// The format of the output.
-    pub format: Format,
-    /// The layout of Parquet outputs.
-    pub parquet: ParquetLayout,
-    /// Bytes a Parquet writer may hold before it ends a row group early.
-    pub writer_memory: usize,
 }
 
 /// Rows per batch written: batches are cut at multiples of it, whatever
@@ -562,38 +552,6 @@ fn shard_opener<'a>(
 fn name_of_shard(dir: &Path, count: usize, index: usize, format: Format) -> PathBuf {
     let width = (count.saturating_sub(1)).to_string().len().max(5);
     dir.join(format!("part-{index:0width$}.{}", format.extension()))
-}
-
-/// Raises the soft limit of open files to what `shards` open shards need
-/// (up to the hard limit), or says why they cannot be written.
-pub(crate) fn raise_open_file_limit(shards: u64) -> Result<(), Error> {
-    let needed = shards + 64;
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes the struct it is given.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
-        return Ok(());
-    }
-    if limit.rlim_cur >= needed {
-        return Ok(());
-    }
-    if limit.rlim_max >= needed {
-        let raised = libc::rlimit {
-            rlim_cur: needed,
-            rlim_max: limit.rlim_max,
-        };
-        // SAFETY: setrlimit reads the struct it is given.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
-            return Ok(());
-        }
-    }
-    Err(Error::invalid(format!(
-        "{shards} shards need {needed} open files, but the limit is {} (raise it with ulimit -n, \
-         or write fewer shards)",
-        limit.rlim_max
-    )))
 }
 
 #[cfg(test)]

@@ -31,12 +31,17 @@ use arrow::record_batch::RecordBatch;
 
 use crate::error::{Error, arrow_error};
 use crate::hive;
-use crate::output::WriteSettings;
+use crate::open_files::raise_open_file_limit;
 use crate::sink::TableWriter;
+use crate::sink::WriteSettings;
 
 /// The most distinct values of a partition column (pyarrow's
 /// `max_partitions` is 1,024 by default).
 pub const MAX_PARTITIONS: usize = 10_000;
+
+/// Files of one partition at most: `part-00000` to `part-99999`, names
+/// that sort in the order written.
+const MAX_FILES: usize = 100_000;
 
 /// The most files open at once.
 pub const MAX_OPEN: usize = 256;
@@ -77,17 +82,6 @@ pub fn check_column(schema: &Schema, column: &str) -> Result<(), Error> {
         )));
     }
     Ok(())
-}
-
-/// [`check_column`] for a partitioned `destination`; any other is fine.
-pub(crate) fn check_destination(
-    destination: &crate::output::Destination,
-    schema: &Schema,
-) -> Result<(), Error> {
-    match destination {
-        crate::output::Destination::Partitioned(_, column) => check_column(schema, column),
-        _ => Ok(()),
-    }
 }
 
 fn partitionable(data_type: &DataType) -> bool {
@@ -151,7 +145,7 @@ impl Partitioned {
             .map_err(|e| Error::io_at(parent, &e))?;
         let columns = crate::json_in::leaf_count(&file_schema);
         let max_open = (settings.writer_memory / writer_bytes(columns)).clamp(1, MAX_OPEN);
-        crate::output::raise_open_file_limit(max_open as u64)?;
+        raise_open_file_limit(max_open as u64)?;
         Ok(Partitioned {
             dir: dir.to_path_buf(),
             staging,
@@ -228,6 +222,16 @@ impl Partitioned {
                 self.close_least_recent()?;
             }
             let partition = self.partitions.get_mut(&key).expect("inserted above");
+            if partition.files == MAX_FILES {
+                // Names of five digits sort in the order written.
+                return Err(Error::invalid(format!(
+                    "--partition-by {}: the value '{}' would need more than {MAX_FILES} files \
+                     (its file is closed and reopened when more values are written at once than \
+                     files are open); raise the memory limit (--memory) or partition by a column \
+                     of fewer values",
+                    self.name, partition.name
+                )));
+            }
             let file_name = format!(
                 "part-{:05}.{}",
                 partition.files,

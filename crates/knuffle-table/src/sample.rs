@@ -18,37 +18,14 @@
 
 use std::path::{Path, PathBuf};
 
-use arrow::array::RecordBatch;
 use knuffle_records::sampling::Mode;
 
 use crate::error::Error;
 use crate::output::{Destination, Emitter};
-use crate::shuffle::{Options, Prepared, prepare, reading, shuffle_table};
-use crate::source;
+use crate::sample_rows::Rows;
+pub use crate::sample_rows::{SampleReport, TableSample};
+use crate::shuffle::{Options, prepare, shuffle_table};
 use crate::{sample_reservoir, sample_stream};
-
-/// A sample of a table: the mode and how its sample is written.
-#[derive(Clone, Debug)]
-pub struct TableSample {
-    /// The mode, as for lines (`Mode::Replacement` is refused).
-    pub mode: Mode,
-    /// `--inorder`: the sample of `-n K` (or `-w COL -n K`) in input order.
-    pub in_order: bool,
-    /// `--skip-bad-weights`: rows whose weight is not a positive finite
-    /// number are dropped (and counted) rather than an error.
-    pub skip_bad_weights: bool,
-}
-
-/// What a sample did.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SampleReport {
-    /// Rows read.
-    pub rows_in: u64,
-    /// Rows written.
-    pub rows_out: u64,
-    /// Rows dropped for their weight (`--skip-bad-weights`).
-    pub skipped: u64,
-}
 
 /// Samples the rows of the tables `inputs` (files or directories of
 /// shards) into the file `output`, as `sample` asks (`options.count` is
@@ -117,62 +94,4 @@ pub fn sample_table(
     };
     emitter.finish()?;
     Ok(report)
-}
-
-/// The rows of a sample's inputs, read once.
-pub(crate) struct Rows(pub(crate) Prepared);
-
-/// Names a row of a batch in messages, from its position in the batch.
-pub(crate) type Place<'a> = &'a dyn Fn(usize) -> String;
-
-impl Rows {
-    /// The inputs' schema.
-    pub(crate) fn schema(&self) -> &arrow::datatypes::SchemaRef {
-        &self.0.schema
-    }
-
-    /// The limit on the rows a sample holds.
-    pub(crate) fn memory(&self) -> u64 {
-        self.0.budget.rows
-    }
-
-    /// Hands every non-empty batch to `visit`, with the input row number
-    /// of its first row and the names of its rows; returns the rows read.
-    pub(crate) fn each(
-        self,
-        mut visit: impl FnMut(&RecordBatch, u64, Place<'_>) -> Result<(), Error>,
-    ) -> Result<u64, Error> {
-        let Prepared {
-            sources,
-            schema,
-            mut first,
-            budget,
-            ..
-        } = self.0;
-        let mut rows = 0u64;
-        for source in &sources {
-            let opened = match first.take() {
-                Some(opened) => opened,
-                None => source::open(source, Some(schema.clone()), reading(&budget))?,
-            };
-            let mut in_file = 0u64;
-            for batch in opened.batches {
-                let batch = source::conform(batch?, &schema, &source.path)?;
-                if batch.num_rows() == 0 {
-                    continue;
-                }
-                let place = |row: usize| {
-                    format!(
-                        "row {} of '{}'",
-                        in_file + row as u64 + 1,
-                        source.path.display()
-                    )
-                };
-                visit(&batch, rows, &place)?;
-                rows += batch.num_rows() as u64;
-                in_file += batch.num_rows() as u64;
-            }
-        }
-        Ok(rows)
-    }
 }

@@ -24,9 +24,9 @@ use knuffle_records::sampling::{FieldName, Mode};
 
 use crate::error::Error;
 use crate::output::Emitter;
-use crate::sample::{Rows, SampleReport, TableSample};
 use crate::sample_columns::KeyColumns;
 use crate::sample_held::HeldRows;
+use crate::sample_rows::{Rows, SampleReport, TableSample};
 use crate::sample_weight::WeightColumn;
 
 /// What a group of `--per-key` costs besides its key and rows: its

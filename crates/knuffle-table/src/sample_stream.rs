@@ -16,8 +16,8 @@ use knuffle_records::sampling::{FieldName, Probability, distinct};
 
 use crate::error::Error;
 use crate::output::Emitter;
-use crate::sample::{Rows, SampleReport};
 use crate::sample_columns::KeyColumns;
+use crate::sample_rows::{Rows, SampleReport};
 
 /// Writes the rows of `batch` that `keep` says are in.
 fn write_kept(

@@ -75,6 +75,12 @@ impl WeightColumn {
                     _ => column.as_string_view().iter().map(parse).collect(),
                 }
             }
+            data_type if !data_type.is_numeric() => {
+                return Err(Error::invalid(format!(
+                    "-w '{}': a weight is a number; the column is {data_type}",
+                    self.name
+                )));
+            }
             _ => {
                 let floats = arrow::compute::cast(column, &DataType::Float64)
                     .map_err(|e| Error::invalid(format!("-w '{}': {e}", self.name)))?;

@@ -131,7 +131,7 @@ pub(crate) fn prepare(
     // twice, for their schemas and then their rows.
     let (schema, first) = match sources.as_slice() {
         _ if options.infer_types => (
-            crate::csv_types::common_schema(&sources, reading(&budget))?,
+            crate::csv_infer::common_schema(&sources, reading(&budget))?,
             None,
         ),
         [only] => {
@@ -141,7 +141,9 @@ pub(crate) fn prepare(
         _ => (source::common_schema(&sources)?, None),
     };
     destination.check()?;
-    crate::partition_out::check_destination(destination, &schema)?;
+    if let Destination::Partitioned(_, column) = destination {
+        crate::partition_out::check_column(&schema, column)?;
+    }
     crate::output::compression(destination, format)?;
     let parquet = parquet_layout(&sources, first.as_ref(), options)?;
     if format == Format::Parquet {

@@ -213,3 +213,14 @@ fn check_tsv_fields(batch: &RecordBatch, name: &Path) -> Result<(), Error> {
     }
     Ok(())
 }
+
+/// Settings of the written tables.
+#[derive(Clone, Debug)]
+pub struct WriteSettings {
+    /// The format of the output.
+    pub format: Format,
+    /// The layout of Parquet outputs.
+    pub parquet: ParquetLayout,
+    /// Bytes a Parquet writer may hold before it ends a row group early.
+    pub writer_memory: usize,
+}

@@ -44,6 +44,9 @@ pub enum GatherError {
     ShortBitmap,
     /// An item size other than 1, 2, 4, 8 or 16 bytes.
     ItemSize(usize),
+    /// The gathered bytes of a variable-length column (an order may
+    /// repeat rows) do not fit its offsets' type.
+    TooLarge,
 }
 
 impl fmt::Display for GatherError {
@@ -55,6 +58,9 @@ impl fmt::Display for GatherError {
             GatherError::BadOffsets => f.write_str("the column's offsets do not fit its data"),
             GatherError::ShortBitmap => f.write_str("the bitmap is shorter than the column"),
             GatherError::ItemSize(item) => write!(f, "cannot gather items of {item} bytes"),
+            GatherError::TooLarge => {
+                f.write_str("the gathered column is too large for its offsets")
+            }
         }
     }
 }
@@ -303,6 +309,10 @@ pub fn varlen_lengths<O: Offset>(
     });
     if failed.into_inner() {
         return Err(GatherError::BadOffsets);
+    }
+    let size = totals.iter().try_fold(0usize, |sum, &t| sum.checked_add(t));
+    if size.is_none_or(|size| O::try_from(size).is_err()) {
+        return Err(GatherError::TooLarge);
     }
     Ok(totals)
 }

@@ -16,6 +16,7 @@ use crate::failure::CliError;
 pub(crate) mod args;
 mod format;
 mod status;
+mod table_sample;
 mod tables;
 
 pub(crate) use format::RecordFormat;
@@ -28,7 +29,7 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
     let args: Args = emit::parse("knuffle sample", args)?;
     let plan = args.plan()?;
     if let Some(table) = &plan.table {
-        return tables::run(&plan, table);
+        return table_sample::run(&plan, table);
     }
     // A reader that goes away (`| head`) ends the run quietly.
     emit::end_quietly_on_closed_pipe();

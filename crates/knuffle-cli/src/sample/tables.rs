@@ -3,25 +3,24 @@
 //! or the output is one (`-o` naming a Parquet or Arrow file,
 //! `--output-format`), the sample is of rows, by `knuffle_table::sample_table`
 //! (the line modes' laws and decisions on the rows of a table); otherwise
-//! records of text, as before.
+//! records of text, as before. This module decides which (`decide`);
+//! `table_sample` runs a sample of tables.
 
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
-use knuffle_records::sampling::{Mode, RandomValues, is_binary_table};
-use knuffle_table::{ErrorKind, Format, Options, TableSample};
+use knuffle_records::sampling::is_binary_table;
+use knuffle_table::{ErrorKind, Format};
 
-use super::args::Plan;
 use crate::failure::CliError;
 
 /// What a sample of tables needs besides the line options.
 #[derive(Debug)]
 pub struct TablePlan {
-    format: Option<Format>,
-    output_format: Option<Format>,
-    output: PathBuf,
+    pub(super) format: Option<Format>,
+    pub(super) output_format: Option<Format>,
+    pub(super) output: PathBuf,
 }
 
 /// The formats `--format` and `--output-format` name, and whether the
@@ -100,58 +99,9 @@ fn table_input(path: &Path) -> Option<String> {
     })
 }
 
-fn table_error(error: knuffle_table::Error) -> CliError {
+pub(super) fn table_error(error: knuffle_table::Error) -> CliError {
     match error.kind() {
         ErrorKind::Invalid => CliError::invalid(error.message()),
         ErrorKind::Io => CliError::plain(error.message()),
     }
-}
-
-/// Samples the tables of `plan`.
-pub fn run(plan: &Plan, table: &TablePlan) -> Result<ExitCode, CliError> {
-    let options = &plan.options;
-    if matches!(options.mode, Mode::Replacement { .. }) {
-        return Err(CliError::invalid(
-            "-r (with replacement) is for records of text, not tables",
-        ));
-    }
-    if options.random_values != RandomValues::Off {
-        return Err(CliError::invalid(
-            "--print-random and --gen-random-inorder are for records of text, not tables",
-        ));
-    }
-    let inputs: Vec<PathBuf> = plan.files.iter().map(PathBuf::from).collect();
-    let table_options = Options {
-        seed: options.seed.clone(),
-        memory: options.memory,
-        temp_dir: options.temp_dir.clone(),
-        format: table.format,
-        output_format: table.output_format,
-        count: None,
-        compression: None,
-        row_group_rows: None,
-        infer_types: false,
-    };
-    let sample = TableSample {
-        mode: options.mode.clone(),
-        in_order: options.in_order,
-        skip_bad_weights: options.skip_bad_weights,
-    };
-    let report = knuffle_table::sample_table(&inputs, &table.output, &table_options, &sample)
-        .map_err(table_error)?;
-    if report.skipped > 0 {
-        eprintln!(
-            "knuffle sample: note: {} row{} without a positive finite weight skipped \
-             (--skip-bad-weights)",
-            report.skipped,
-            if report.skipped == 1 { "" } else { "s" }
-        );
-    }
-    if let Some(seed) = &plan.seed_shown {
-        eprintln!(
-            "knuffle sample: --seed {seed}: {} rows in, {} rows out",
-            report.rows_in, report.rows_out
-        );
-    }
-    Ok(ExitCode::SUCCESS)
 }

@@ -163,6 +163,25 @@ fn offsets_that_do_not_fit_the_data_are_refused() {
     }
 }
 
+/// Offsets of 16 bits, to reach their limit with little data.
+impl Offset for i16 {
+    const ZERO: Self = 0;
+}
+
+#[test]
+fn a_gather_too_large_for_its_offsets_is_refused() {
+    let (offsets, data, values) = strings::<i16>(3);
+    assert_eq!(values[2].len(), 4);
+    let indices = vec![2u64; 9000]; // 36,000 bytes: more than i16 holds
+    let order = Order::new(&indices, 3).unwrap();
+    let (mut ends, mut starts) = (vec![0i16; 9000], vec![0u64; 9000]);
+    let got = varlen_lengths(order, &offsets, data.len(), &mut ends, &mut starts, false);
+    assert_eq!(got.unwrap_err(), GatherError::TooLarge);
+    let fits = Order::new(&indices[..8000], 3).unwrap(); // 32,000 bytes fit
+    let (ends, starts) = (&mut ends[..8000], &mut starts[..8000]);
+    assert!(varlen_lengths(fits, &offsets, data.len(), ends, starts, false).is_ok());
+}
+
 #[test]
 fn bitmaps_at_any_bit_offset() {
     let bits: Vec<u8> = (0..200u32).map(|b| (b * 97 % 256) as u8).collect();

@@ -1,0 +1,87 @@
+//! `--infer-types`' first pass: the CSV and TSV inputs read once before
+//! the shuffle, every value of every input seen, and the common schema
+//! with their columns typed (the rule for a column's type is `csv_types`').
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::array::AsArray;
+use arrow::datatypes::{DataType, SchemaRef};
+
+use crate::csv_types::Candidates;
+use crate::error::Error;
+use crate::format::Format;
+use crate::source::{self, Reading, Source};
+
+/// The common schema of `sources` (source.rs) with the CSV and TSV
+/// columns typed from all their values: every CSV and TSV input is read
+/// once here, before the shuffle reads it again.
+pub(crate) fn common_schema(sources: &[Source], reading: Reading) -> Result<SchemaRef, Error> {
+    for source in sources {
+        let metadata =
+            std::fs::metadata(&source.path).map_err(|e| Error::io_at(&source.path, &e))?;
+        if !metadata.is_file() {
+            return Err(Error::invalid(format!(
+                "{}: --infer-types reads the inputs twice (once for the types): a pipe or \
+                 device cannot be; save it to a file first",
+                source.path.display()
+            )));
+        }
+    }
+    let types = infer(sources, reading)?;
+    let mut schemas = source::schemas_of(sources)?;
+    for (source, schema) in sources.iter().zip(&mut schemas) {
+        if !matches!(source.format, Format::Csv(_)) {
+            continue;
+        }
+        let fields: Vec<_> = schema
+            .fields()
+            .iter()
+            .map(|field| match types.get(field.name()) {
+                Some(data_type) if field.data_type() == &DataType::Utf8 => {
+                    Arc::new(field.as_ref().clone().with_data_type(data_type.clone()))
+                }
+                _ => field.clone(),
+            })
+            .collect();
+        *schema = Arc::new(arrow::datatypes::Schema::new_with_metadata(
+            fields,
+            schema.metadata().clone(),
+        ));
+    }
+    source::merge_schemas(sources, schemas)
+}
+
+/// The type of each column of the CSV and TSV inputs (by name), from every
+/// value of all of them.
+fn infer(sources: &[Source], reading: Reading) -> Result<HashMap<String, DataType>, Error> {
+    let mut columns: HashMap<String, Candidates> = HashMap::new();
+    for source in sources {
+        if !matches!(source.format, Format::Csv(_)) {
+            continue;
+        }
+        let opened = source::open_own(source, None, reading)?;
+        let names: Vec<String> = opened
+            .schema
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        for batch in opened.batches {
+            let batch = batch?;
+            for (name, column) in names.iter().zip(batch.columns()) {
+                let candidates = columns.entry(name.clone()).or_insert_with(Candidates::new);
+                if let Some(strings) = column.as_string_opt::<i32>() {
+                    candidates.see(strings);
+                }
+            }
+        }
+        for name in &names {
+            columns.entry(name.clone()).or_insert_with(Candidates::new);
+        }
+    }
+    Ok(columns
+        .into_iter()
+        .map(|(name, candidates)| (name, candidates.data_type()))
+        .collect())
+}
