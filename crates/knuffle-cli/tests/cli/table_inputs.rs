@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::support::{TestCommand, code_and_text};
+use crate::support::table_in as table;
 
 fn write(path: &Path, text: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -37,16 +37,6 @@ fn records(path: &Path) -> (String, Vec<Vec<String>>) {
         .map(|l| l.split(',').map(str::to_owned).collect())
         .collect();
     (header, rows)
-}
-
-fn table(dir: &Path, args: &[&str]) -> (i32, String) {
-    let output = TestCommand::knuffle()
-        .current_dir(dir)
-        .arg("table")
-        .args(args)
-        .output();
-    let (code, _, stderr) = code_and_text(&output);
-    (code, stderr)
 }
 
 #[test]

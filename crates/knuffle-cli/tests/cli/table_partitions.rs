@@ -10,17 +10,7 @@ use std::fmt::Write;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::support::{TestCommand, code_and_text};
-
-fn table(dir: &Path, args: &[&str]) -> (i32, String) {
-    let output = TestCommand::knuffle()
-        .current_dir(dir)
-        .arg("table")
-        .args(args)
-        .output();
-    let (code, _, stderr) = code_and_text(&output);
-    (code, stderr)
-}
+use crate::support::table_in as table;
 
 /// The labels of the test table: escaped characters, non-ASCII, an empty
 /// field (null in a CSV).

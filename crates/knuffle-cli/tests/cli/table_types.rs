@@ -8,17 +8,7 @@ use std::fmt::Write;
 use std::fs;
 use std::path::Path;
 
-use crate::support::{TestCommand, code_and_text};
-
-fn table(dir: &Path, args: &[&str]) -> (i32, String) {
-    let output = TestCommand::knuffle()
-        .current_dir(dir)
-        .arg("table")
-        .args(args)
-        .output();
-    let (code, _, stderr) = code_and_text(&output);
-    (code, stderr)
-}
+use crate::support::{TestCommand, code_and_text, table_in as table};
 
 /// The lines of a file, sorted (rows compared whatever their order).
 fn sorted_lines(path: &Path) -> Vec<String> {

@@ -176,6 +176,17 @@ pub fn code_and_text(output: &Output) -> (i32, String, String) {
     )
 }
 
+/// `knuffle table ARGS` run in `dir`: its exit code and standard error.
+pub fn table_in(dir: &std::path::Path, args: &[&str]) -> (i32, String) {
+    let output = TestCommand::knuffle()
+        .current_dir(dir)
+        .arg("table")
+        .args(args)
+        .output();
+    let (code, _, stderr) = code_and_text(&output);
+    (code, stderr)
+}
+
 /// Runs `knuffle ARGS` and compares its standard output with
 /// `tests/golden/NAME`. With `KNUFFLE_BLESS` set, the file is rewritten
 /// first (after an intended change).
