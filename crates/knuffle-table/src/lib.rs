@@ -59,7 +59,8 @@
 //!    values), `output` (one file, shards, parts or partitions, nothing
 //!    visible until complete),
 //!    `spill` (bucket files), `gather` (rows taken by position).
-//! 4. `shuffle` (the plan: in memory, through buckets, or `-n`),
+//! 4. `output_plan` (the output's format and Parquet layout, decided before
+//!    a row is read), `shuffle` (the plan: in memory, through buckets, or `-n`),
 //!    `fuzzing` (the bodies of the readers' fuzz targets).
 //! 5. The sampling modes of `knuffle sample` on tables, the decisions of
 //!    the line modes: `sample_rows` (what a sample is asked, reports and
@@ -97,6 +98,7 @@ mod layout;
 mod open_files;
 mod order;
 mod output;
+mod output_plan;
 mod parquet_footer;
 mod parquet_out;
 mod partition_out;

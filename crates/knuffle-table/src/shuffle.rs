@@ -9,7 +9,7 @@
 //! writer's buffers (a Parquet row group in progress, ended early when it
 //! grows past its share).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
@@ -18,9 +18,9 @@ use parquet::basic::Compression;
 use crate::error::Error;
 use crate::format::Format;
 use crate::gather::Gather;
-use crate::layout::ParquetLayout;
 use crate::order::TableOrder;
 use crate::output::{Destination, Emitter, WriteSettings};
+use crate::output_plan::{check_column_writers, output_format, parquet_layout};
 use crate::source::{self, Opened, Reading, Source};
 use crate::spill::{self, ARRAY_OVERHEAD, LabelRange, Spill, Spilled};
 
@@ -125,7 +125,7 @@ pub(crate) fn prepare(
     options: &Options,
 ) -> Result<Prepared, Error> {
     let sources = source::list(inputs, options.format)?;
-    let format = output_format(destination, options, &sources)?;
+    let format = output_format(destination, options.output_format, &sources)?;
     let budget = Budget::of(options.memory);
     // One input is opened once (it may be a pipe); several are each read
     // twice, for their schemas and then their rows.
@@ -145,9 +145,15 @@ pub(crate) fn prepare(
         crate::partition_out::check_column(&schema, column)?;
     }
     crate::output::compression(destination, format)?;
-    let parquet = parquet_layout(&sources, first.as_ref(), options)?;
+    let parquet = parquet_layout(
+        &sources,
+        first.as_ref(),
+        Reading::one_at_a_time(BATCH_ROWS),
+        options.compression,
+        options.row_group_rows,
+    )?;
     if format == Format::Parquet {
-        check_column_writers(&schema, &budget)?;
+        check_column_writers(&schema, budget.total)?;
     }
     let settings = WriteSettings {
         format,
@@ -161,121 +167,6 @@ pub(crate) fn prepare(
         settings,
         budget,
     })
-}
-
-fn output_format(
-    destination: &Destination,
-    options: &Options,
-    sources: &[Source],
-) -> Result<Format, Error> {
-    // A name that says another format (out.txt) is not written as the
-    // input's format under that name.
-    let named = |path: &Path| -> Result<Option<Format>, Error> {
-        let Some(extension) = path.extension() else {
-            return Ok(None);
-        };
-        Format::from_extension(path).map(Some).ok_or_else(|| {
-            Error::invalid(format!(
-                "{}: '.{}' is not the extension of a table format; name the output's \
-                 format with --output-format ({})",
-                path.display(),
-                extension.to_string_lossy(),
-                crate::format::FORMAT_NAMES
-                    .iter()
-                    .map(|(n, _)| *n)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-        })
-    };
-    let format = match (options.output_format, destination) {
-        (Some(format), _) => format,
-        (None, Destination::File(path)) => named(path)?.unwrap_or(sources[0].format),
-        (None, Destination::Parts(paths, _)) => {
-            // Every part's name is checked; the first that names a format
-            // decides it.
-            let mut first = None;
-            for path in paths {
-                first = first.or(named(path)?);
-            }
-            first.unwrap_or(sources[0].format)
-        }
-        (None, Destination::Shards(_, _) | Destination::Partitioned(_, _)) => sources[0].format,
-    };
-    // A split's parts are one format: an extension that names another is
-    // a mistake, not a wish.
-    if let Destination::Parts(paths, _) = destination
-        && let Some(other) = paths
-            .iter()
-            .find(|p| Format::from_extension(p).is_some_and(|f| f != format))
-    {
-        return Err(Error::invalid(format!(
-            "{}: the parts are written as {format} (one format for every part; \
-             --output-format chooses it)",
-            other.display()
-        )));
-    }
-    Ok(format)
-}
-
-/// The layout of a Parquet output: the first Parquet input's compression
-/// and metadata, and the largest row group of any Parquet input (a shard
-/// of one row must not make every row group one row).
-fn parquet_layout(
-    sources: &[Source],
-    first: Option<&Opened>,
-    options: &Options,
-) -> Result<ParquetLayout, Error> {
-    let mut layout = match first {
-        Some(opened) => opened.parquet.clone().unwrap_or_default(),
-        None => {
-            let mut found: Option<ParquetLayout> = None;
-            for source in sources.iter().filter(|s| s.format == Format::Parquet) {
-                let this = source::open(source, None, Reading::one_at_a_time(BATCH_ROWS))?
-                    .parquet
-                    .unwrap_or_default();
-                match &mut found {
-                    None => found = Some(this),
-                    Some(layout) => {
-                        layout.row_group_rows = layout.row_group_rows.max(this.row_group_rows);
-                    }
-                }
-            }
-            found.unwrap_or_default()
-        }
-    };
-    if let Some(compression) = options.compression {
-        layout.compression = compression;
-    }
-    if let Some(rows) = options.row_group_rows {
-        layout.row_group_rows = rows.max(1);
-    }
-    Ok(layout)
-}
-
-/// Bytes a Parquet writer takes per column, at least, whatever its rows
-/// (its column writer's encoders and page buffers: about 12 KiB each in
-/// parquet 60.1, measured on 10,000 and 100,000 columns).
-const PARQUET_WRITER_COLUMN_BYTES: u64 = 12 << 10;
-
-/// A Parquet output's column writers must fit in the writer's share of
-/// the memory limit.
-fn check_column_writers(schema: &SchemaRef, budget: &Budget) -> Result<(), Error> {
-    let columns = crate::json_in::leaf_count(schema) as u64;
-    let needed = columns.saturating_mul(PARQUET_WRITER_COLUMN_BYTES);
-    // The writer's share: a fifth of the limit (its row groups' buffers
-    // stop at 512 MiB, its column writers do not).
-    let allowed = budget.total / 5;
-    if needed > allowed {
-        return Err(Error::invalid(format!(
-            "a Parquet output of {columns} columns takes about {} MiB to write, more than \
-             the memory limit allows its writer ({} MiB); raise the memory limit (--memory) \
-             or write Arrow IPC",
-            needed.div_ceil(1 << 20),
-            allowed >> 20
-        )));
-    }
-    Ok(())
 }
 
 /// Inputs are read in batches of [`BATCH_ROWS`] (fewer when a batch would
