@@ -9,7 +9,7 @@
 //!   of lines, `knuffle_records::sampling::distinct`), the key encoded as
 //!   `sample_columns` says: the same keys in for a table and for its CSV.
 
-use arrow::array::BooleanArray;
+use arrow::array::{BooleanArray, RecordBatch};
 use knuffle::DefaultRng;
 use knuffle_records::sampling::key::key_rng;
 use knuffle_records::sampling::{FieldName, Probability, distinct};
@@ -19,21 +19,32 @@ use crate::output::Emitter;
 use crate::sample_columns::KeyColumns;
 use crate::sample_rows::{Rows, SampleReport};
 
-/// Writes the rows of `batch` that `keep` says are in.
-fn write_kept(
-    batch: &arrow::array::RecordBatch,
-    keep: Vec<bool>,
+/// Every batch of `rows` filtered by `keep` (one decision per row, in
+/// order) and written; the report.
+fn filter(
+    rows: Rows,
     emitter: &mut Emitter,
-) -> Result<u64, Error> {
-    let kept = keep.iter().filter(|&&k| k).count();
-    if kept == batch.num_rows() {
-        emitter.push(batch)?;
-    } else if kept > 0 {
-        let filtered = arrow::compute::filter_record_batch(batch, &BooleanArray::from(keep))
-            .map_err(|e| Error::invalid(format!("internal: filtering rows: {e}")))?;
-        emitter.push(&filtered)?;
-    }
-    Ok(kept as u64)
+    mut keep: impl FnMut(&RecordBatch) -> Result<Vec<bool>, Error>,
+) -> Result<SampleReport, Error> {
+    let mut rows_out = 0;
+    let rows_in = rows.each(|batch, _, _| {
+        let keep = keep(batch)?;
+        let kept = keep.iter().filter(|&&k| k).count();
+        if kept == batch.num_rows() {
+            emitter.push(batch)?;
+        } else if kept > 0 {
+            let filtered = arrow::compute::filter_record_batch(batch, &BooleanArray::from(keep))
+                .map_err(|e| Error::invalid(format!("internal: filtering rows: {e}")))?;
+            emitter.push(&filtered)?;
+        }
+        rows_out += kept as u64;
+        Ok(())
+    })?;
+    Ok(SampleReport {
+        rows_in,
+        rows_out,
+        skipped: 0,
+    })
 }
 
 /// `-p P`.
@@ -43,18 +54,10 @@ pub(crate) fn bernoulli(
     rng: &mut DefaultRng,
     emitter: &mut Emitter,
 ) -> Result<SampleReport, Error> {
-    let mut rows_out = 0;
-    let rows_in = rows.each(|batch, _, _| {
-        let keep = (0..batch.num_rows())
+    filter(rows, emitter, |batch| {
+        Ok((0..batch.num_rows())
             .map(|_| probability.draw(rng))
-            .collect();
-        rows_out += write_kept(batch, keep, emitter)?;
-        Ok(())
-    })?;
-    Ok(SampleReport {
-        rows_in,
-        rows_out,
-        skipped: 0,
+            .collect())
     })
 }
 
@@ -68,19 +71,12 @@ pub(crate) fn distinct(
 ) -> Result<SampleReport, Error> {
     let keys = KeyColumns::new(fields, rows.schema())?;
     let seed = *knuffle::Seed::from_text(seed_text).key();
-    let mut rows_out = 0;
-    let rows_in = rows.each(|batch, _, _| {
+    filter(rows, emitter, |batch| {
         let mut keep = Vec::with_capacity(batch.num_rows());
         keys.each_key(batch, |_, key| {
             keep.push(probability.draw(&mut key_rng(distinct::DOMAIN, &seed, key)));
             Ok(())
         })?;
-        rows_out += write_kept(batch, keep, emitter)?;
-        Ok(())
-    })?;
-    Ok(SampleReport {
-        rows_in,
-        rows_out,
-        skipped: 0,
+        Ok(keep)
     })
 }
