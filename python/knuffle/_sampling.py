@@ -1,7 +1,7 @@
 """`knuffle.sample_file` and `knuffle.split_file`: the command line's
-``knuffle sample`` and ``knuffle split`` as functions (the same bytes for the
-same seed; the engine is the one the command line runs, with the GIL
-released)."""
+``knuffle sample`` and ``knuffle split`` as functions, on records of text
+and on tables (the same bytes for the same seed; the engines are the ones
+the command line runs, with the GIL released)."""
 
 from __future__ import annotations
 
@@ -75,6 +75,13 @@ def _field(value: Any, name: str) -> str | None:
     raise TypeError(f"{name}= takes a field number (from 1) or a header name")
 
 
+def _format(value: Any, name: str) -> str | None:
+    """A table format's name (``"parquet"``, ``"csv"``, ...), or None."""
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{name}= must be a str naming a table format, such as 'parquet'")
+    return value
+
+
 def _fields(value: Any, name: str) -> str | None:
     """Key fields: one field, or a list of them (or a comma-separated str)."""
     if value is None or isinstance(value, (str, numbers.Integral)):
@@ -106,6 +113,8 @@ def sample_file(
     seed: str | None = None,
     memory: int | str | None = None,
     temp_dir: Path | None = None,
+    format: str | None = None,
+    output_format: str | None = None,
 ) -> str | bytes:
     """Sample the records of ``src`` (a path or a list of paths, read as one
     sequence of records) as ``knuffle sample`` does: byte for byte what
@@ -138,6 +147,18 @@ def sample_file(
     failing run leaves it as it was) and the seed text used is returned
     (without ``seed``, a fresh 256-bit one, so that the run can be replayed).
     Without ``dst`` the sample is returned as ``bytes``.
+
+    **Tables.** When an input is a Parquet or Arrow file (told by its first
+    bytes) or a directory of shards, or ``format=`` or ``output_format=`` is
+    given, or ``dst`` names a Parquet or Arrow file, the rows of the tables
+    are sampled as ``knuffle sample`` samples them (Parquet, Arrow, CSV,
+    TSV, JSON Lines, Hive folders): the same modes but ``replace``, the same
+    laws and the same decisions (a table and the CSV of its rows give the
+    same sample for a seed), written to ``dst`` (required) as a table,
+    every column kept with its type. ``key`` and ``weights`` name columns
+    (or number them from 1). ``delimiter`` and ``zero_terminated`` are for
+    records of text.
+
     Errors: ``ValueError`` (bad options or data, such as a bad weight),
     ``OSError`` (naming the file), ``MemoryError`` (over ``memory``).
 
@@ -167,6 +188,8 @@ def sample_file(
         "seed": seed,
         "memory": memory,
         "temp_dir": None if temp_dir is None else os.fsdecode(os.fspath(temp_dir)),
+        "format": _format(format, "format"),
+        "output_format": _format(output_format, "output_format"),
     }
     if delimiter is not None and not isinstance(delimiter, str):
         raise TypeError("delimiter= must be a str of one character")
@@ -190,6 +213,8 @@ def split_file(
     seed: str | None = None,
     memory: int | str | None = None,
     temp_dir: Path | None = None,
+    format: str | None = None,
+    output_format: str | None = None,
 ) -> str:
     """Split the records of ``src`` into the files ``dsts``, one per part,
     as ``knuffle split --parts PARTS -o DST ...`` does (byte for byte, for
@@ -203,7 +228,18 @@ def split_file(
     of a key go to one part, chosen by a keyed hash of the seed and the key
     (the same in every run and file; sizes then only approximately the
     shares). With ``header=True`` the header heads every part. A gzip or
-    zstd input is read decompressed. Returns the seed text used. Every output is replaced only once complete.
+    zstd input is read decompressed. Returns the seed text used. Every
+    output is replaced only once complete.
+
+    **Tables.** When an input is a Parquet or Arrow file or a directory of
+    shards, or ``format=`` or ``output_format=`` is given, or an output
+    names a Parquet or Arrow file, the rows of the tables are split as
+    ``knuffle split`` splits them: the same laws and decisions (a table and
+    the CSV of its rows are split alike for a seed), each part a table of
+    one format (``output_format=``, else the first output's extension),
+    every column kept with its type, rows in input order. ``key`` names
+    columns. An exact split reads its inputs twice: they must be files.
+
     Errors: ``ValueError`` (bad parts, the wrong number of outputs, bad
     fields), ``OSError`` (naming the file or missing directory).
 
@@ -236,6 +272,8 @@ def split_file(
         "seed": seed,
         "memory": memory,
         "temp_dir": None if temp_dir is None else os.fsdecode(os.fspath(temp_dir)),
+        "format": _format(format, "format"),
+        "output_format": _format(output_format, "output_format"),
     }
     if isinstance(dsts, (str, bytes, os.PathLike)):
         raise TypeError("dsts= must be a list of paths, one per part")

@@ -18,6 +18,7 @@ mod frame_objects;
 mod generator;
 mod rows;
 mod sampling;
+mod sampling_tables;
 mod stream;
 mod table;
 mod threads;

@@ -1,6 +1,7 @@
 //! `sample_file` and `split_file`: `knuffle sample` and `knuffle split`
 //! through the record library's sampling engine
-//! (`knuffle_records::sampling`), with the GIL released for the whole run:
+//! (`knuffle_records::sampling`; on tables, `sampling_tables`), with the
+//! GIL released for the whole run:
 //! the same options and seed give the command line's bytes. The options
 //! travel as one dict (built and type-checked by `knuffle/_sampling.py`);
 //! here they become the engine's `SampleOptions`/`SplitOptions` by the
@@ -21,6 +22,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use crate::files::memory_limit;
+use crate::sampling_tables::{SplitAsked, sample_tables, split_tables, table_job};
 
 /// The engine's error as the Python exception a user expects: bad options
 /// or data `ValueError`, I/O the `OSError` subclass of its kind, memory
@@ -212,7 +214,13 @@ pub fn sample_paths(
     output: Option<PathBuf>,
     options: &Bound<'_, PyDict>,
 ) -> PyResult<(String, Option<Py<PyBytes>>)> {
+    let tables = table_job(&inputs, output.as_slice(), options, "a sample of a table")?;
     let options = sample_options(options)?;
+    if let Some(formats) = tables {
+        let skipped = sample_tables(py, &inputs, output.as_deref(), &options, &formats)?;
+        warn_skipped(py, skipped)?;
+        return Ok((options.seed, None));
+    }
     let inputs = os_strings(inputs);
     let mut skipped = 0u64;
     let mut bytes = Vec::new();
@@ -228,6 +236,13 @@ pub fn sample_paths(
         })
     });
     result.map_err(to_python)?;
+    warn_skipped(py, skipped)?;
+    let bytes = output.is_none().then(|| PyBytes::new(py, &bytes).unbind());
+    Ok((options.seed, bytes))
+}
+
+/// Warns of the records (or rows) skipped for their weight, if any.
+fn warn_skipped(py: Python<'_>, skipped: u64) -> PyResult<()> {
     if skipped > 0 {
         let warnings = py.import("warnings")?;
         warnings.call_method1(
@@ -239,8 +254,7 @@ pub fn sample_paths(
             ),),
         )?;
     }
-    let bytes = output.is_none().then(|| PyBytes::new(py, &bytes).unbind());
-    Ok((options.seed, bytes))
+    Ok(())
 }
 
 /// `knuffle split` of `inputs` into `outputs`; returns the seed text used.
@@ -251,16 +265,31 @@ pub fn split_paths(
     outputs: Vec<PathBuf>,
     options: &Bound<'_, PyDict>,
 ) -> PyResult<String> {
+    let tables = table_job(&inputs, &outputs, options, "a split of a table")?;
     let parts: String = get(options, "parts")?;
     let key: Option<String> = get(options, "key")?;
+    let parts = Parts::parse(&parts).map_err(to_python)?;
+    let key = match key {
+        Some(fields) => Some(FieldName::parse_list("key=", &fields).map_err(to_python)?),
+        None => None,
+    };
+    if let Some(formats) = tables {
+        let asked = SplitAsked {
+            parts,
+            key,
+            seed: seed_text(get(options, "seed")?),
+            memory: memory_limit(options)?,
+            temp_dir: get(options, "temp_dir")?,
+        };
+        let seed = asked.seed.clone();
+        split_tables(py, &inputs, &outputs, asked, &formats)?;
+        return Ok(seed);
+    }
     let csv: bool = get(options, "csv")?;
     let delimiter: Option<String> = get(options, "delimiter")?;
     let options = SplitOptions {
-        parts: Parts::parse(&parts).map_err(to_python)?,
-        key: match key {
-            Some(fields) => Some(FieldName::parse_list("key=", &fields).map_err(to_python)?),
-            None => None,
-        },
+        parts,
+        key,
         framing: framing(csv, get(options, "zero_terminated")?)?,
         delimiter: parse_delimiter(delimiter.as_deref(), csv).map_err(to_python)?,
         header: get(options, "header")?,

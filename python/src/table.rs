@@ -78,13 +78,19 @@ fn table_labels<'py>(
 }
 
 /// The engine's error as Python's: invalid options or data (a corrupt or
-/// truncated file, a schema mismatch, a ragged CSV row) `ValueError`, a
-/// failed read or write `OSError`, with the engine's message (it names the
-/// file).
+/// truncated file, a schema mismatch, a ragged CSV row, a bad weight)
+/// `ValueError`, a failed read or write `OSError` (of its subclass:
+/// `FileNotFoundError`, ...), more than the memory
+/// limit `MemoryError`, with the engine's message (it names the file).
 pub fn table_error(error: knuffle_table::Error) -> PyErr {
+    let message = error.message().to_owned();
     match error.kind() {
-        ErrorKind::Invalid => PyValueError::new_err(error.message().to_owned()),
-        ErrorKind::Io => PyOSError::new_err(error.message().to_owned()),
+        ErrorKind::Invalid | ErrorKind::Data => PyValueError::new_err(message),
+        ErrorKind::Io => match error.os_kind() {
+            Some(kind) => PyErr::from(std::io::Error::new(kind, message)),
+            None => PyOSError::new_err(message),
+        },
+        ErrorKind::Memory => PyMemoryError::new_err(message),
     }
 }
 

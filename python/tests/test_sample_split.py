@@ -194,22 +194,131 @@ def test_docstring_examples_of_sample_and_split():
     assert result.failed == 0
 
 
-def test_tables_bzip2_and_xz_are_refused_naming_what_reads_them(tmp_path):
-    import bz2
-    import lzma
-
+@pytest.fixture(scope="module")
+def parquet_table(tmp_path_factory):
+    """A Parquet table of 400 rows (int, str, float, a nullable str) and
+    the CSV of its rows as knuffle writes it."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    parquet = tmp_path / "part-00000.parquet"
-    pq.write_table(pa.table({"id": [1, 2, 3], "name": ["a", "b", "c"]}), parquet)
+    d = tmp_path_factory.mktemp("tables")
+    n = 400
+    table = pa.table(
+        {
+            "id": pa.array(range(n), pa.int64()),
+            "user": [f"u{i * 7 % 11 % 7}" for i in range(n)],
+            "w": [1.5 + i % 4 for i in range(n)],
+            "note": [None if i % 3 == 0 else f"n{i}" for i in range(n)],
+        }
+    )
+    pq.write_table(table, d / "t.parquet")
+    cli("sample", "-p", "1", str(d / "t.parquet"), "-o", str(d / "t.csv"))
+    return d / "t.parquet", d / "t.csv", table
+
+
+TABLE_SAMPLES = [
+    ({"n": 9}, ["-n", "9"]),
+    ({"n": 9, "inorder": True}, ["-n", "9", "--inorder"]),
+    ({"p": "0.2"}, ["-p", "0.2"]),
+    ({"key": "user", "p": "1/3"}, ["-k", "user", "-p", "1/3"]),
+    ({"weights": "w", "n": 5}, ["-w", "w", "-n", "5"]),
+    ({"weights": "w"}, ["-w", "w"]),
+    ({"key": "user", "per_key": 2}, ["-k", "user", "--per-key", "2"]),
+    ({}, []),
+]
+
+
+@pytest.mark.parametrize("kwargs,args", TABLE_SAMPLES)
+def test_sample_file_samples_tables_as_the_command_line_and_the_csv_lines(
+    parquet_table, tmp_path, kwargs, args
+):
+    import pyarrow.parquet as pq
+
+    parquet, csv, table = parquet_table
+    out = tmp_path / "s.parquet"
+    assert knuffle.sample_file(parquet, out, seed="t", **kwargs) == "t"
+    sample = pq.read_table(out)
+    assert sample.schema == table.schema, "every column kept with its type"
+    knuffle.sample_file(parquet, tmp_path / "s.csv", seed="t", **kwargs)
+    cli("sample", "--seed", "t", *args, str(parquet), "-o", str(tmp_path / "cli.csv"))
+    lines = cli("sample", "--seed", "t", *args, "--csv", "--header", str(csv))
+    assert (tmp_path / "s.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes() == lines
+    assert len(sample) == len(lines.splitlines()) - 1
+
+
+@pytest.mark.parametrize("kwargs,args", [({}, []), ({"key": "user"}, ["-k", "user"])])
+def test_split_file_splits_tables_as_the_command_line_and_the_csv_lines(
+    parquet_table, tmp_path, kwargs, args
+):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parquet, csv, table = parquet_table
+    parts = [tmp_path / f"{name}.parquet" for name in ("train", "valid", "test")]
+    assert knuffle.split_file(parquet, parts, [80, 10, 10], seed="t", **kwargs) == "t"
+    got = [pq.read_table(p) for p in parts]
+    assert all(g.schema == table.schema for g in got)
+    whole = pa.concat_tables(got).sort_by("id")
+    assert whole.equals(table), "every row once, unchanged"
+    if not kwargs:
+        assert [len(g) for g in got] == [320, 40, 40]
+    lines = [tmp_path / f"l{j}.csv" for j in range(3)]
+    cli(
+        "split", "--seed", "t", "--parts", "80,10,10", *args, "--csv", "--header", str(csv),
+        *[a for p in lines for a in ("-o", str(p))],
+    )
+    as_csv = [tmp_path / f"p{j}.csv" for j in range(3)]
+    knuffle.split_file(parquet, as_csv, "80,10,10", seed="t", **kwargs)
+    assert [p.read_bytes() for p in as_csv] == [p.read_bytes() for p in lines]
+
+
+def test_table_samples_and_splits_raise_what_the_line_functions_raise(parquet_table, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parquet, _, _ = parquet_table
+    with pytest.raises(ValueError, match="give dst="):
+        knuffle.sample_file(parquet, n=2)
+    with pytest.raises(ValueError, match="replace=True is for records of text"):
+        knuffle.sample_file(parquet, tmp_path / "o.parquet", n=2, replace=True)
+    with pytest.raises(ValueError, match="delimiter= is for records of text"):
+        knuffle.sample_file(parquet, tmp_path / "o.parquet", n=2, delimiter=",")
+    with pytest.raises(ValueError, match="no column of that name"):
+        knuffle.split_file(parquet, [tmp_path / "a.csv", tmp_path / "b.csv"], [1, 1], key="nope")
+    with pytest.raises(ValueError, match="unknown table format"):
+        knuffle.sample_file(parquet, tmp_path / "o.csv", n=2, format="xls")
+    with pytest.raises(TypeError, match="format="):
+        knuffle.sample_file(parquet, tmp_path / "o.csv", n=2, format=1)
+    # A bad weight is a ValueError, more than `memory` a MemoryError, as
+    # for records of text; nothing is written.
+    bad = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"id": [0, 1], "w": [1.0, -2.0]}), bad)
+    with pytest.raises(ValueError, match="row 2 of"):
+        knuffle.sample_file(bad, tmp_path / "o.parquet", weights="w", n=1)
+    big = tmp_path / "big.parquet"
+    pq.write_table(pa.table({"id": range(200_000), "s": ["x" * 40] * 200_000}), big)
+    with pytest.raises(MemoryError, match="memory limit"):
+        knuffle.sample_file(big, tmp_path / "o.parquet", n=150_000, memory="1M")
+    with pytest.raises(FileNotFoundError):
+        knuffle.split_file(parquet, [tmp_path / "no" / "a.csv", tmp_path / "b.csv"], [1, 1])
+    assert not (tmp_path / "o.parquet").exists() and not (tmp_path / "b.csv").exists()
+    # format= makes a CSV input a table: every column by name.
+    plain = tmp_path / "plain.csv"
+    plain.write_text("id,user\n1,a\n2,b\n3,a\n")
+    knuffle.sample_file(plain, tmp_path / "k.parquet", key="user", per_key=1, format="csv", seed="s")
+    assert pq.read_table(tmp_path / "k.parquet").column_names == ["id", "user"]
+
+
+def test_bzip2_and_xz_are_refused_naming_what_reads_them(tmp_path):
+    import bz2
+    import lzma
+
     xz = tmp_path / "app.log.xz"
     xz.write_bytes(lzma.compress(b"one\ntwo\nthree\n"))
     bzip2 = tmp_path / "app.log.bz2"
     bzip2.write_bytes(bz2.compress(b"one\ntwo\nthree\n"))
-    outputs = [tmp_path / name for name in ("tr.parquet", "va.parquet", "te.parquet")]
+    outputs = [tmp_path / name for name in ("tr.txt", "va.txt", "te.txt")]
     for src, says in (
-        (parquet, "is a Parquet table"),
         (xz, "is xz-compressed.*xz -dc"),
         (bzip2, "is bzip2-compressed.*bzip2 -dc"),
     ):

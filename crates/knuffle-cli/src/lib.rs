@@ -48,6 +48,7 @@ pub mod shuf;
 mod split;
 pub mod subcommands;
 mod table;
+mod table_jobs;
 mod trace;
 mod typed_flags;
 mod verify;

@@ -1,6 +1,8 @@
-//! `knuffle split`: the command line of the split engine
-//! (`knuffle_records::sampling::split`, where the sizes, the assignment and
-//! its law live): clap, then the engine, its errors translated as
+//! `knuffle split`: the command line of the split engines
+//! (`knuffle_records::sampling::split` for records of text,
+//! `knuffle_table::split_table` for the rows of tables, where the sizes,
+//! the assignment and its law live): clap, the choice between the two
+//! (`table_jobs::decide`), then the engine, its errors translated as
 //! `knuffle sample`'s are (invalid options: status 2; else 1).
 
 use std::ffi::OsString;
@@ -9,11 +11,13 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use knuffle_records::sampling::{self, FieldName, Parts, SplitOptions};
+use knuffle_table::{TableSplit, split_table};
 
 use crate::emit;
 use crate::failure::CliError;
 use crate::sample::{RecordFormat, cli_error};
 use crate::seeding::RunSeed;
+use crate::table_jobs::{self, TableJob, table_error};
 
 const ABOUT: &str = "Split records into parts (train, validation, test): exact sizes or by key";
 
@@ -47,7 +51,18 @@ The law (the same --seed gives the same parts):
 
 Every output is opened before any input is read (a missing directory is an error, nothing
 is created) and replaced only once complete: a failing run leaves no partial output and
-never truncates an existing file.";
+never truncates an existing file.
+
+Tables: when an input is a Parquet or Arrow file (told by its first bytes) or a directory of
+shards, or --format or --output-format is given, or an -o names a Parquet or Arrow file, the
+rows of the tables are split (the formats and inputs of knuffle table: Parquet, Arrow, CSV,
+TSV, JSON Lines, Hive folders), each part written as a table, every column kept with its
+type, rows in input order. Both laws above hold with the same decisions: a table and the
+CSV of its rows are split alike for a --seed. -k names columns (or numbers them from 1); a
+key's value is the text knuffle table writes for it in CSV (a null: empty). An exact split
+reads its inputs twice (a Parquet file's row count is in its footer), so they must be files.
+The parts are one format: --output-format, else the first -o's extension, else the input's.
+-z and -d are for records of text; a CSV table always has its header.";
 
 const EXAMPLES: &str = "\
 Examples:
@@ -56,6 +71,8 @@ Examples:
   knuffle split --seed s --parts 80,20 -k user --header -o a.tsv -o b.tsv logs1.tsv logs2.tsv
                                                    every user's lines in one part
   cat data.txt | knuffle split --parts 1,1 -o half1.txt -o half2.txt
+  knuffle split --parts 80,10,10 -o train.parquet -o valid.parquet -o test.parquet shards/
+  knuffle split --seed s --parts 9,1 -k user -o a.parquet -o b.parquet events.parquet
 
 Exit status: 0 success; 1 a read or write error, a record without a key field, a record
 larger than --memory; 2 invalid arguments (bad parts, a wrong number of -o, a bad field).";
@@ -99,8 +116,8 @@ pub(crate) struct Args {
     #[arg(long, value_name = "TEXT")]
     seed: Option<String>,
 
-    /// The longest record allowed, as a size (512M, 4G, 10%; default 3/4 of the
-    /// available memory).
+    /// The longest record allowed (for tables: the memory of the run), as a size
+    /// (512M, 4G, 10%; default 3/4 of the available memory).
     #[arg(long, value_name = "SIZE")]
     memory: Option<String>,
 
@@ -108,6 +125,15 @@ pub(crate) struct Args {
     #[arg(short = 'T', long = "temporary-directory", value_name = "DIR",
           value_hint = clap::ValueHint::DirPath)]
     temp_dir: Option<PathBuf>,
+
+    /// Split tables of this format: parquet, arrow, arrows, csv, tsv, jsonl (default: from
+    /// the extension).
+    #[arg(long = "format", value_name = "FORMAT")]
+    table_format: Option<String>,
+
+    /// A table split's output format (default: the first -o's extension, else the input's).
+    #[arg(long = "output-format", value_name = "FORMAT")]
+    output_format: Option<String>,
 
     /// Print the seed used (the one given, or the fresh one) to standard error.
     #[arg(short, long)]
@@ -128,7 +154,20 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
     };
     let (framing, delimiter) = args.format.decide()?;
     let memory = emit::memory_limit(args.memory.as_deref())?;
-    let seed = RunSeed::choose(args.seed);
+    let outputs: Vec<&Path> = args.outputs.iter().map(PathBuf::as_path).collect();
+    let table = table_jobs::decide(
+        &args.files,
+        &outputs,
+        args.table_format.as_deref(),
+        args.output_format.as_deref(),
+        args.format.line_flags(),
+        "a split of a table",
+    )?;
+    let seed = RunSeed::choose(args.seed.clone());
+    if let Some(job) = table {
+        let split = TableSplit { parts, key };
+        return run_tables(&args, &job, split, memory, &seed);
+    }
     let options = SplitOptions {
         parts,
         key,
@@ -139,10 +178,42 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
         seed: seed.text().to_owned(),
         temp_dir: args.temp_dir,
     };
-    let outputs: Vec<&Path> = args.outputs.iter().map(PathBuf::as_path).collect();
     sampling::split(&args.files, &options, &outputs).map_err(cli_error)?;
     if args.verbose {
         eprintln!("knuffle split: --seed {}", seed.quoted());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Splits the rows of tables.
+fn run_tables(
+    args: &Args,
+    job: &TableJob,
+    split: TableSplit,
+    memory: u64,
+    seed: &RunSeed,
+) -> Result<ExitCode, CliError> {
+    let inputs: Vec<PathBuf> = args.files.iter().map(PathBuf::from).collect();
+    let options = knuffle_table::Options {
+        seed: seed.text().to_owned(),
+        memory,
+        temp_dir: args.temp_dir.clone(),
+        format: job.format,
+        output_format: job.output_format,
+        count: None,
+        compression: None,
+        row_group_rows: None,
+        infer_types: false,
+    };
+    let report = split_table(&inputs, &args.outputs, &options, &split).map_err(table_error)?;
+    if args.verbose {
+        let parts: Vec<String> = report.rows_out.iter().map(u64::to_string).collect();
+        eprintln!(
+            "knuffle split: --seed {}: {} rows in, {} out",
+            seed.quoted(),
+            report.rows_in,
+            parts.join(" + ")
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

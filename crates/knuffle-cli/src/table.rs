@@ -9,11 +9,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use knuffle_records::sampling::Parts;
-use knuffle_table::{Destination, ErrorKind, Format, Options, ShardSplit};
+use knuffle_table::{Destination, Format, Options, ShardSplit};
 
 use crate::emit;
 use crate::failure::CliError;
 use crate::seeding::RunSeed;
+use crate::table_jobs::table_error;
 
 const ABOUT: &str = "Shuffle the rows of Parquet, Arrow, CSV and JSON Lines tables, out of core";
 
@@ -192,13 +193,6 @@ fn partitioned(destination: Destination, column: Option<String>) -> Destination 
     match (destination, column) {
         (Destination::File(dir), Some(column)) => Destination::Partitioned(dir, column),
         (other, _) => other,
-    }
-}
-
-fn table_error(error: knuffle_table::Error) -> CliError {
-    match error.kind() {
-        ErrorKind::Invalid => CliError::invalid(error.message()),
-        ErrorKind::Io => CliError::plain(error.message()),
     }
 }
 

@@ -11,10 +11,15 @@ pub enum ErrorKind {
     /// Invalid options or invalid data (a corrupt or truncated file, a
     /// schema mismatch, a ragged CSV row): exit status 2.
     Invalid,
-    /// A read, write or open failed, or a sample's rows cannot be
-    /// sampled as asked (a bad weight, a sample larger than the memory
-    /// limit; as `knuffle sample` reports them for lines): exit status 1.
+    /// A read, write or open failed: exit status 1.
     Io,
+    /// A sample's rows cannot be sampled as asked (a bad weight; as
+    /// `knuffle sample` reports them for lines), or the input changed while
+    /// it was read: exit status 1.
+    Data,
+    /// What a run must hold passes the memory limit (a sample larger than
+    /// `--memory`): exit status 1.
+    Memory,
 }
 
 /// A failure of a table shuffle.
@@ -22,6 +27,8 @@ pub enum ErrorKind {
 pub struct Error {
     kind: ErrorKind,
     message: String,
+    /// The operating system's kind of an I/O failure, when there was one.
+    os: Option<io::ErrorKind>,
 }
 
 impl Error {
@@ -30,6 +37,7 @@ impl Error {
         Error {
             kind: ErrorKind::Invalid,
             message: message.into(),
+            os: None,
         }
     }
 
@@ -38,15 +46,26 @@ impl Error {
         Error {
             kind: ErrorKind::Io,
             message: message.into(),
+            os: None,
         }
     }
 
     /// Rows that cannot be sampled as asked (exit status 1, as for
-    /// lines): a bad weight, a sample that does not fit in memory.
+    /// lines): a bad weight; an input that changed while it was read.
     pub fn data(message: impl Into<String>) -> Error {
         Error {
-            kind: ErrorKind::Io,
+            kind: ErrorKind::Data,
             message: message.into(),
+            os: None,
+        }
+    }
+
+    /// More to hold than the memory limit allows.
+    pub fn memory(message: impl Into<String>) -> Error {
+        Error {
+            kind: ErrorKind::Memory,
+            message: message.into(),
+            os: None,
         }
     }
 
@@ -56,7 +75,16 @@ impl Error {
         if knuffle_records::compressed::is_corrupt(error) {
             return Error::invalid(format!("{}: {error}", path.display()));
         }
-        Error::io(format!("{}: {}", path.display(), os_text(error)))
+        Error {
+            os: Some(error.kind()),
+            ..Error::io(format!("{}: {}", path.display(), os_text(error)))
+        }
+    }
+
+    /// The operating system's kind of an I/O failure (`NotFound`,
+    /// `PermissionDenied`, ...), when the failure was one.
+    pub fn os_kind(&self) -> Option<io::ErrorKind> {
+        self.os
     }
 
     /// What kind of failure.
@@ -74,6 +102,7 @@ impl Error {
         Error {
             kind: self.kind,
             message: format!("{}; {more}", self.message),
+            os: self.os,
         }
     }
 
@@ -82,6 +111,7 @@ impl Error {
         Error {
             kind: self.kind,
             message: format!("{context}: {}", self.message),
+            os: self.os,
         }
     }
 }
@@ -96,7 +126,18 @@ impl std::error::Error for Error {}
 
 impl From<knuffle_records::Error> for Error {
     fn from(error: knuffle_records::Error) -> Error {
-        Error::io(error.to_string())
+        use knuffle_records::Error as Records;
+        let os = match &error {
+            Records::File { error, .. }
+            | Records::Read(error)
+            | Records::Write(error)
+            | Records::Temp { error, .. } => Some(error.kind()),
+            _ => None,
+        };
+        Error {
+            os,
+            ..Error::io(error.to_string())
+        }
     }
 }
 

@@ -49,7 +49,8 @@
 //!    `parquet_footer` (a Parquet footer), `compressed_in` (gzip and zstd
 //!    text read decompressed, other compressions refused); `parquet_out`
 //!    (a Parquet writer encoding columns in parallel), `sink` (a table
-//!    written in one format); `hive` (the columns of Hive partition
+//!    written in one format); `recognise` (whether a job of the commands that
+//!    also take text is on tables); `hive` (the columns of Hive partition
 //!    directories), `schema_merge` (several inputs' schemas as one, by
 //!    column name).
 //! 3. `source` (inputs: files, directories of shards, one schema),
@@ -66,8 +67,11 @@
 //!    the line modes: `sample_rows` (what a sample is asked, reports and
 //!    reads), `sample_columns` (`-k` and `-w` columns, a key's
 //!    bytes), `sample_weight` (a row's weight), `sample_held` (the rows a
-//!    sample holds), `sample_stream` (`-p`, `-k -p`), `sample_reservoir`
-//!    (`-n`, `-w`, `--per-key`), then `sample` (the entry point).
+//!    sample holds), `sample_weight_runs` (`-w` alone beyond the memory
+//!    limit: sorted runs on disk, merged), `sample_stream` (`-p`, `-k -p`), `sample_reservoir`
+//!    (`-n`, `-w`, `--per-key`), then `sample` (the entry point); `split`
+//!    (`knuffle split` on tables: exact sizes or by key, the line split's
+//!    decisions).
 //! 6. `stream_options` (what a stream is told), `stream_stats` (what a
 //!    stream did), `stream_manifest` (what a
 //!    cache entry is: its dataset's identity, its manifest), `stream_cache`
@@ -102,6 +106,7 @@ mod output_plan;
 mod parquet_footer;
 mod parquet_out;
 mod partition_out;
+mod recognise;
 mod sample;
 mod sample_columns;
 mod sample_held;
@@ -109,11 +114,13 @@ mod sample_reservoir;
 mod sample_rows;
 mod sample_stream;
 mod sample_weight;
+mod sample_weight_runs;
 mod schema_merge;
 mod shuffle;
 mod sink;
 mod source;
 mod spill;
+mod split;
 mod stream;
 mod stream_cache;
 mod stream_manifest;
@@ -131,8 +138,10 @@ pub use layout::parse_compression;
 pub use order::{LABELS, TableOrder, VERSION, epoch_seed, table_order};
 pub use output::{Destination, MAX_SHARDS, ShardSplit};
 pub use partition_out::{MAX_OPEN, MAX_PARTITIONS};
+pub use recognise::{names_binary_table, table_input, table_job};
 pub use sample::{SampleReport, TableSample, sample_table};
 pub use shuffle::{Options, Report, shuffle_table};
+pub use split::{SplitReport, TableSplit, split_table};
 pub use stream::TableStream;
 pub use stream_options::{Consumer, StreamOptions};
 pub use stream_prefetch::{Prefetching, prefetch_stream};

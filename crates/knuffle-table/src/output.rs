@@ -383,7 +383,15 @@ impl Emitter {
 
     /// Ends the output: the file is renamed into place, or the shards are
     /// linked into their directory.
-    pub fn finish(mut self) -> Result<(), Error> {
+    pub fn finish(self) -> Result<(), Error> {
+        self.finish_unkept()?.keep()
+    }
+
+    /// Ends the output but leaves a file out of place until
+    /// [`Written::keep`] (the parts of a table split are kept together,
+    /// once all are written); shards, parts and partitions are put in
+    /// place now.
+    pub(crate) fn finish_unkept(mut self) -> Result<Written, Error> {
         if self.pending_rows > 0 {
             let rest = arrow::compute::concat_batches(&self.schema, &self.pending)
                 .map_err(|e| Error::invalid(format!("internal: output batches: {e}")))?;
@@ -392,11 +400,28 @@ impl Emitter {
         match self.target {
             Target::File(writer, path) => {
                 let sink = writer.expect("the file is open until finish").finish()?;
-                Ok(end_stream(sink, &path)?.finish()?)
+                Ok(Written(Some(end_stream(sink, &path)?)))
             }
-            Target::Shards(shards) => shards.finish(&self.settings, &self.schema),
-            Target::Parts(parts) => parts.finish(&self.settings, &self.schema),
-            Target::Partitioned(partitioned) => partitioned.finish(),
+            Target::Shards(shards) => shards
+                .finish(&self.settings, &self.schema)
+                .map(|()| Written(None)),
+            Target::Parts(parts) => parts
+                .finish(&self.settings, &self.schema)
+                .map(|()| Written(None)),
+            Target::Partitioned(partitioned) => partitioned.finish().map(|()| Written(None)),
+        }
+    }
+}
+
+/// An output written to its end, its file not yet in place.
+pub(crate) struct Written(Option<WrittenFile>);
+
+impl Written {
+    /// Puts the file in place (renamed over its name).
+    pub(crate) fn keep(self) -> Result<(), Error> {
+        match self.0 {
+            Some(file) => Ok(file.finish()?),
+            None => Ok(()),
         }
     }
 }

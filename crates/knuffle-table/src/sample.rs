@@ -8,8 +8,9 @@
 //!
 //! - `-p P` and `-k COLS -p P` stream: each batch is filtered and written
 //!   at once, in input order (`sample_stream`).
-//! - `-n K`, `-w COL [-n K]` and `--per-key N -k COLS` hold their sample
-//!   (`sample_reservoir`, `sample_held`), within the memory limit.
+//! - `-n K`, `-w COL -n K` and `--per-key N -k COLS` hold their sample
+//!   (`sample_reservoir`, `sample_held`), within the memory limit; `-w COL`
+//!   alone sorts runs on disk beyond it (`sample_weight_runs`).
 //! - No mode: every row in the table order (`shuffle_table`), which is
 //!   also the order of a line sample without a mode.
 //!
@@ -90,7 +91,17 @@ pub fn sample_table(
             &options.seed,
             &mut emitter,
         )?,
-        mode => sample_reservoir::run(Rows(prepared), mode, sample, &mut rng, &mut emitter)?,
+        mode => {
+            let temp_dir = options.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+            sample_reservoir::run(
+                Rows(prepared),
+                mode,
+                sample,
+                &mut rng,
+                &temp_dir,
+                &mut emitter,
+            )?
+        }
     };
     emitter.finish()?;
     Ok(report)

@@ -100,7 +100,7 @@ impl HeldRows {
     /// Fails when what is held passes the limit.
     pub(crate) fn check(&self) -> Result<(), Error> {
         if self.bytes > self.limit {
-            return Err(Error::data(format!(
+            return Err(Error::memory(format!(
                 "the sample holds more than the memory limit allows ({} MiB for the rows \
                  held): raise --memory, or sample fewer rows",
                 self.limit >> 20
@@ -109,9 +109,14 @@ impl HeldRows {
         Ok(())
     }
 
+    /// The memory held.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
     /// The held rows `rows` (input row numbers), in that order, as one
     /// batch.
-    fn take(&self, rows: &[u64]) -> Result<RecordBatch, Error> {
+    pub(crate) fn take(&self, rows: &[u64]) -> Result<RecordBatch, Error> {
         let positions: Vec<u32> = rows
             .iter()
             .map(|row| {

@@ -11,12 +11,14 @@
 //!   the order drawn or in input order.
 //! - `-w COL`: a weighted shuffle of every row (A-Res with K = N): each
 //!   row's key `ln(u)/w` (`knuffle::weighted_log_key`) drawn in input
-//!   order, rows written by decreasing key, ties in input order. Every row
-//!   is held: a table larger than the memory limit is an error.
+//!   order, rows written by decreasing key, ties in input order. Rows are
+//!   held while half the memory limit holds them; beyond, they are sorted
+//!   in runs on disk and merged (`sample_weight_runs`), in the same order.
 //! - `--per-key N -k COLS`: a reservoir (Algorithm L) per key group, groups
 //!   independent, the sample in input order.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use knuffle::{DefaultRng, Reservoir, WeightedReservoir, weighted_log_key};
 use knuffle_records::sampling::weighted::descending_key;
@@ -28,15 +30,18 @@ use crate::sample_columns::KeyColumns;
 use crate::sample_held::HeldRows;
 use crate::sample_rows::{Rows, SampleReport, TableSample};
 use crate::sample_weight::WeightColumn;
+use crate::sample_weight_runs::Runs;
 
 /// What a group of `--per-key` costs besides its key and rows: its
 /// reservoir and its map entry.
 const GROUP_OVERHEAD: u64 = 64 * 8 + 128;
 
-/// The rows a mode chose, in the order they are written.
+/// The rows a mode chose, in the order they are written (`emitted`: rows
+/// the mode wrote itself).
 struct Chosen {
     rows_in: u64,
     order: Vec<u64>,
+    emitted: u64,
     skipped: u64,
 }
 
@@ -46,6 +51,7 @@ pub(crate) fn run(
     mode: &Mode,
     sample: &TableSample,
     rng: &mut DefaultRng,
+    temp_dir: &Path,
     emitter: &mut Emitter,
 ) -> Result<SampleReport, Error> {
     let mut held = HeldRows::new(rows.schema().clone(), rows.memory());
@@ -57,6 +63,7 @@ pub(crate) fn run(
         | Mode::Stratified { per_key: 0, .. } => Chosen {
             rows_in: 0,
             order: Vec::new(),
+            emitted: 0,
             skipped: 0,
         },
         Mode::Uniform { count: Some(k) } => {
@@ -66,7 +73,7 @@ pub(crate) fn run(
             let weights = WeightColumn::new(field, rows.schema(), sample.skip_bad_weights)?;
             match count {
                 Some(k) => weighted(rows, weights, size(*k), sample.in_order, &mut held, rng)?,
-                None => weighted_shuffle(rows, weights, &mut held, rng)?,
+                None => weighted_shuffle(rows, weights, &mut held, rng, temp_dir, emitter)?,
             }
         }
         Mode::Stratified { fields, per_key } => {
@@ -77,7 +84,7 @@ pub(crate) fn run(
     held.emit(&chosen.order, emitter)?;
     Ok(SampleReport {
         rows_in: chosen.rows_in,
-        rows_out: chosen.order.len() as u64,
+        rows_out: chosen.order.len() as u64 + chosen.emitted,
         skipped: chosen.skipped,
     })
 }
@@ -120,6 +127,7 @@ fn uniform(
     Ok(Chosen {
         rows_in,
         order,
+        emitted: 0,
         skipped: 0,
     })
 }
@@ -159,17 +167,24 @@ fn weighted(
     Ok(Chosen {
         rows_in,
         order,
+        emitted: 0,
         skipped,
     })
 }
 
-/// `-w COL` without `-n`.
+/// `-w COL` without `-n`: rows held while they take half the limit, else
+/// sorted runs on disk merged into `emitter`.
 fn weighted_shuffle(
     rows: Rows,
     weights: WeightColumn,
     held: &mut HeldRows,
     rng: &mut DefaultRng,
+    temp_dir: &Path,
+    emitter: &mut Emitter,
 ) -> Result<Chosen, Error> {
+    let schema = rows.schema().clone();
+    let limit = rows.memory();
+    let mut runs = Runs::new(schema.clone(), temp_dir, limit);
     let mut keyed: Vec<(u64, u64)> = Vec::new();
     let mut skipped = 0;
     let rows_in = rows.each(|batch, first, place| {
@@ -185,15 +200,33 @@ fn weighted_shuffle(
             ));
             kept.push(i as u32);
         }
-        held.add_other(16 * kept.len() as u64)?;
         held.hold(batch, first, &kept)?;
-        held.check()
+        if held.bytes() + 16 * keyed.len() as u64 > limit / 2 {
+            // By decreasing key; equal keys in input order.
+            keyed.sort_unstable();
+            runs.add(held, &keyed)?;
+            *held = HeldRows::new(schema.clone(), limit);
+            keyed.clear();
+        }
+        Ok(())
     })?;
-    // By decreasing key; equal keys in input order.
     keyed.sort_unstable();
+    if runs.is_empty() {
+        return Ok(Chosen {
+            rows_in,
+            order: keyed.into_iter().map(|(_, row)| row).collect(),
+            emitted: 0,
+            skipped,
+        });
+    }
+    runs.add(held, &keyed)?;
+    *held = HeldRows::new(schema, limit);
+    let emitted = rows_in - skipped;
+    runs.merge_into(emitter)?;
     Ok(Chosen {
         rows_in,
-        order: keyed.into_iter().map(|(_, row)| row).collect(),
+        order: Vec::new(),
+        emitted,
         skipped,
     })
 }
@@ -239,6 +272,7 @@ fn stratified(
     Ok(Chosen {
         rows_in,
         order,
+        emitted: 0,
         skipped: 0,
     })
 }

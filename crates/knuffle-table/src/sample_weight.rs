@@ -162,7 +162,7 @@ mod tests {
         ];
         for column in bad {
             let error = weights(column.clone(), false).unwrap_err();
-            assert_eq!(error.kind(), crate::ErrorKind::Io);
+            assert_eq!(error.kind(), crate::ErrorKind::Data);
             assert!(
                 error.message().starts_with("row 2: column 'w' is "),
                 "{}",

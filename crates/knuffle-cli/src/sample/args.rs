@@ -93,7 +93,7 @@ column kept with its type. -k and -w name columns (or number them from 1). The m
 -k -p, -n, -w [-n], --per-key and no mode have the laws above and make the same decisions:
 a table and the CSV of its rows give the same sample for a --seed. A key's value is the
 text knuffle table writes for it in CSV (a null: empty); a weight is a numeric column's
-value or a text column's number. -w without -n holds every row (within --memory). -r,
+value or a text column's number. -w without -n sorts runs on disk beyond --memory. -r,
 --print-random, --gen-random-inorder, -z and -d are for records of text.";
 
 const EXAMPLES: &str = "\

@@ -8,8 +8,9 @@ use knuffle_records::sampling::{Mode, RandomValues};
 use knuffle_table::{Options, TableSample};
 
 use super::args::Plan;
-use super::tables::{TablePlan, table_error};
+use super::tables::TablePlan;
 use crate::failure::CliError;
+use crate::table_jobs::table_error;
 
 /// Samples the tables of `plan`.
 pub fn run(plan: &Plan, table: &TablePlan) -> Result<ExitCode, CliError> {

@@ -23,6 +23,7 @@
 //! | `shared_build` | the Python extension's test build can share the workspace's compiled libraries (same locked versions, same dev profile) |
 //! | `documents` | every shell example of README.md and `docs/guide/` runs as written; their relative links name existing files |
 //! | `sample` | `knuffle sample`: each mode's law against exact values (with biased stand-ins that fail), headers, CSV, endless input, errors |
+//! | `split_tables` | `knuffle split` on tables: exact and group splits put every row where the line split puts the same CSV record; types kept, every row once; the exact law by chi-square (a cut fails); refusals and failures leave no part |
 //! | `sample_tables` | `knuffle sample` on tables: every mode chooses the rows the line mode chooses on the CSV of the same rows; weighted, stratified and Bernoulli laws by chi-square (stand-ins of the wrong law fail); types kept; bad weights, unknown columns, line-only options refused |
 //! | `sample_external` | `knuffle sample` beyond `--memory`: the same output for every limit, peak memory, no temporary file or partial output left by a failing or killed run |
 //! | `split` | `knuffle split`: exact part sizes, every record in one part, a uniform assignment (chi-square; a biased stand-in fails), group splits across runs and files, headers, CSV, errors |
@@ -74,6 +75,7 @@ mod shuf_differential;
 mod shuf_gnu_suite;
 mod shuf_vs_gnu;
 mod split;
+mod split_tables;
 mod table;
 mod table_hostile;
 mod table_inputs;

@@ -286,14 +286,20 @@ fn bad_weights_unknown_columns_and_line_options_are_refused() {
     // nothing.
     let mut big = String::new();
     for i in 0..60_000 {
-        writeln!(big, "{{\"id\": {i}, \"w\": 1, \"s\": \"{:040}\"}}", i).unwrap();
+        writeln!(
+            big,
+            "{{\"id\": {i}, \"w\": {}, \"s\": \"{:040}\"}}",
+            1 + i % 7,
+            i
+        )
+        .unwrap();
     }
     fs::write(dir.join("big.jsonl"), big).unwrap();
     let (code, _, err) = sample(
         dir,
         &[
-            "-w",
-            "w",
+            "-n",
+            "50000",
             "--memory",
             "1M",
             "big.jsonl",
@@ -304,4 +310,67 @@ fn bad_weights_unknown_columns_and_line_options_are_refused() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("memory limit"), "{err}");
     assert!(!dir.join("big.parquet").exists());
+}
+
+#[test]
+fn a_weighted_shuffle_beyond_memory_sorts_runs_on_disk_in_the_same_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let mut big = String::new();
+    for i in 0..60_000 {
+        writeln!(
+            big,
+            "{{\"id\": {i}, \"w\": {}, \"s\": \"{:040}\"}}",
+            1 + i % 7,
+            i
+        )
+        .unwrap();
+    }
+    fs::write(dir.join("big.jsonl"), big).unwrap();
+    ok(dir, &["-p", "1", "big.jsonl", "-o", "big.parquet"]);
+    ok(dir, &["-p", "1", "big.parquet", "-o", "big.csv"]);
+    let lines = ok(
+        dir,
+        &["--seed", "w", "-w", "w", "--csv", "--header", "big.csv"],
+    );
+    // About 6 MB of rows: in memory, and in runs under 1M (several merge
+    // passes) and 3M; the same rows in the same order as the lines'.
+    for memory in ["1G", "1M", "3M"] {
+        let args = [
+            "--seed",
+            "w",
+            "-w",
+            "w",
+            "--memory",
+            memory,
+            "big.parquet",
+            "-o",
+            "out.csv",
+        ];
+        ok(dir, &args);
+        let got = fs::read_to_string(dir.join("out.csv")).unwrap();
+        assert!(
+            got == lines,
+            "--memory {memory}: differs from the lines' order"
+        );
+    }
+    let tmp = dir.join("tmp");
+    fs::create_dir(&tmp).unwrap();
+    let tmp_arg = tmp.to_str().unwrap();
+    let args = [
+        "--seed",
+        "w",
+        "-w",
+        "w",
+        "--memory",
+        "1M",
+        "-T",
+        tmp_arg,
+        "big.parquet",
+        "-o",
+        "t.csv",
+    ];
+    ok(dir, &args);
+    assert_eq!(fs::read_to_string(dir.join("t.csv")).unwrap(), lines);
+    assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0, "nothing left in -T");
 }

@@ -61,8 +61,9 @@ pub(crate) fn refuse_binary(name: &str, head: &[u8]) -> Result<(), SampleError> 
         }
     };
     Err(SampleError::invalid(format!(
-        "{name} is {what}, not records of text: `knuffle sample` samples tables (its \
-         modes, `-o` a table file) and `knuffle table` shuffles and splits them (`--parts`)"
+        "{name} is {what}, not records of text: `knuffle sample` and `knuffle split` take \
+         tables given as files or directories (`-o` a table file), and `knuffle table` \
+         shuffles them"
     )))
 }
 

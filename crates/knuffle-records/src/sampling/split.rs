@@ -43,7 +43,7 @@ use super::parts::Parts;
 use super::records::{Framing, RecordReader, Spool};
 
 /// Domain separation of the key hash (distinct from `sample -k`'s).
-const DOMAIN: &[u8] = b"knuffle split -k/1\0";
+pub const DOMAIN: &[u8] = b"knuffle split -k/1\0";
 
 /// What a split is asked for.
 #[derive(Clone, Debug)]

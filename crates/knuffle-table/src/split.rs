@@ -1,0 +1,253 @@
+//! `knuffle split` on tables: each row of Parquet, Arrow, CSV and JSON
+//! Lines tables to exactly one part (train, validation, test), with the
+//! laws and the decisions of the line split
+//! (`knuffle_records::sampling::split`), so a table and the CSV of its
+//! rows are split alike for the same seed:
+//!
+//! - **Exact sizes** (the default): part sizes [`Parts::sizes`] of the
+//!   number of rows N, row i to part j with probability exactly
+//!   `remaining_j / remaining` (`below(remaining)` from the seed's
+//!   generator, one draw per row in input order: drawing labels from an
+//!   urn without replacement, the multivariate form of Knuth's selection
+//!   sampling, TAOCP vol. 2, 3.4.2, Algorithm S). N is counted first
+//!   (a Parquet file's footer says it; other files are read), so the
+//!   inputs are read twice and must be files, not pipes.
+//! - **By key** (`-k COLS`): every row of a key to one part, `below(S)`
+//!   on the key's SHA-256 generator (the line split's domain; the key
+//!   encoded as `sample_columns` says) against the cumulative shares
+//!   ([`Parts::part_of`]). One pass.
+//!
+//! Rows keep their input order within each part; every column keeps its
+//! type. Every part is written to its end before any is put in place: a
+//! failing run leaves no part and replaces no file.
+
+use std::path::PathBuf;
+
+use arrow::array::{RecordBatch, UInt32Array};
+use knuffle::Seed;
+use knuffle_records::sampling::key::key_rng;
+use knuffle_records::sampling::{FieldName, Parts, split};
+
+use crate::error::Error;
+use crate::output::{Destination, Emitter, Written};
+use crate::sample_columns::KeyColumns;
+use crate::sample_rows::Rows;
+use crate::shuffle::{Options, Prepared, prepare, reading};
+use crate::source::{self, Source};
+
+/// A split of a table: the shares, and the key columns of a group split.
+#[derive(Clone, Debug)]
+pub struct TableSplit {
+    /// The shares of the parts (`--parts 80,10,10`), one output each.
+    pub parts: Parts,
+    /// `-k COLS`: a group split by these columns' values.
+    pub key: Option<Vec<FieldName>>,
+}
+
+/// What a split did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SplitReport {
+    /// Rows read.
+    pub rows_in: u64,
+    /// Rows written to each part, in the order of the parts.
+    pub rows_out: Vec<u64>,
+}
+
+/// Splits the rows of the tables `inputs` (files or directories of
+/// shards) into `outputs`, one per part, as `split` asks, with the seed
+/// `options.seed` (`options.count` is not used). The parts appear only
+/// when all are complete.
+pub fn split_table(
+    inputs: &[PathBuf],
+    outputs: &[PathBuf],
+    options: &Options,
+    split: &TableSplit,
+) -> Result<SplitReport, Error> {
+    if split.key.is_none() {
+        // Before any input is opened: a FIFO opened to be counted would
+        // be empty when read again.
+        only_files(&source::list(inputs, options.format)?)?;
+    }
+    let destination = Destination::Parts(outputs.to_vec(), split.parts.clone());
+    let mut prepared = prepare(inputs, &destination, options)?;
+    let parts = split.parts.len();
+    // The parts' writers share the memory of one writer.
+    let mut settings = prepared.settings.clone();
+    settings.writer_memory = (settings.writer_memory / parts).max(1);
+    let exact_sizes = match &split.key {
+        None => Some(split.parts.sizes(count_rows(&mut prepared)?)),
+        Some(_) => None,
+    };
+    let mut emitters = outputs
+        .iter()
+        .map(|path| {
+            Emitter::new(
+                &Destination::File(path.clone()),
+                settings.clone(),
+                prepared.schema.clone(),
+                0,
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let rows = Rows(prepared);
+    let report = match (&split.key, exact_sizes) {
+        (Some(fields), _) => by_key(rows, fields, split, &options.seed, &mut emitters)?,
+        (None, Some(sizes)) => exact(rows, sizes, &options.seed, &mut emitters)?,
+        (None, None) => unreachable!("an exact split counts its rows"),
+    };
+    let written = emitters
+        .into_iter()
+        .map(Emitter::finish_unkept)
+        .collect::<Result<Vec<Written>, Error>>()?;
+    for part in written {
+        part.keep()?;
+    }
+    Ok(report)
+}
+
+/// Refuses inputs that are not regular files (pipes, devices): an exact
+/// split reads its inputs twice.
+fn only_files(sources: &[Source]) -> Result<(), Error> {
+    for source in sources {
+        let metadata =
+            std::fs::metadata(&source.path).map_err(|e| Error::io_at(&source.path, &e))?;
+        if !metadata.is_file() {
+            return Err(Error::invalid(format!(
+                "{}: not a regular file: an exact split reads its inputs twice (counting, \
+                 then assigning); copy it to a file first, or split by key (-k)",
+                source.path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The rows of the inputs, counted (a Parquet file by its footer, others
+/// read). The one input opened already is counted and closed.
+fn count_rows(prepared: &mut Prepared) -> Result<u64, Error> {
+    let mut rows = 0u64;
+    let mut first = prepared.first.take();
+    for source in &prepared.sources {
+        let opened = match first.take() {
+            Some(opened) => opened,
+            None => source::open(
+                source,
+                Some(prepared.schema.clone()),
+                reading(&prepared.budget),
+            )?,
+        };
+        rows += match opened.rows {
+            Some(said) => said,
+            None => {
+                let mut read = 0u64;
+                for batch in opened.batches {
+                    read += batch?.num_rows() as u64;
+                }
+                read
+            }
+        };
+    }
+    Ok(rows)
+}
+
+/// The rows of `batch` given to each part by `part_of` (one call per row,
+/// in order), written; counts each part's rows into `out`.
+fn deal(
+    batch: &RecordBatch,
+    part_of: &mut dyn FnMut(usize) -> Result<usize, Error>,
+    emitters: &mut [Emitter],
+    out: &mut [u64],
+) -> Result<(), Error> {
+    let mut positions: Vec<Vec<u32>> = vec![Vec::new(); emitters.len()];
+    for row in 0..batch.num_rows() {
+        positions[part_of(row)?].push(row as u32);
+    }
+    for ((positions, emitter), out) in positions.into_iter().zip(emitters).zip(out) {
+        if positions.is_empty() {
+            continue;
+        }
+        *out += positions.len() as u64;
+        if positions.len() == batch.num_rows() {
+            emitter.push(batch)?;
+            continue;
+        }
+        let taken = arrow::compute::take_record_batch(batch, &UInt32Array::from(positions))
+            .map_err(|e| Error::invalid(format!("internal: taking a part's rows: {e}")))?;
+        emitter.push(&taken)?;
+    }
+    Ok(())
+}
+
+/// Exact sizes: row after row, part j with probability
+/// `remaining_j / remaining`.
+fn exact(
+    rows: Rows,
+    mut remaining: Vec<u64>,
+    seed: &str,
+    emitters: &mut [Emitter],
+) -> Result<SplitReport, Error> {
+    let mut left: u64 = remaining.iter().sum();
+    let mut rng = Seed::from_text(seed).rng();
+    let mut out = vec![0u64; emitters.len()];
+    let rows_in = rows.each(|batch, _, _| {
+        let mut part_of = |_row: usize| {
+            if left == 0 {
+                return Err(changed());
+            }
+            // Part j with probability remaining_j / left, exactly (the
+            // line split's draw).
+            let mut u = knuffle::below(left, &mut rng);
+            let mut part = 0;
+            while u >= remaining[part] {
+                u -= remaining[part];
+                part += 1;
+            }
+            remaining[part] -= 1;
+            left -= 1;
+            Ok(part)
+        };
+        deal(batch, &mut part_of, emitters, &mut out)
+    })?;
+    if left != 0 {
+        return Err(changed());
+    }
+    Ok(SplitReport {
+        rows_in,
+        rows_out: out,
+    })
+}
+
+/// The error for inputs that did not read the same twice.
+fn changed() -> Error {
+    Error::data(
+        "the input changed between the two readings of an exact split (counting, then \
+         assigning); split a table that does not change",
+    )
+}
+
+/// By key: each row's part from its key's draw; one pass.
+fn by_key(
+    rows: Rows,
+    fields: &[FieldName],
+    split: &TableSplit,
+    seed: &str,
+    emitters: &mut [Emitter],
+) -> Result<SplitReport, Error> {
+    let keys = KeyColumns::new(fields, rows.schema())?;
+    let seed = *Seed::from_text(seed).key();
+    let total = split.parts.total();
+    let mut out = vec![0u64; emitters.len()];
+    let rows_in = rows.each(|batch, _, _| {
+        let mut parts_of_rows = Vec::with_capacity(batch.num_rows());
+        keys.each_key(batch, |_, key| {
+            let u = knuffle::below(total, &mut key_rng(split::DOMAIN, &seed, key));
+            parts_of_rows.push(split.parts.part_of(u));
+            Ok(())
+        })?;
+        deal(batch, &mut |row| Ok(parts_of_rows[row]), emitters, &mut out)
+    })?;
+    Ok(SplitReport {
+        rows_in,
+        rows_out: out,
+    })
+}
