@@ -252,6 +252,9 @@ fn end_stream(sink: CompressedWriter<WrittenFile>, path: &Path) -> Result<Writte
 /// arrived (in memory, or bucket by bucket).
 pub const WRITE_ROWS: usize = 8192;
 
+/// Batches that may wait before small ones are merged.
+const PENDING_BATCHES: usize = 8;
+
 /// Rows in the table order go in; they come out as one file or as shards.
 pub struct Emitter {
     settings: WriteSettings,
@@ -338,6 +341,9 @@ impl Emitter {
         }
         self.pending_rows += batch.num_rows();
         self.pending.push(batch.clone());
+        if self.pending.len() > PENDING_BATCHES {
+            self.merge_small_pending()?;
+        }
         while self.pending_rows >= WRITE_ROWS {
             let all = arrow::compute::concat_batches(&self.schema, &self.pending)
                 .map_err(|e| Error::invalid(format!("internal: output batches: {e}")))?;
@@ -347,6 +353,24 @@ impl Emitter {
         }
         if self.pending_rows == 0 {
             self.pending.clear();
+        }
+        Ok(())
+    }
+
+    /// Many small batches waiting (a sample keeps a few rows of each batch
+    /// read) are merged as a binary counter merges: the last two while the
+    /// earlier is no longer than the later, so few batches wait, each row
+    /// copied a logarithmic number of times; a wide table's many small
+    /// arrays would otherwise cost far more than their rows.
+    fn merge_small_pending(&mut self) -> Result<(), Error> {
+        while let [.., earlier, later] = self.pending.as_slice() {
+            if earlier.num_rows() > later.num_rows() {
+                break;
+            }
+            let merged = arrow::compute::concat_batches(&self.schema, [earlier, later])
+                .map_err(|e| Error::invalid(format!("internal: output batches: {e}")))?;
+            self.pending.truncate(self.pending.len() - 2);
+            self.pending.push(merged);
         }
         Ok(())
     }

@@ -21,9 +21,11 @@ use arrow::ipc::writer::StreamWriter;
 use crate::error::Error;
 use crate::output::{Emitter, WRITE_ROWS};
 use crate::sample_held::HeldRows;
+use crate::spill::ARRAY_OVERHEAD;
 
-/// Bytes of rows in one batch of a run file: a merge holds one batch of
-/// each run it reads.
+/// Bytes of rows in one batch of a run file (more for a wide table: at
+/// least twice its arrays' own cost): a merge holds one batch of each run
+/// it reads.
 const RUN_BATCH_BYTES: u64 = 64 << 10;
 
 /// Sorted runs of keyed rows, and how to merge them into the output.
@@ -36,6 +38,8 @@ pub(crate) struct Runs {
     files: Vec<File>,
     /// The memory a merge may hold.
     limit: u64,
+    /// The bytes of a batch of a run.
+    batch_bytes: u64,
 }
 
 /// A run's schema: `schema`'s columns, then the key and the input row
@@ -74,12 +78,14 @@ impl Runs {
     /// No run yet, for rows of `schema`, in `temp_dir`; merges hold at most
     /// about `limit` bytes.
     pub(crate) fn new(schema: SchemaRef, temp_dir: &Path, limit: u64) -> Runs {
+        let arrays = 2 * ARRAY_OVERHEAD * (schema.fields().len() as u64 + 2);
         Runs {
             temp_dir: temp_dir.to_path_buf(),
             run_schema: run_schema(&schema),
             schema,
             files: Vec::new(),
             limit,
+            batch_bytes: RUN_BATCH_BYTES.max(arrays),
         }
     }
 
@@ -114,13 +120,13 @@ impl Runs {
 
     /// Writes a run: the rows `held` holds, by `keyed` (their keys and
     /// input row numbers, sorted), in batches of about
-    /// [`RUN_BATCH_BYTES`].
+    /// `batch_bytes`.
     pub(crate) fn add(&mut self, held: &HeldRows, keyed: &[(u64, u64)]) -> Result<(), Error> {
         if keyed.is_empty() {
             return Ok(());
         }
         let row_bytes = (held.bytes() / keyed.len() as u64).max(1);
-        let per_batch = (RUN_BATCH_BYTES / row_bytes).clamp(1, WRITE_ROWS as u64) as usize;
+        let per_batch = (self.batch_bytes / row_bytes).clamp(1, WRITE_ROWS as u64) as usize;
         let file = self.write_run(|writer, runs| {
             for part in keyed.chunks(per_batch) {
                 let rows: Vec<u64> = part.iter().map(|k| k.1).collect();
@@ -142,7 +148,7 @@ impl Runs {
     /// How many runs one merge reads at once: a batch of each (and the
     /// batches of the output in progress) within the limit.
     fn fan_in(&self) -> usize {
-        usize::try_from(self.limit / (4 * RUN_BATCH_BYTES))
+        usize::try_from(self.limit / (4 * self.batch_bytes))
             .unwrap_or(usize::MAX)
             .max(2)
     }
@@ -156,12 +162,12 @@ impl Runs {
             let group: Vec<File> = self.files.drain(..fan_in).collect();
             let merged = self.write_run(|writer, runs| {
                 runs.merge(group, &mut |batch| {
-                    // Batches of about RUN_BATCH_BYTES again, so that the
+                    // Batches of about `batch_bytes` again, so that the
                     // next merge holds as little of this run.
                     let n = batch.num_rows();
                     let bytes = (batch.get_array_memory_size() as u64).max(1);
                     let per_batch =
-                        ((RUN_BATCH_BYTES * n as u64 / bytes) as usize).clamp(1, n.max(1));
+                        ((runs.batch_bytes * n as u64 / bytes) as usize).clamp(1, n.max(1));
                     let mut start = 0;
                     while start < n {
                         let len = per_batch.min(n - start);
@@ -226,7 +232,7 @@ impl Runs {
                 heap.push(Reverse((keys.value(at), rows.value(at), run)));
             }
             // The batches referred to stay few: a run's batch is about
-            // RUN_BATCH_BYTES, or one row.
+            // `batch_bytes`, or one row.
             let many = batches.len() > 2 * readers.len() + 16;
             if picks.len() == WRITE_ROWS || many || heap.is_empty() {
                 let refs: Vec<&RecordBatch> = batches.iter().collect();
