@@ -81,6 +81,7 @@ larger than --memory; 2 invalid arguments (bad parts, a wrong number of -o, a ba
 #[command(
     name = "knuffle split",
     bin_name = "knuffle split",
+    override_usage = "knuffle split --parts SHARES -o FILE [-o FILE]... [OPTIONS] [FILE]...",
     about = ABOUT,
     long_about = LONG_ABOUT,
     after_help = EXAMPLES,

@@ -120,6 +120,9 @@ a sample larger than --memory; 2 invalid arguments (a bad P, K, field or header 
 #[command(
     name = "knuffle sample",
     bin_name = "knuffle sample",
+    // The flags as users type them (clap's own usage line in an error
+    // names the long forms of the options given: --count for -n).
+    override_usage = "knuffle sample [OPTIONS] [FILE]...",
     about = ABOUT,
     long_about = LONG_ABOUT,
     after_help = EXAMPLES,
