@@ -83,7 +83,8 @@ fn table_labels<'py>(
 /// `FileNotFoundError`, ...), more than the memory
 /// limit `MemoryError`, with the engine's message (it names the file).
 pub fn table_error(error: knuffle_table::Error) -> PyErr {
-    let message = error.message().to_owned();
+    // The engine names its options as the command line spells them.
+    let message = error.message().replace("(--memory)", "(memory=)");
     match error.kind() {
         ErrorKind::Invalid | ErrorKind::Data => PyValueError::new_err(message),
         ErrorKind::Io => match error.os_kind() {

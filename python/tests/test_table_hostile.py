@@ -100,7 +100,7 @@ def test_json_lines_keep_key_order_and_64_bit_integers(tmp_path):
     assert out.read_text() == '{"zeta":18446744073709551615,"alpha":"x"}\n'
 
 
-def test_a_wide_parquet_file_beyond_the_memory_limit_is_a_value_error(pa, tmp_path):
+def test_a_wide_parquet_file_beyond_the_memory_limit_is_a_memory_error(pa, tmp_path):
     # Parquet's column readers take about 10 KiB each, whatever the rows:
     # 10,000 columns do not fit in 50 MB (they took 100 MB).
     pq = importlib.import_module("pyarrow.parquet")
@@ -108,7 +108,7 @@ def test_a_wide_parquet_file_beyond_the_memory_limit_is_a_value_error(pa, tmp_pa
     path = tmp_path / "wide.parquet"
     pq.write_table(table, str(path))
     out = tmp_path / "out.csv"
-    with pytest.raises(ValueError, match="raise the memory limit") as error:
+    with pytest.raises(MemoryError, match=r"raise the memory limit \(memory=\)") as error:
         knuffle.shuffle_table(str(path), str(out), seed="w", memory="50M")
     assert "wide.parquet: 10000 columns" in str(error.value)
     assert not out.exists()

@@ -46,6 +46,6 @@ def test_parts_mistakes_are_clear(shards, tmp_path):
         knuffle.shuffle_table(shards, [a, b], seed="s", parts=[1, True])
     with pytest.raises(ValueError, match="parts=: invalid parts"):
         knuffle.shuffle_table(shards, [a, b], seed="s", parts=[1, -1])
-    with pytest.raises(ValueError, match="--parts has 1 shares but 0 outputs"):
+    with pytest.raises(ValueError, match="--parts has 1 share but 0 outputs"):
         knuffle.shuffle_table(shards, [], seed="s", parts=[1])
     assert not a.exists() and not b.exists()

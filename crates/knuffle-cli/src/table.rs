@@ -106,8 +106,9 @@ Examples:
   knuffle table data.csv -o typed.parquet --infer-types     integer, float, date columns
   knuffle table data.parquet -o by_label/ --partition-by label   by_label/label=cat/...
 
-Exit status: 0 success; 1 a read or write error; 2 invalid arguments or invalid data (a
-corrupt or truncated file, a schema mismatch, a ragged CSV row).";
+Exit status: 0 success; 1 a read or write error, or a table whose columns alone take more
+than --memory; 2 invalid arguments or invalid data (a corrupt or truncated file, a schema
+mismatch, a ragged CSV row).";
 
 #[derive(Parser, Debug)]
 #[command(

@@ -112,13 +112,16 @@ impl Destination {
             Destination::Parts(paths, parts) => {
                 if paths.len() != parts.len() {
                     return Err(Error::invalid(format!(
-                        "--parts has {} shares but {} outputs were given (-o once per part, \
+                        "--parts has {} share{} but {} output{} {} given (-o once per part, \
                          in the order of the shares)",
                         parts.len(),
-                        paths.len()
+                        if parts.len() == 1 { "" } else { "s" },
+                        paths.len(),
+                        if paths.len() == 1 { "" } else { "s" },
+                        if paths.len() == 1 { "was" } else { "were" },
                     )));
                 }
-                let mut seen: Vec<PathBuf> = Vec::with_capacity(paths.len());
+                let mut seen: Vec<OutputFile> = Vec::with_capacity(paths.len());
                 for path in paths {
                     let file = the_file(path);
                     if seen.contains(&file) {
@@ -136,16 +139,33 @@ impl Destination {
     }
 }
 
-/// The file `path` names, whatever the spelling (`./a`, `dir/../a`, a
-/// symbolic link): its canonical path, or, for a file not there yet, its
-/// directory's and its name.
-fn the_file(path: &Path) -> PathBuf {
-    if let Ok(real) = fs::canonicalize(path) {
-        return real;
+/// What an output name writes to, whatever its spelling: an existing
+/// file by its device and inode (a hard link or a symbolic link to it is
+/// the same file), a file not there yet by its directory's canonical path
+/// and its name, through symbolic links that lead nowhere yet (the rule
+/// for written files creates their target).
+#[derive(Debug, PartialEq, Eq)]
+enum OutputFile {
+    Existing(u64, u64),
+    New(PathBuf),
+}
+
+fn the_file(path: &Path) -> OutputFile {
+    use std::os::unix::fs::MetadataExt;
+    if let Ok(metadata) = fs::metadata(path) {
+        return OutputFile::Existing(metadata.dev(), metadata.ino());
     }
-    match (fs::canonicalize(parent_of(path)), path.file_name()) {
-        (Ok(dir), Some(name)) => dir.join(name),
-        _ => path.to_path_buf(),
+    let mut path = path.to_path_buf();
+    // At most as many links as the kernel follows (ELOOP).
+    for _ in 0..40 {
+        match fs::read_link(&path) {
+            Ok(target) => path = parent_of(&path).join(target),
+            Err(_) => break,
+        }
+    }
+    match (fs::canonicalize(parent_of(&path)), path.file_name()) {
+        (Ok(dir), Some(name)) => OutputFile::New(dir.join(name)),
+        _ => OutputFile::New(path),
     }
 }
 

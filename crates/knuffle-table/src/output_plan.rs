@@ -113,8 +113,6 @@ pub(crate) fn parquet_layout(
 /// parquet 60.1, measured on 10,000 and 100,000 columns).
 const PARQUET_WRITER_COLUMN_BYTES: u64 = 12 << 10;
 
-/// A Parquet output's column writers must fit in the writer's share of
-/// the memory limit (`memory` bytes in all).
 /// What a column costs in memory whatever its rows: its arrays in the
 /// batch read, in the rows gathered from it and in the writer's batch
 /// (measured: a 100,000-column CSV of 8 rows shuffled in memory peaks at
@@ -127,7 +125,7 @@ pub(crate) fn check_width(schema: &SchemaRef, memory: u64) -> Result<(), Error> 
     let columns = crate::json_in::leaf_count(schema) as u64;
     let needed = columns.saturating_mul(COLUMN_BYTES);
     if needed > memory {
-        return Err(Error::invalid(format!(
+        return Err(Error::memory(format!(
             "a table of {columns} columns takes about {} MiB in memory whatever its rows (an \
              array of each column in every batch), more than the memory limit ({} MiB); \
              raise the memory limit (--memory)",
@@ -138,14 +136,22 @@ pub(crate) fn check_width(schema: &SchemaRef, memory: u64) -> Result<(), Error> 
     Ok(())
 }
 
-pub(crate) fn check_column_writers(schema: &SchemaRef, memory: u64) -> Result<(), Error> {
+/// A Parquet output's column writers (`writers` of them open at once) must
+/// fit in the writer's share of the memory limit (`memory` bytes in all).
+pub(crate) fn check_column_writers(
+    schema: &SchemaRef,
+    memory: u64,
+    writers: u64,
+) -> Result<(), Error> {
     let columns = crate::json_in::leaf_count(schema) as u64;
-    let needed = columns.saturating_mul(PARQUET_WRITER_COLUMN_BYTES);
+    let needed = columns
+        .saturating_mul(PARQUET_WRITER_COLUMN_BYTES)
+        .saturating_mul(writers);
     // The writer's share: a fifth of the limit (its row groups' buffers
     // stop at 512 MiB, its column writers do not).
     let allowed = memory / 5;
     if needed > allowed {
-        return Err(Error::invalid(format!(
+        return Err(Error::memory(format!(
             "a Parquet output of {columns} columns takes about {} MiB to write, more than \
              the memory limit allows its writer ({} MiB); raise the memory limit (--memory) \
              or write Arrow IPC",

@@ -2,8 +2,10 @@
 //! rows, each with its key and input row number, sorted in runs that fit
 //! in memory, written to nameless temporary files (Arrow IPC streams), then
 //! merged by (key, row): an external merge sort (Knuth, TAOCP vol. 3,
-//! 5.4.1, multiway merging with a priority queue), with as many passes as
-//! the memory limit needs. The rows come out in the order the in-memory
+//! 5.4.1, multiway merging with a priority queue). Once as many runs of
+//! one level are written as one merge reads (within the memory limit, at
+//! most 32 files), they are merged into one of the next level, so that few
+//! files are open and each row is merged once per level. The rows come out in the order the in-memory
 //! sort gives, so the output is the same bytes whatever `--memory` is.
 
 use std::cmp::Reverse;
@@ -28,6 +30,9 @@ use crate::spill::ARRAY_OVERHEAD;
 /// it reads.
 const RUN_BATCH_BYTES: u64 = 64 << 10;
 
+/// The most run files open at once (each is a file descriptor).
+const MAX_OPEN_RUNS: usize = 32;
+
 /// Sorted runs of keyed rows, and how to merge them into the output.
 pub(crate) struct Runs {
     temp_dir: PathBuf,
@@ -35,7 +40,9 @@ pub(crate) struct Runs {
     schema: SchemaRef,
     /// The schema of a run: the table's columns, then the key and the row.
     run_schema: SchemaRef,
-    files: Vec<File>,
+    /// The run files, each with its level (0: written from memory; a merge
+    /// of runs of level l is of level l + 1), levels decreasing.
+    files: Vec<(File, u32)>,
     /// The memory a merge may hold.
     limit: u64,
     /// The bytes of a batch of a run.
@@ -141,47 +148,78 @@ impl Runs {
             }
             Ok(())
         })?;
-        self.files.push(file);
-        Ok(())
+        self.files.push((file, 0));
+        self.merge_if_many()
     }
 
     /// How many runs one merge reads at once: a batch of each (and the
-    /// batches of the output in progress) within the limit.
+    /// batches of the output in progress) within the limit, and at most
+    /// [`MAX_OPEN_RUNS`] files.
     fn fan_in(&self) -> usize {
         usize::try_from(self.limit / (4 * self.batch_bytes))
             .unwrap_or(usize::MAX)
-            .max(2)
+            .clamp(2, MAX_OPEN_RUNS)
     }
 
-    /// Merges every run into `emitter` (the helper columns dropped):
-    /// groups of runs first merged into longer runs while there are more
-    /// than a merge reads at once.
+    /// Once as many runs of one level are written as a merge reads, they
+    /// are merged into one of the next level (a counter in base `fan_in`):
+    /// each row is merged once per level, and at most `fan_in - 1` runs of
+    /// each level are open.
+    fn merge_if_many(&mut self) -> Result<(), Error> {
+        let fan_in = self.fan_in();
+        loop {
+            let Some(&(_, level)) = self.files.last() else {
+                return Ok(());
+            };
+            let same = self.files.iter().rev().take_while(|f| f.1 == level).count();
+            if same < fan_in {
+                return Ok(());
+            }
+            let at = self.files.len() - same;
+            let group: Vec<File> = self.files.drain(at..).map(|f| f.0).collect();
+            let merged = self.merge_to_run(group)?;
+            self.files.push((merged, level + 1));
+        }
+    }
+
+    /// The runs `group` merged into one run.
+    fn merge_to_run(&mut self, group: Vec<File>) -> Result<File, Error> {
+        self.write_run(|writer, runs| {
+            runs.merge(group, &mut |batch| {
+                // Batches of about `batch_bytes` again, so that the next
+                // merge holds as little of this run.
+                let n = batch.num_rows();
+                let bytes = (batch.get_array_memory_size() as u64).max(1);
+                let per_batch = ((runs.batch_bytes * n as u64 / bytes) as usize).clamp(1, n.max(1));
+                let mut start = 0;
+                while start < n {
+                    let len = per_batch.min(n - start);
+                    writer
+                        .write(&batch.slice(start, len))
+                        .map_err(|e| runs.error(e))?;
+                    start += len;
+                }
+                Ok(())
+            })
+        })
+    }
+
+    /// Merges every run into `emitter` (the helper columns dropped): the
+    /// shortest runs first merged into one while more are left than a
+    /// merge reads.
     pub(crate) fn merge_into(mut self, emitter: &mut Emitter) -> Result<(), Error> {
         let fan_in = self.fan_in();
         while self.files.len() > fan_in {
-            let group: Vec<File> = self.files.drain(..fan_in).collect();
-            let merged = self.write_run(|writer, runs| {
-                runs.merge(group, &mut |batch| {
-                    // Batches of about `batch_bytes` again, so that the
-                    // next merge holds as little of this run.
-                    let n = batch.num_rows();
-                    let bytes = (batch.get_array_memory_size() as u64).max(1);
-                    let per_batch =
-                        ((runs.batch_bytes * n as u64 / bytes) as usize).clamp(1, n.max(1));
-                    let mut start = 0;
-                    while start < n {
-                        let len = per_batch.min(n - start);
-                        writer
-                            .write(&batch.slice(start, len))
-                            .map_err(|e| runs.error(e))?;
-                        start += len;
-                    }
-                    Ok(())
-                })
-            })?;
-            self.files.push(merged);
+            let at = self.files.len() - fan_in;
+            let level = self.files[at].1;
+            let group: Vec<File> = self.files.drain(at..).map(|f| f.0).collect();
+            let merged = self.merge_to_run(group)?;
+            self.files.push((merged, level + 1));
         }
-        let files = std::mem::take(&mut self.files);
+        let files = std::mem::take(&mut self.files)
+            .into_iter()
+            .map(|f| f.0)
+            .collect();
         let table = self.schema.clone();
         self.merge(files, &mut |batch| {
             let columns = batch.columns()[..table.fields().len()].to_vec();

@@ -157,7 +157,7 @@ pub(crate) fn prepare(
         options.row_group_rows,
     )?;
     if format == Format::Parquet {
-        check_column_writers(&schema, budget.total)?;
+        check_column_writers(&schema, budget.total, 1)?;
     }
     let settings = WriteSettings {
         format,
@@ -484,12 +484,12 @@ impl Run {
     /// Refuses a table too wide to go through bucket files within the
     /// memory limit (`estimate`: the bytes its rows take in memory).
     fn check_width(&self, estimate: f64) -> Result<(), Error> {
-        let columns = self.schema.fields().len() as u64;
+        let columns = crate::json_in::leaf_count(&self.schema) as u64;
         let needed = columns.saturating_mul(SPILL_COLUMN_BYTES);
         if needed <= self.budget.total {
             return Ok(());
         }
-        Err(Error::invalid(format!(
+        Err(Error::memory(format!(
             "the rows do not fit in the memory limit ({} MiB; about {} MiB of rows), and \
              their {columns} columns take about {} MiB to go through bucket files; raise the \
              memory limit (--memory) to at least {} MiB",

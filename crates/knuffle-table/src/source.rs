@@ -406,7 +406,7 @@ fn check_column_readers(
     let needed = columns.saturating_mul(PARQUET_READER_COLUMN_BYTES);
     let allowed = reading.parallel_bytes.max(reading.batch_memory);
     if needed > allowed {
-        return Err(Error::invalid(format!(
+        return Err(Error::memory(format!(
             "{}: {columns} columns take about {} MiB to read, more than the memory limit \
              allows a reader ({} MiB); raise the memory limit (--memory)",
             path.display(),

@@ -29,7 +29,9 @@ use knuffle_records::sampling::key::key_rng;
 use knuffle_records::sampling::{FieldName, Parts, split};
 
 use crate::error::Error;
+use crate::format::Format;
 use crate::output::{Destination, Emitter, Written};
+use crate::output_plan::check_column_writers;
 use crate::sample_columns::KeyColumns;
 use crate::sample_rows::Rows;
 use crate::shuffle::{Options, Prepared, prepare, reading};
@@ -63,6 +65,16 @@ pub fn split_table(
     options: &Options,
     split: &TableSplit,
 ) -> Result<SplitReport, Error> {
+    let (parts, given) = (split.parts.len(), outputs.len());
+    if given != parts {
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        return Err(Error::invalid(format!(
+            "{parts} part{} but {given} output{}: give one output per part, in the order of \
+             the parts",
+            plural(parts),
+            plural(given)
+        )));
+    }
     if split.key.is_none() {
         // Before any input is opened: a FIFO opened to be counted would
         // be empty when read again.
@@ -70,7 +82,10 @@ pub fn split_table(
     }
     let destination = Destination::Parts(outputs.to_vec(), split.parts.clone());
     let mut prepared = prepare(inputs, &destination, options)?;
-    let parts = split.parts.len();
+    if prepared.settings.format == Format::Parquet {
+        // Every part's writer is open at once.
+        check_column_writers(&prepared.schema, options.memory, parts as u64)?;
+    }
     // The parts' writers share the memory of one writer.
     let mut settings = prepared.settings.clone();
     settings.writer_memory = (settings.writer_memory / parts).max(1);

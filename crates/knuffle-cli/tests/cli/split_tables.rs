@@ -237,7 +237,7 @@ fn bad_splits_are_refused_and_a_failing_split_leaves_no_part() {
     let refused: [(&[&str], &str); 7] = [
         (
             &["--parts", "1,1", "t.parquet", "-o", "a.csv"],
-            "2 shares but 1 outputs",
+            "2 parts but 1 output: give one output per part",
         ),
         (
             &[
@@ -332,6 +332,52 @@ fn bad_splits_are_refused_and_a_failing_split_leaves_no_part() {
     );
     assert_eq!(code, 1, "{err}");
     assert_eq!(read(dir, "keep.csv"), "kept\n");
+    // Two names of one file (a symbolic link not there yet, a hard link):
+    // refused, not written over each other.
+    std::os::unix::fs::symlink("new.csv", dir.join("dangling.csv")).unwrap();
+    fs::hard_link(dir.join("keep.csv"), dir.join("also-keep.csv")).unwrap();
+    for (a, b) in [("new.csv", "dangling.csv"), ("keep.csv", "also-keep.csv")] {
+        let (code, _, err) = knuffle(
+            dir,
+            "split",
+            &["--parts", "1,1", "t.parquet", "-o", a, "-o", b],
+        );
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("named twice"), "{err}");
+    }
+    assert!(!dir.join("new.csv").exists());
+    assert_eq!(read(dir, "keep.csv"), "kept\n");
+    fs::remove_file(dir.join("dangling.csv")).unwrap();
+    fs::remove_file(dir.join("also-keep.csv")).unwrap();
+    // A bad row in the middle of a split by key, once both parts have
+    // rows: no part, the existing file not replaced.
+    let mut ragged = String::from("id,user\n");
+    for i in 0..20_000 {
+        writeln!(ragged, "{i},u{}", i % 13).unwrap();
+    }
+    ragged.push_str("20000,u1,extra\n");
+    fs::write(dir.join("ragged.csv"), ragged).unwrap();
+    let (code, _, err) = knuffle(
+        dir,
+        "split",
+        &[
+            "--parts",
+            "1,1",
+            "-k",
+            "user",
+            "--format",
+            "csv",
+            "ragged.csv",
+            "-o",
+            "keep.csv",
+            "-o",
+            "b.csv",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("ragged.csv"), "{err}");
+    assert_eq!(read(dir, "keep.csv"), "kept\n");
+    assert!(!dir.join("b.csv").exists());
     // A corrupt input after a good one: no part, nothing replaced.
     fs::write(dir.join("bad.parquet"), b"PAR1\0\0\0\0garbage").unwrap();
     let (code, _, err) = knuffle(
