@@ -3,8 +3,13 @@
 
 use arrow::array::{Array, RecordBatch, RecordBatchOptions};
 use arrow::datatypes::SchemaRef;
+use rayon::prelude::*;
 
 use crate::error::Error;
+
+/// Fields (rows x columns) from which a gather shares its columns among
+/// threads.
+const PARALLEL_FIELDS: usize = 16_384;
 
 /// Batches of consecutive positions (`0..` over all of them), ready to
 /// gather rows from in any order.
@@ -45,11 +50,22 @@ impl<'a> Gather<'a> {
                 (b, p - self.starts[b])
             })
             .collect();
-        let arrays = self
-            .columns
-            .iter()
-            .map(|values| arrow::compute::interleave(values, &indices))
-            .collect::<Result<Vec<_>, _>>()
+        let gather = |values: &Vec<&dyn Array>| arrow::compute::interleave(values, &indices);
+        // The columns on rayon's threads when there is enough to share:
+        // the second core gathers while the first does (each column's
+        // gather is independent; the result is the same).
+        let arrays =
+            if self.columns.len() > 1 && indices.len() * self.columns.len() >= PARALLEL_FIELDS {
+                self.columns
+                    .par_iter()
+                    .map(gather)
+                    .collect::<Result<Vec<_>, _>>()
+            } else {
+                self.columns
+                    .iter()
+                    .map(gather)
+                    .collect::<Result<Vec<_>, _>>()
+            }
             .map_err(|e| Error::invalid(format!("internal: gathering rows: {e}")))?;
         RecordBatch::try_new_with_options(
             self.schema.clone(),
