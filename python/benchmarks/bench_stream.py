@@ -7,6 +7,7 @@ DataLoader around knuffle.torch.TableDataset.
     python python/benchmarks/bench_stream.py                            # ~1 GB, 3 rounds
     python python/benchmarks/bench_stream.py --rows 20000 --rounds 1    # checks that it runs
     python python/benchmarks/bench_stream.py --only knuffle             # some contestants
+    python python/benchmarks/bench_stream.py --only pyarrow,"knuffle stream pass 2"
     python python/benchmarks/bench_stream.py --json out.json
 
 The dataset (made once in --data, default a directory under the system's
@@ -284,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=1024)
     parser.add_argument("--memory", default="1G", help="knuffle's memory= (and knuffle table's)")
     parser.add_argument("--ray-buffer", type=int, default=10_000, help="Ray's local_shuffle_buffer_size (rows)")
-    parser.add_argument("--only", default="", help="contestants whose name starts with this")
+    parser.add_argument("--only", default="", help="contestants whose name starts with this (or one of these, comma-separated)")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args(argv)
     data = os.path.join(args.data, f"rows-{args.rows}")
@@ -300,8 +301,9 @@ def main(argv: list[str] | None = None) -> int:
         "EPOCH": EPOCH,
     }
     try:
-        names = [name for name in PROGRAMS if name.startswith(args.only) and available(name)]
-        missing = [name for name in PROGRAMS if name.startswith(args.only) and name not in names]
+        prefixes = tuple(args.only.split(","))
+        names = [name for name in PROGRAMS if name.startswith(prefixes) and available(name)]
+        missing = [name for name in PROGRAMS if name.startswith(prefixes) and name not in names]
         if missing:
             print(f"not installed, not measured: {', '.join(missing)}")
         prepare(settings)
