@@ -20,8 +20,8 @@ use std::path::Path;
 
 use super::binary_input::refuse_binary;
 use super::error::SampleError;
-use crate::compressed::Decompressed;
-use crate::error::describe;
+use knuffle_io::compressed::Decompressed;
+use knuffle_io::describe;
 
 mod framing;
 
@@ -203,7 +203,7 @@ impl RecordReader {
                 let mut used = 0;
                 let mut stopped = false;
                 let mut failure = None;
-                crate::scan::for_each_delimiter_while(
+                knuffle_io::scan::for_each_delimiter_while(
                     buffer,
                     terminator,
                     #[inline(always)]

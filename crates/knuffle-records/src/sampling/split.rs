@@ -78,7 +78,7 @@ impl SplitOptions {
             framing: Framing::Lines(b'\n'),
             delimiter: b'\t',
             header: false,
-            memory: crate::default_limit(),
+            memory: knuffle_io::default_limit(),
             seed: seed.into(),
             temp_dir: None,
         }
@@ -110,7 +110,7 @@ impl SplitOptions {
                 "the delimiter cannot be the record terminator",
             ));
         }
-        if self.memory < crate::MIN_LIMIT {
+        if self.memory < knuffle_io::MIN_LIMIT {
             return Err(SampleError::invalid(format!(
                 "memory limit of {} bytes: at least 1M is needed",
                 self.memory
