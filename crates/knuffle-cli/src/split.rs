@@ -1,5 +1,5 @@
 //! `knuffle split`: the command line of the split engine
-//! (`knuffle_records::sampling::split`, where the sizes, the assignment and
+//! (`knuffle_sample::split`, where the sizes, the assignment and
 //! its law live): clap, then the engine, its errors translated as
 //! `knuffle sample`'s are (invalid options: status 2; else 1).
 
@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use knuffle_records::sampling::{self, FieldName, Parts, SplitOptions};
+use knuffle_sample::{FieldName, Parts, SplitOptions};
 
 use crate::emit;
 use crate::failure::CliError;
@@ -140,7 +140,7 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
         temp_dir: args.temp_dir,
     };
     let outputs: Vec<&Path> = args.outputs.iter().map(PathBuf::as_path).collect();
-    sampling::split(&args.files, &options, &outputs).map_err(cli_error)?;
+    knuffle_sample::split(&args.files, &options, &outputs).map_err(cli_error)?;
     if args.verbose {
         eprintln!("knuffle split: --seed {}", seed.quoted());
     }

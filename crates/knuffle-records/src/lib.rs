@@ -39,11 +39,10 @@
 //! [`Input`]s (files, standard input, readers, `-e` words, `-i` ranges),
 //! [`Options`] and [`Randomness`] (a GNU source: [`GnuRandom`]); what
 //! they fail with: [`Error`]. Besides: the `SIGBUS` helper of
-//! [`Options::map_input`] ([`in_mapped_input`]), and the sampling engine
-//! of `knuffle sample` and `knuffle split` ([`sampling`]). Every other
-//! module below is private. Memory sizes, the written-file rule,
-//! temporary files, gzip and zstd and the delimiter scanner are
-//! knuffle-io's.
+//! [`Options::map_input`] ([`in_mapped_input`]). Every other module below
+//! is private. Memory sizes, the written-file rule, temporary files, gzip
+//! and zstd and the delimiter scanner are knuffle-io's; the sampling
+//! engine of `knuffle sample` and `knuffle split` is knuffle-sample.
 //!
 //! # Layers
 //!
@@ -68,7 +67,7 @@
 //!    once: the count, the memory limit, how the one file is held; the
 //!    memory rules the strategies share with the plan).
 //! 6. **Strategies**, one module each: `sample` (reservoir),
-//!    `in_memory` (permute), `repeat` (`-r`), `external` (plan, temp, labels,
+//!    `in_memory` (permute), `repeat` (`-r`), `external` (plan, labels,
 //!    scatter, sink, input, gather) run by `external_run`, `spill` (pipes:
 //!    in memory or external); `external`'s temporary files are
 //!    knuffle-io's `temp`.
@@ -79,13 +78,6 @@
 //!    them to the plan), and this file's [`shuffle_records`] family. The
 //!    walk goes down: `records` -> `plan` -> a strategy -> `engine` ->
 //!    `output`.
-//! 8. **Sampling** ([`sampling`], its own folder, using only knuffle-io
-//!    and `error`'s wording): the
-//!    record-level engine of `knuffle sample` and `knuffle split` (records
-//!    and CSV in, fields,
-//!    exact probabilities, one module per mode, sorted runs in temporary
-//!    files for the shuffles of every record), so that the command line
-//!    and Python give the same bytes for the same seed.
 
 #![warn(missing_docs)]
 
@@ -119,8 +111,6 @@ mod settings;
 mod spill;
 
 mod records;
-
-pub mod sampling;
 
 use std::io::Write;
 use std::path::Path;

@@ -16,7 +16,7 @@ use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use knuffle_io::compressed::{self, Compressed, CompressedWriter};
 use knuffle_io::{NewFile, WrittenFile};
-use knuffle_records::sampling::Parts;
+use knuffle_sample::Parts;
 
 use crate::error::Error;
 use crate::format::Format;

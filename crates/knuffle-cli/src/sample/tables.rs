@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use knuffle_records::sampling::is_binary_table;
+use knuffle_sample::is_binary_table;
 use knuffle_table::{ErrorKind, Format};
 
 use crate::failure::CliError;
