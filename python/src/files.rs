@@ -7,9 +7,9 @@ use std::io;
 use std::path::PathBuf;
 
 use knuffle::DefaultRng;
+use knuffle_io::{MIN_LIMIT, parse_size};
 use knuffle_records::{
-    Destination, Error, Input, MIN_LIMIT, NoProgress, Options, Randomness, parse_size,
-    shuffle_records_to,
+    Destination, Error, Input, NoProgress, Options, Randomness, shuffle_records_to,
 };
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -80,7 +80,7 @@ impl MemoryLimit {
 pub fn memory_limit(options: &Bound<'_, PyDict>) -> PyResult<u64> {
     match options.get_item("memory")? {
         Some(value) if !value.is_none() => MemoryLimit::from_python(&value)?.bytes(),
-        _ => Ok(knuffle_records::default_limit()),
+        _ => Ok(knuffle_io::default_limit()),
     }
 }
 

@@ -1,6 +1,6 @@
 //! `sample_file` and `split_file`: `knuffle sample` and `knuffle split`
 //! through the record library's sampling engine
-//! (`knuffle_records::sampling`; on tables, `sampling_tables`), with the
+//! (`knuffle_sample`; on tables, `sampling_tables`), with the
 //! GIL released for the whole run:
 //! the same options and seed give the command line's bytes. The options
 //! travel as one dict (built and type-checked by `knuffle/_sampling.py`);
@@ -13,8 +13,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use knuffle::Seed;
-use knuffle_records::sampling::{
-    self, Destination, FieldName, Framing, Mode, Parts, Probability, RandomValues, SampleError,
+use knuffle_sample::{
+    Destination, FieldName, Framing, Mode, Parts, Probability, RandomValues, SampleError,
     SampleErrorKind, SampleOptions, SplitOptions, parse_delimiter,
 };
 use pyo3::exceptions::{PyMemoryError, PyValueError};
@@ -229,8 +229,8 @@ pub fn sample_paths(
             Some(path) => Destination::File(path),
             None => Destination::Writer(&mut bytes),
         };
-        sampling::sample(&inputs, &options, destination, &mut |note| {
-            if let sampling::Note::SkippedBadWeights(count) = note {
+        knuffle_sample::sample(&inputs, &options, destination, &mut |note| {
+            if let knuffle_sample::Note::SkippedBadWeights(count) = note {
                 skipped += count;
             }
         })
@@ -299,7 +299,7 @@ pub fn split_paths(
     };
     let inputs = os_strings(inputs);
     let outputs_ref: Vec<&Path> = outputs.iter().map(PathBuf::as_path).collect();
-    py.detach(|| sampling::split(&inputs, &options, &outputs_ref))
+    py.detach(|| knuffle_sample::split(&inputs, &options, &outputs_ref))
         .map_err(to_python)?;
     Ok(options.seed)
 }

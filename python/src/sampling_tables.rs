@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use knuffle_records::sampling::{FieldName, Mode, Parts, RandomValues, SampleOptions};
+use knuffle_sample::{FieldName, Mode, Parts, RandomValues, SampleOptions};
 use knuffle_table::{Format, Options, TableSample, TableSplit};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

@@ -160,7 +160,7 @@ fn stream_options(options: &Bound<'_, PyDict>) -> PyResult<StreamOptions> {
     let memory: Option<Bound<'_, PyAny>> = get(options, "memory")?;
     let memory = match memory {
         Some(value) if !value.is_none() => MemoryLimit::from_python(&value)?.bytes()?,
-        _ => knuffle_records::default_limit().min(DEFAULT_MEMORY),
+        _ => knuffle_io::default_limit().min(DEFAULT_MEMORY),
     };
     Ok(StreamOptions {
         seed: get(options, "seed")?,

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use knuffle_records::sampling::Parts;
+use knuffle_sample::Parts;
 use knuffle_table::{Destination, ErrorKind, Format, Options, ShardSplit, TableOrder};
 use numpy::PyArray1;
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};

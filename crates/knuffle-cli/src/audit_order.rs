@@ -85,7 +85,7 @@ pub(crate) fn audit(args: &OrderArgs<'_>) -> Result<bool, String> {
         ));
     }
     if let Some(report) = args.report {
-        knuffle_records::check_writable(report).map_err(|e| e.to_string())?;
+        knuffle_io::check_writable(report).map_err(|e| e.to_string())?;
     }
     let (order, format) = read_file(args.order)?;
     let n = args.n.unwrap_or(order.len() as u64);
@@ -142,7 +142,7 @@ pub(crate) fn audit(args: &OrderArgs<'_>) -> Result<bool, String> {
     if let Some(path) = args.report {
         let page =
             order_report_html(&report).map_err(|e| format!("cannot draw the report: {e}"))?;
-        knuffle_records::write_file(path, page.as_bytes()).map_err(|e| e.to_string())?;
+        knuffle_io::write_file(path, page.as_bytes()).map_err(|e| e.to_string())?;
         writeln!(out, "report: {}", path.display()).map_err(write_err)?;
     }
     Ok(report.biased())

@@ -121,7 +121,7 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
     } else {
         Unit::Grapheme
     };
-    let max_line = match knuffle_records::parse_size(&args.max_line) {
+    let max_line = match knuffle_io::parse_size(&args.max_line) {
         Ok(size) if size >= 1 => size,
         _ => {
             return Err(CliError::invalid(format!(

@@ -165,7 +165,7 @@ pub(crate) struct Args {
 
 /// `--max-size SIZE`: a size as `sort -S` takes it, at least 1 byte.
 pub(crate) fn parse_max_size(text: &str) -> Result<u64, String> {
-    match knuffle_records::parse_size(text)? {
+    match knuffle_io::parse_size(text)? {
         0 => Err(format!("--max-size must be at least 1 byte (got {text:?})")),
         size => Ok(size),
     }
@@ -255,7 +255,7 @@ fn run_parsed(args: &Args) -> Result<ExitCode, CliError> {
     if mode == Mode::Perm && count > n {
         return Err(usage(DrawError::TooMany { k: count, n }.to_string()));
     }
-    let budget = knuffle_records::default_limit();
+    let budget = knuffle_io::default_limit();
     if args.transcript.is_some() {
         let embedded = match &population {
             Population::Items(items) if !args.omit_items => embedded_items_memory(
@@ -280,7 +280,7 @@ fn run_parsed(args: &Args) -> Result<ExitCode, CliError> {
     let transcript = make_transcript(mode, &population, !args.omit_items, &sources, count)
         .map_err(|e| usage(e.to_string()))?;
     if let Some(path) = &args.transcript {
-        knuffle_records::write_file(std::path::Path::new(path), transcript.to_json().as_bytes())
+        knuffle_io::write_file(std::path::Path::new(path), transcript.to_json().as_bytes())
             .map_err(|e| CliError::plain(e.to_string()))?;
     }
     note_transcript_size(transcript_path);
@@ -428,7 +428,7 @@ fn rivest_lines(args: &Args, count: u64) -> Result<(Lines, BiasReport), CliError
             count,
             "picks",
             PERM_BYTES_PER_DRAW,
-            knuffle_records::default_limit(),
+            knuffle_io::default_limit(),
         )
         .map_err(|e| usage(e.to_string()))?;
     }
@@ -460,7 +460,7 @@ fn consistent_sampler_lines(args: &Args, count: u64) -> Result<(Lines, BiasRepor
         n,
         "ids",
         CONSISTENT_BYTES_PER_ID + 2 * longest_item(&population),
-        knuffle_records::default_limit(),
+        knuffle_io::default_limit(),
     )
     .map_err(|e| usage(e.to_string()))?;
     let ids: Vec<String> = match population {

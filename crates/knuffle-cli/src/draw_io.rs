@@ -1,6 +1,6 @@
 //! Inputs shared by `draw`, `verify` and `deal --commit/--reveal`:
 //! population files, beacon files, `LO-HI` ranges. (Their transcripts and
-//! secrets are written by [`knuffle_records::write_file`], the one rule
+//! secrets are written by [`knuffle_io::write_file`], the one rule
 //! for every file knuffle writes.)
 
 use std::io::Read;
@@ -84,7 +84,7 @@ pub fn read_population(path: &str, max: u64) -> Result<Population, InputError> {
         memchr::memchr_iter(b'\n', body.as_bytes()).count() as u64 + 1
     };
     let needed = u128::from(lines) * u128::from(BYTES_PER_POPULATION_ITEM) + text.len() as u128;
-    let budget = knuffle_records::default_limit();
+    let budget = knuffle_io::default_limit();
     if needed > u128::from(budget) {
         return Err(InputError::bad(format!(
             "{name}: {lines} items need about {} of memory, more than the {} this run allows",

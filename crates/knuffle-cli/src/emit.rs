@@ -160,10 +160,10 @@ pub fn json_string_array<S: AsRef<str>>(items: &[S]) -> String {
 /// least 1M; a usage error otherwise), or the default budget without it.
 pub fn memory_limit(text: Option<&str>) -> Result<u64, CliError> {
     let Some(text) = text else {
-        return Ok(knuffle_records::default_limit());
+        return Ok(knuffle_io::default_limit());
     };
-    match knuffle_records::parse_size(text) {
-        Ok(size) if size >= knuffle_records::MIN_LIMIT => Ok(size),
+    match knuffle_io::parse_size(text) {
+        Ok(size) if size >= knuffle_io::MIN_LIMIT => Ok(size),
         Ok(_) => Err(CliError::invalid(format!(
             "invalid --memory size: '{text}' (at least 1M)"
         ))),

@@ -281,17 +281,17 @@ fn write_err_str(e: std::io::Error) -> CliError {
 /// written, or DIR does not exist yet and its parent does (the error
 /// names the parent) and takes new entries.
 fn check_report_dir(dir: &Path) -> Result<(), CliError> {
-    let plain = |e: knuffle_records::Error| CliError::plain(e.to_string());
+    let plain = |e: knuffle_io::FileError| CliError::plain(e.to_string());
     match std::fs::metadata(dir) {
         Ok(meta) if meta.is_dir() => {
-            knuffle_records::check_writable(&dir.join(report::INDEX)).map_err(plain)
+            knuffle_io::check_writable(&dir.join(report::INDEX)).map_err(plain)
         }
         Ok(_) => Err(CliError::plain(format!(
             "{}: not a directory",
             dir.display()
         ))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            knuffle_records::check_writable(dir).map_err(plain)
+            knuffle_io::check_writable(dir).map_err(plain)
         }
         Err(e) => Err(CliError::plain(format!(
             "{}: {}",
@@ -303,7 +303,7 @@ fn check_report_dir(dir: &Path) -> Result<(), CliError> {
 
 /// Builds the report and writes its files into `dir` (made if missing,
 /// the user named it; nothing else is created), each by knuffle's rule
-/// for files it writes ([`knuffle_records::write_file`]), the page last;
+/// for files it writes ([`knuffle_io::write_file`]), the page last;
 /// returns the page's path.
 fn write_report(dir: &Path, runs: &[LabRun]) -> Result<PathBuf, CliError> {
     let built = report::build_report(runs)
@@ -314,7 +314,7 @@ fn write_report(dir: &Path, runs: &[LabRun]) -> Result<PathBuf, CliError> {
             .map_err(|e| CliError::plain(format!("{}: {}", dir.display(), os_error_text(&e))))?;
     }
     for file in &built.files {
-        knuffle_records::write_file(&dir.join(&file.name), &file.bytes)
+        knuffle_io::write_file(&dir.join(&file.name), &file.bytes)
             .map_err(|e| CliError::plain(e.to_string()))?;
     }
     Ok(dir.join(report::INDEX))

@@ -2,9 +2,9 @@
 //! and the SIGPIPE hook; the fuzz targets and benchmarks link this crate
 //! like any other.
 //!
-//! Workspace layer 4 (cli/python -> table -> records/lab/draw -> stats ->
-//! library): it depends on the table library, the record library, the lab
-//! and the draws, and nothing below depends on it (checked by `crates/knuffle/tests/architecture.rs`).
+//! Workspace layer 4 (cli/python -> table -> records/sample/lab/draw ->
+//! stats/io -> library): it depends on the table library, the record and
+//! sampling engines, knuffle-io, the lab and the draws, and nothing below depends on it (checked by `crates/knuffle/tests/architecture.rs`).
 //!
 //! knuffle is a drop-in GNU `shuf` by default, plus the subcommands of the
 //! registry ([`subcommands::SUBCOMMANDS`]). Invoked under the name `shuf`

@@ -1,5 +1,5 @@
 //! `knuffle split`: the command line of the split engines
-//! (`knuffle_records::sampling::split` for records of text,
+//! (`knuffle_sample::split` for records of text,
 //! `knuffle_table::split_table` for the rows of tables, where the sizes,
 //! the assignment and its law live): clap, the choice between the two
 //! (`table_jobs::decide`), then the engine, its errors translated as
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use knuffle_records::sampling::{self, FieldName, Parts, SplitOptions};
+use knuffle_sample::{FieldName, Parts, SplitOptions};
 use knuffle_table::{TableSplit, split_table};
 
 use crate::emit;
@@ -179,7 +179,7 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
         seed: seed.text().to_owned(),
         temp_dir: args.temp_dir,
     };
-    sampling::split(&args.files, &options, &outputs).map_err(cli_error)?;
+    knuffle_sample::split(&args.files, &options, &outputs).map_err(cli_error)?;
     if args.verbose {
         eprintln!("knuffle split: --seed {}", seed.quoted());
     }

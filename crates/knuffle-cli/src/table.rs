@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use knuffle_records::sampling::Parts;
+use knuffle_sample::Parts;
 use knuffle_table::{Destination, Format, Options, ShardSplit};
 
 use crate::emit;

@@ -7,7 +7,8 @@
 
 use std::process::ExitCode;
 
-use knuffle_records::{Destination, Input, NoProgress, Options, Randomness, parse_size};
+use knuffle_io::parse_size;
+use knuffle_records::{Destination, Input, NoProgress, Options, Randomness};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -6,6 +6,8 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
+use knuffle_io::{FileError, TempError, describe};
+
 /// A failure of a record shuffle.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -119,12 +121,15 @@ impl std::error::Error for Error {
     }
 }
 
-/// An I/O error without Rust's " (os error N)" tail, as coreutils print it.
-pub fn describe(error: &io::Error) -> String {
-    let text = error.to_string();
-    match text.rfind(" (os error ") {
-        Some(cut) if error.raw_os_error().is_some() => text[..cut].to_string(),
-        _ => text,
+impl From<FileError> for Error {
+    fn from(FileError { name, error }: FileError) -> Error {
+        Error::File { name, error }
+    }
+}
+
+impl From<TempError> for Error {
+    fn from(TempError { dir, error }: TempError) -> Error {
+        Error::Temp { dir, error }
     }
 }
 

@@ -224,7 +224,7 @@ fn naming(path: &Path, error: &io::Error) -> io::Error {
     }
     io::Error::new(
         error.kind(),
-        format!("{}: {}", path.display(), crate::error::describe(error)),
+        format!("{}: {}", path.display(), knuffle_io::describe(error)),
     )
 }
 

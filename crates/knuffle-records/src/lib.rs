@@ -38,28 +38,24 @@
 //! [`shuffle_records_planned`] (an [`OutputPlan`]); what they take:
 //! [`Input`]s (files, standard input, readers, `-e` words, `-i` ranges),
 //! [`Options`] and [`Randomness`] (a GNU source: [`GnuRandom`]); what
-//! they fail with: [`Error`]. Besides:
-//! memory sizes ([`parse_size`], [`default_limit`], [`MIN_LIMIT`]), the
-//! written-file rule ([`write_file`], [`WrittenFile`], ...), the `SIGBUS`
-//! helper of [`Options::map_input`] ([`in_mapped_input`]), and the
-//! sampling engine of `knuffle sample` and `knuffle split` ([`sampling`]),
-//! gzip and zstd files read and written ([`compressed`]). Every other
-//! module below is private.
+//! they fail with: [`Error`]. Besides: the `SIGBUS` helper of
+//! [`Options::map_input`] ([`in_mapped_input`]). Every other module below
+//! is private. Memory sizes, the written-file rule, temporary files, gzip
+//! and zstd and the delimiter scanner are knuffle-io's; the sampling
+//! engine of `knuffle sample` and `knuffle split` is knuffle-sample.
 //!
 //! # Layers
 //!
-//! Workspace layer 2 (cli/python -> table -> records/lab/draw -> stats -> library):
-//! this crate uses only the library (`knuffle`).
+//! Workspace layer 2 (cli/python -> table -> records/sample/lab/draw ->
+//! stats/io -> library): this crate uses the library (`knuffle`) and
+//! knuffle-io.
 //!
 //! Each module uses only modules of the layers below it (checked: no
 //! module imports one that imports it back).
 //!
 //! 1. **Foundations**: `error`, `buffers` (buffer sizes), `read`
-//!    (`read_some`), `bytes`, `scan` (the delimiter scanner),
-//!    `memory` (`parse_size`, the default limit), `options`,
-//!    `progress`, `written_file` (the one rule for files written),
-//!    `allocate_ahead` (disk space allocated ahead of sequential writes),
-//!    `compressed` (gzip and zstd files read by content, written by name).
+//!    (`read_some`), `bytes`, `options`, `progress`, `allocate_ahead`
+//!    (disk space allocated ahead of sequential writes).
 //! 2. **Randomness**: `gnu_random` (GNU's `randint`/`randperm`), then
 //!    `randomness` (knuffle's generator or a GNU source).
 //! 3. **Lines in**: `line_index`, `input` (opening, reading into
@@ -71,9 +67,10 @@
 //!    once: the count, the memory limit, how the one file is held; the
 //!    memory rules the strategies share with the plan).
 //! 6. **Strategies**, one module each: `sample` (reservoir),
-//!    `in_memory` (permute), `repeat` (`-r`), `external` (plan, temp, labels,
+//!    `in_memory` (permute), `repeat` (`-r`), `external` (plan, labels,
 //!    scatter, sink, input, gather) run by `external_run`, `spill` (pipes:
-//!    in memory or external).
+//!    in memory or external); `external`'s temporary files are
+//!    knuffle-io's `temp`.
 //! 7. **Plan and entry**: `plan` (every decision, once: the strategy, the
 //!    memory limit, the count, whether the one file is mapped; then the
 //!    strategy executed by its module; the one place the source of
@@ -81,27 +78,16 @@
 //!    them to the plan), and this file's [`shuffle_records`] family. The
 //!    walk goes down: `records` -> `plan` -> a strategy -> `engine` ->
 //!    `output`.
-//! 8. **Sampling** ([`sampling`], its own folder, using only layer 1:
-//!    `written_file`, `error`, `memory`, `scan`, `compressed`): the
-//!    record-level engine of `knuffle sample` and `knuffle split` (records
-//!    and CSV in, fields,
-//!    exact probabilities, one module per mode, sorted runs in temporary
-//!    files for the shuffles of every record), so that the command line
-//!    and Python give the same bytes for the same seed.
 
 #![warn(missing_docs)]
 
 mod allocate_ahead;
 mod buffers;
 mod bytes;
-pub mod compressed;
 mod error;
-mod memory;
 mod options;
 mod progress;
 mod read;
-mod scan;
-mod written_file;
 
 mod gnu_random;
 mod randomness;
@@ -126,8 +112,6 @@ mod spill;
 
 mod records;
 
-pub mod sampling;
-
 use std::io::Write;
 use std::path::Path;
 
@@ -135,20 +119,15 @@ pub use error::Error;
 /// The GNU-compatible source inside [`Randomness::Gnu`].
 pub use gnu_random::GnuRandom;
 pub use input::{Input, in_mapped_input};
-pub use memory::{MIN_LIMIT, default_limit, parse_size};
 pub use options::Options;
 pub use output::{Output, OutputPlan};
 pub use progress::{NoProgress, Progress};
 pub use randomness::Randomness;
-/// Writing a file by knuffle's one rule: a regular file (or a symlink's
-/// target) replaced atomically, a device or FIFO written in place, a
-/// missing directory named in the error, never created.
-pub use written_file::{NewFile, WrittenFile, check_writable, write_file, write_new_file};
 
 /// The delimiter scanner, for the fuzz targets (not part of the API).
 #[doc(hidden)]
 pub mod fuzzing {
-    pub use crate::scan::{count_delimiters, for_each_delimiter};
+    pub use knuffle_io::scan::{count_delimiters, for_each_delimiter};
 }
 
 /// Where the output goes.

@@ -1,5 +1,5 @@
 //! Where the lines start: one offset per line, found with the
-//! [`crate::scan`] delimiter scan on both cores. Offsets are `u32` when the
+//! [`knuffle_io::scan`] delimiter scan on both cores. Offsets are `u32` when the
 //! input is under 4 GiB, which halves the index (15M lines: 60 MB instead
 //! of 120 MB).
 //!
@@ -10,7 +10,7 @@
 use rayon::prelude::*;
 
 use crate::error::Error;
-use crate::scan::{block_mask, count_delimiters, for_each_delimiter};
+use knuffle_io::scan::{block_mask, count_delimiters, for_each_delimiter};
 
 /// A line offset: `u32` or `u64`.
 pub trait Offset: Copy + Send + Sync + 'static {
@@ -245,7 +245,17 @@ mod tests {
 
     #[test]
     fn chunked_starts_match_the_whole_index() {
-        let data = crate::scan::test_data::newlines_at_block_edges();
+        // 1000 bytes with a newline at every multiple of 13 and at the last
+        // byte of every 64-byte block, `a` elsewhere.
+        let data: Vec<u8> = (0..1000u32)
+            .map(|i| {
+                if i % 13 == 0 || i % 64 == 63 {
+                    b'\n'
+                } else {
+                    b'a'
+                }
+            })
+            .collect();
         let mut pushed: Vec<u32> = Vec::new();
         push_starts(&data[..500], 0, 1000, b'\n', &mut pushed);
         push_starts(&data[500..], 500, 1000, b'\n', &mut pushed);

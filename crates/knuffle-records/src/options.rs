@@ -19,7 +19,7 @@ pub struct Options {
     /// `-r`: draw records with replacement (kept in memory, as GNU does).
     pub repeat: bool,
     /// `--memory SIZE`: the memory limit in bytes; larger inputs are
-    /// shuffled through temporary files. `None`: [`default_limit`](crate::memory::default_limit).
+    /// shuffled through temporary files. `None`: [`default_limit`](knuffle_io::default_limit).
     pub memory: Option<u64>,
     /// `-T DIR`: where temporary files go (`None`: `$TMPDIR`, else `/tmp`).
     pub temp_dir: Option<PathBuf>,

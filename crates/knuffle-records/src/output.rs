@@ -29,7 +29,7 @@ use std::sync::{Condvar, Mutex};
 use crate::allocate_ahead::AllocateAhead;
 use crate::error::Error;
 use crate::progress::Progress;
-use crate::written_file::{self, Replacement};
+use knuffle_io::Replacement;
 
 /// An opened output.
 pub struct Output<'a> {
@@ -187,7 +187,7 @@ impl OutputPlan<'_> {
     /// run still leaves FILE as it was.
     pub fn probe(&self) -> Result<(), Error> {
         match self.path {
-            Some(name) => written_file::probe(Path::new(name)).map_err(|e| file_error(name, e)),
+            Some(name) => knuffle_io::probe(Path::new(name)).map_err(|e| file_error(name, e)),
             None => Ok(()),
         }
     }

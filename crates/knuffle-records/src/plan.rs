@@ -17,7 +17,7 @@
 //! line index (4 bytes a line under 4 GiB, 8 above,
 //! [`offset_bytes`](crate::line_index::offset_bytes)) plus output buffers (an eighth of the limit is kept
 //! for them; a longer line is written from where it is). When that fits
-//! `--memory` (or the default, [`default_limit`](crate::memory::default_limit): the smallest of three
+//! `--memory` (or the default, [`default_limit`](knuffle_io::default_limit): the smallest of three
 //! quarters of the available memory, `RLIMIT_AS` and the cgroup's limit),
 //! the input is shuffled in memory; otherwise externally. Regular files are
 //! measured before reading (their lines are counted only when the answer
@@ -43,9 +43,9 @@ use crate::output::OutputPlan;
 use crate::progress::Progress;
 use crate::randomness::{Draws, Randomness};
 use crate::sample::{self, Sampler};
-use crate::scan::count_delimiters;
 use crate::settings::{Holding, LINE_OVERHEAD, Run, in_memory_need, sample_budget};
 use crate::spill;
+use knuffle_io::scan::count_delimiters;
 
 /// GNU shuf reads a regular file larger than this by reservoir sampling
 /// when `-n` is given (`RESERVOIR_MIN_INPUT` in coreutils' `src/shuf.c`);

@@ -7,11 +7,11 @@
 //! plan can execute the strategies that read it.
 
 use crate::line_index::offset_bytes;
-use crate::memory::default_limit;
 use crate::options::Options;
 use crate::output::OutputPlan;
 use crate::progress::Progress;
 use crate::stream::stream_buffer;
+use knuffle_io::default_limit;
 
 /// What every strategy is told: the settings of the run, resolved once.
 pub(crate) struct Run<'a, 'o> {

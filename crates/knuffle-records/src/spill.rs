@@ -15,8 +15,8 @@ use crate::external_run;
 use crate::in_memory;
 use crate::input::{Bytes, Opened};
 use crate::progress::Progress;
-use crate::scan::count_delimiters;
 use crate::settings::{Run, in_memory_need};
+use knuffle_io::scan::count_delimiters;
 
 /// Reads `opened` within `capacity`, then shuffles in memory or externally.
 pub(crate) fn run(

@@ -1,5 +1,5 @@
 //! Compressed inputs, told by their first bytes whatever their names
-//! (`knuffle_records::compressed`): a CSV, TSV or JSON Lines file
+//! (`knuffle_io::compressed`): a CSV, TSV or JSON Lines file
 //! compressed with gzip or zstd is read decompressed, as it streams (no
 //! size, offset or seek of its text is needed: those readers go from the
 //! start to the end, and a JSON Lines file read twice, for its schema
@@ -12,7 +12,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use knuffle_records::compressed::{self, Decompressed};
+use knuffle_io::compressed::{self, Decompressed};
 
 use crate::error::Error;
 use crate::format::Format;

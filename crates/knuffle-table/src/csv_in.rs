@@ -24,7 +24,7 @@ use arrow::array::{ArrayRef, StringBuilder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use csv_core::{ReadRecordResult, Reader, ReaderBuilder};
-use knuffle_records::compressed::Decompressed;
+use knuffle_io::compressed::Decompressed;
 
 use crate::csv_types;
 use crate::error::Error;

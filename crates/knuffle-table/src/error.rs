@@ -72,7 +72,7 @@ impl Error {
     /// An I/O failure on `path`, with the operating system's text; a
     /// compressed file whose data does not decompress is invalid data.
     pub fn io_at(path: &Path, error: &io::Error) -> Error {
-        if knuffle_records::compressed::is_corrupt(error) {
+        if knuffle_io::compressed::is_corrupt(error) {
             return Error::invalid(format!("{}: {error}", path.display()));
         }
         Error {
@@ -124,18 +124,10 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-impl From<knuffle_records::Error> for Error {
-    fn from(error: knuffle_records::Error) -> Error {
-        use knuffle_records::Error as Records;
-        let os = match &error {
-            Records::File { error, .. }
-            | Records::Read(error)
-            | Records::Write(error)
-            | Records::Temp { error, .. } => Some(error.kind()),
-            _ => None,
-        };
+impl From<knuffle_io::FileError> for Error {
+    fn from(error: knuffle_io::FileError) -> Error {
         Error {
-            os,
+            os: Some(error.error.kind()),
             ..Error::io(error.to_string())
         }
     }

@@ -60,7 +60,7 @@ impl Format {
     /// The format that `path`'s extension names, if any, seen through a
     /// compression's (`t.csv.gz` is CSV; its content says how it is read).
     pub fn from_extension(path: &Path) -> Option<Format> {
-        let path = match knuffle_records::compressed::by_extension(path) {
+        let path = match knuffle_io::compressed::by_extension(path) {
             Some(_) => Path::new(path.file_stem()?),
             None => path,
         };

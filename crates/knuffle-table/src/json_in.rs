@@ -21,7 +21,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use knuffle_records::compressed::Decompressed;
+use knuffle_io::compressed::Decompressed;
 use serde_json::Value;
 
 use arrow::record_batch::RecordBatch;

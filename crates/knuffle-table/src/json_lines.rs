@@ -13,7 +13,7 @@ use arrow::datatypes::SchemaRef;
 use arrow::error::ArrowError;
 use arrow::json::reader::Decoder;
 use arrow::record_batch::RecordBatch;
-use knuffle_records::compressed::Decompressed;
+use knuffle_io::compressed::Decompressed;
 
 use crate::error::{Error, arrow_error};
 

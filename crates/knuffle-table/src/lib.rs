@@ -27,9 +27,10 @@
 //!
 //! # Layers
 //!
-//! Workspace layer 3 (cli/python -> table -> records/lab/draw -> stats ->
-//! library): this crate uses the record library (the rule for written
-//! files, the memory budget) and the library.
+//! Workspace layer 3 (cli/python -> table -> records/sample/lab/draw ->
+//! stats/io -> library): this crate uses knuffle-io (the rule for written
+//! files, the memory budget, gzip and zstd), the sampling engine's draws
+//! (knuffle-sample) and the library.
 //!
 //! Each module uses only those above it in this list:
 //!

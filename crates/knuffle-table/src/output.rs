@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
-use knuffle_records::compressed::{self, Compressed, CompressedWriter};
-use knuffle_records::sampling::Parts;
-use knuffle_records::{NewFile, WrittenFile};
+use knuffle_io::compressed::{self, Compressed, CompressedWriter};
+use knuffle_io::{NewFile, WrittenFile};
+use knuffle_sample::Parts;
 
 use crate::error::Error;
 use crate::format::Format;
@@ -103,7 +103,7 @@ impl Destination {
     /// Checks, before any row is read, that the output can be written.
     pub fn check(&self) -> Result<(), Error> {
         match self {
-            Destination::File(path) => Ok(knuffle_records::check_writable(path)?),
+            Destination::File(path) => Ok(knuffle_io::check_writable(path)?),
             Destination::Shards(dir, _) | Destination::Partitioned(dir, _) => {
                 check_shard_directory(dir)?;
                 NewFile::in_directory(parent_of(dir)).map(drop)?;
@@ -131,7 +131,7 @@ impl Destination {
                         )));
                     }
                     seen.push(file);
-                    knuffle_records::check_writable(path)?;
+                    knuffle_io::check_writable(path)?;
                 }
                 Ok(())
             }

@@ -8,7 +8,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use knuffle_records::sampling::is_binary_table;
+use knuffle_sample::is_binary_table;
 
 use crate::error::Error;
 use crate::format::Format;

@@ -1,5 +1,5 @@
 //! `knuffle sample` on tables: the sampling modes of lines
-//! (`knuffle_records::sampling`) on the rows of Parquet, Arrow, CSV and
+//! (`knuffle_sample`) on the rows of Parquet, Arrow, CSV and
 //! JSON Lines tables, with the same laws and the same decisions: each
 //! mode's draw for a row is the one the line mode makes for the record at
 //! the same place (the same generator of the seed, the same calls in the
@@ -19,7 +19,7 @@
 
 use std::path::{Path, PathBuf};
 
-use knuffle_records::sampling::Mode;
+use knuffle_sample::Mode;
 
 use crate::error::Error;
 use crate::output::{Destination, Emitter};

@@ -2,7 +2,7 @@
 //! found by name or by number from 1, and a key column's values as the
 //! bytes the key hash reads.
 //!
-//! A row's key is encoded as a line's is (`knuffle_records::sampling::key`):
+//! A row's key is encoded as a line's is (knuffle-sample's `key`):
 //! for each key column in turn, the length of its text (8 bytes,
 //! little-endian) then the text, where the text of a value is what `knuffle
 //! table` writes for it in a CSV file (Arrow's display of the value; a null
@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use arrow::array::RecordBatch;
 use arrow::datatypes::Schema;
 use arrow::util::display::{ArrayFormatter, FormatOptions};
-use knuffle_records::sampling::FieldName;
+use knuffle_sample::FieldName;
 
 use crate::error::Error;
 

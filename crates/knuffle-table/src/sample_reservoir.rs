@@ -1,6 +1,6 @@
 //! The modes of a table sample that hold their sample until the input
 //! ends (the rows in `sample_held`, within the memory limit), each making
-//! the draws of its line mode (`knuffle_records::sampling`) in the same
+//! the draws of its line mode (`knuffle_sample`) in the same
 //! order, so the same rows are chosen for a table and for its CSV:
 //!
 //! - `-n K`: Li's reservoir Algorithm L (`knuffle::Reservoir`; K.-H. Li,
@@ -21,8 +21,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use knuffle::{DefaultRng, Reservoir, WeightedReservoir, weighted_log_key};
-use knuffle_records::sampling::weighted::descending_key;
-use knuffle_records::sampling::{FieldName, Mode};
+use knuffle_sample::descending_key;
+use knuffle_sample::{FieldName, Mode};
 
 use crate::error::Error;
 use crate::output::Emitter;

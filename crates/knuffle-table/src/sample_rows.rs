@@ -3,7 +3,7 @@
 //! batch by batch, each row named for messages).
 
 use arrow::array::RecordBatch;
-use knuffle_records::sampling::Mode;
+use knuffle_sample::Mode;
 
 use crate::error::Error;
 use crate::shuffle::{Prepared, reading};

@@ -6,13 +6,12 @@
 //!   input order from the seed's generator.
 //! - `-k COLS -p P` (distinct): each key in with probability exactly P,
 //!   decided by SHA-256 of the seed and the key (`key_rng` with the domain
-//!   of lines, `knuffle_records::sampling::distinct`), the key encoded as
+//!   of lines, knuffle-sample's `distinct`), the key encoded as
 //!   `sample_columns` says: the same keys in for a table and for its CSV.
 
 use arrow::array::{BooleanArray, RecordBatch};
 use knuffle::DefaultRng;
-use knuffle_records::sampling::key::key_rng;
-use knuffle_records::sampling::{FieldName, Probability, distinct};
+use knuffle_sample::{FieldName, Probability, distinct_key_rng};
 
 use crate::error::Error;
 use crate::output::Emitter;
@@ -74,7 +73,7 @@ pub(crate) fn distinct(
     filter(rows, emitter, |batch| {
         let mut keep = Vec::with_capacity(batch.num_rows());
         keys.each_key(batch, |_, key| {
-            keep.push(probability.draw(&mut key_rng(distinct::DOMAIN, &seed, key)));
+            keep.push(probability.draw(&mut distinct_key_rng(&seed, key)));
             Ok(())
         })?;
         Ok(keep)

@@ -1,5 +1,5 @@
 //! `-w COL` on a table: each row's weight, read as `knuffle sample` reads a
-//! line's weight field (`knuffle_records::sampling::weighted::Weight`). A
+//! line's weight field (`knuffle_sample::Weight`). A
 //! numeric column's value is the weight (an integer converted to the
 //! nearest double, as a line's digits are); a text column's value (every
 //! column of a CSV input) is parsed as a line's field is. So a table and
@@ -14,8 +14,8 @@ use std::fmt::Write as _;
 use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Float64Type, Schema};
 use arrow::util::display::ArrayFormatter;
-use knuffle_records::sampling::FieldName;
-use knuffle_records::sampling::weighted::Weight;
+use knuffle_sample::FieldName;
+use knuffle_sample::Weight;
 
 use crate::error::Error;
 use crate::sample_columns::{resolve, text_options};

@@ -1,7 +1,7 @@
 //! `knuffle split` on tables: each row of Parquet, Arrow, CSV and JSON
 //! Lines tables to exactly one part (train, validation, test), with the
 //! laws and the decisions of the line split
-//! (`knuffle_records::sampling::split`), so a table and the CSV of its
+//! (`knuffle_sample::split`), so a table and the CSV of its
 //! rows are split alike for the same seed:
 //!
 //! - **Exact sizes** (the default): part sizes [`Parts::sizes`] of the
@@ -25,8 +25,7 @@ use std::path::PathBuf;
 
 use arrow::array::{RecordBatch, UInt32Array};
 use knuffle::Seed;
-use knuffle_records::sampling::key::key_rng;
-use knuffle_records::sampling::{FieldName, Parts, split};
+use knuffle_sample::{FieldName, Parts, split_key_rng};
 
 use crate::error::Error;
 use crate::format::Format;
@@ -255,7 +254,7 @@ fn by_key(
     let rows_in = rows.each(|batch, _, _| {
         let mut parts_of_rows = Vec::with_capacity(batch.num_rows());
         keys.each_key(batch, |_, key| {
-            let u = knuffle::below(total, &mut key_rng(split::DOMAIN, &seed, key));
+            let u = knuffle::below(total, &mut split_key_rng(&seed, key));
             parts_of_rows.push(split.parts.part_of(u));
             Ok(())
         })?;

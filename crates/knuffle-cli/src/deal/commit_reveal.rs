@@ -4,7 +4,7 @@
 //! `--commit --beacon-round R` draws a fresh 256-bit secret, keeps it in a
 //! new file readable only by its owner (mode 0600, never overwriting a
 //! file; a FIFO or device is written in place:
-//! [`knuffle_records::write_new_file`]), and
+//! [`knuffle_io::write_new_file`]), and
 //! prints the commitment `C = H("knuffle-vd/1 commit" || lp("perm") || P ||
 //! lp(secret) || lp("drand:<chain>:<R>"))` to publish before round R exists.
 //! `--reveal SECRET_FILE --client-seed TEXT --beacon FILE --transcript FILE`
@@ -89,19 +89,17 @@ fn commit(args: &Args) -> Result<String, CliError> {
         "population_digest": to_hex(&digest),
     });
     let text = serde_json::to_string_pretty(&record).expect("JSON") + "\n";
-    knuffle_records::write_new_file(Path::new(&path), text.as_bytes(), 0o600).map_err(
-        |e| match e {
-            knuffle_records::Error::File { error, .. }
-                if error.kind() == std::io::ErrorKind::AlreadyExists =>
-            {
-                CliError::plain(format!(
-                    "{path}: already exists (a secret file is never overwritten; choose \
+    knuffle_io::write_new_file(Path::new(&path), text.as_bytes(), 0o600).map_err(|e| match e {
+        knuffle_io::FileError { error, .. }
+            if error.kind() == std::io::ErrorKind::AlreadyExists =>
+        {
+            CliError::plain(format!(
+                "{path}: already exists (a secret file is never overwritten; choose \
                      --secret-file)"
-                ))
-            }
-            other => CliError::plain(other.to_string()),
-        },
-    )?;
+            ))
+        }
+        other => CliError::plain(other.to_string()),
+    })?;
     let mut out = String::new();
     let _ = writeln!(out, "commitment: {}", to_hex(&c));
     let _ = writeln!(out, "beacon: {beacon}");
@@ -167,7 +165,7 @@ fn reveal(args: &Args) -> Result<String, CliError> {
     let transcript = make_transcript(Mode::Perm, &population, true, &sources, k)
         .map_err(|e| usage(e.to_string()))?;
     let path = v.transcript.as_deref().expect("--transcript");
-    knuffle_records::write_file(Path::new(path), transcript.to_json().as_bytes())
+    knuffle_io::write_file(Path::new(path), transcript.to_json().as_bytes())
         .map_err(|e| CliError::plain(e.to_string()))?;
     Ok(render(args, &transcript.result.items))
 }

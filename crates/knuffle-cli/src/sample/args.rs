@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
-use knuffle_records::sampling::{FieldName, Mode, Probability, RandomValues, SampleOptions};
+use knuffle_sample::{FieldName, Mode, Probability, RandomValues, SampleOptions};
 
 use super::format::RecordFormat;
 use super::status::cli_error;

@@ -4,7 +4,7 @@
 
 use clap::Args;
 
-use knuffle_records::sampling::{Framing, parse_delimiter};
+use knuffle_sample::{Framing, parse_delimiter};
 
 use super::status::cli_error;
 use crate::failure::CliError;

@@ -1,5 +1,5 @@
 //! `knuffle sample`: the command line of the sampling engine
-//! (`knuffle_records::sampling`, where every mode, its law and its
+//! (`knuffle_sample`, where every mode, its law and its
 //! algorithm live). This module keeps only what is the command line's:
 //! [`args`] (clap, parsed once into a [`args::Plan`]), standard output,
 //! the note on standard error, and [`status`] (errors into messages and
@@ -8,7 +8,7 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use knuffle_records::sampling::{self, Destination, Note};
+use knuffle_sample::{Destination, Note};
 
 use crate::emit;
 use crate::failure::CliError;
@@ -38,7 +38,7 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
         Some(path) => Destination::File(path),
         None => Destination::Writer(&mut stdout),
     };
-    sampling::sample(&plan.files, &plan.options, destination, &mut print_note)
+    knuffle_sample::sample(&plan.files, &plan.options, destination, &mut print_note)
         .map_err(status::cli_error)?;
     if let Some(seed) = plan.seed_shown {
         eprintln!("knuffle sample: --seed {seed}");

@@ -2,7 +2,7 @@
 //! options exit with status 2, everything else (data, I/O, memory) with 1;
 //! the message is the engine's.
 
-use knuffle_records::sampling::{SampleError, SampleErrorKind};
+use knuffle_sample::{SampleError, SampleErrorKind};
 
 use crate::failure::CliError;
 

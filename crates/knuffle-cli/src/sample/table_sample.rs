@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use knuffle_records::sampling::{Mode, RandomValues};
+use knuffle_sample::{Mode, RandomValues};
 use knuffle_table::{Options, TableSample};
 
 use super::args::Plan;

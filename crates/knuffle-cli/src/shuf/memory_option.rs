@@ -3,7 +3,7 @@
 
 use std::ffi::OsStr;
 
-use knuffle_records::{MIN_LIMIT, parse_size};
+use knuffle_io::{MIN_LIMIT, parse_size};
 
 use super::errors::{CliError, quote};
 

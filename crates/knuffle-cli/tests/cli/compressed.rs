@@ -10,7 +10,7 @@ use std::fs;
 use std::io::{Read, Write};
 use std::path::Path;
 
-use knuffle_records::compressed::{Compressed, CompressedWriter, Decompressed};
+use knuffle_io::compressed::{Compressed, CompressedWriter, Decompressed};
 
 use crate::support::external::entries;
 use crate::support::{TestCommand, code_and_text};
@@ -209,7 +209,7 @@ fn outputs_are_compressed_by_their_extension() {
             let name = format!("{out}.{ext}");
             let packed = table(d, &["--seed", "o", "t.csv"], &name);
             assert_eq!(
-                knuffle_records::compressed::recognise(&packed),
+                knuffle_io::compressed::recognise(&packed),
                 Some(format),
                 "{name}"
             );

@@ -7,7 +7,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use knuffle_records::compressed::Decompressed;
+use knuffle_io::compressed::Decompressed;
 
 use crate::support::{TestCommand, code_and_text};
 

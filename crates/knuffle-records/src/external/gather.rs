@@ -28,12 +28,12 @@ use rand_core::Rng;
 use super::plan::Plan;
 use super::scatter::{Bucket, Scatter};
 use super::sink::Sink;
-use super::temp::TempSpace;
 use crate::bytes::Bytes;
 use crate::engine::{prefetch_bytes, try_for_each_prefetched};
 use crate::error::Error;
 use crate::read::read_some;
-use crate::scan::for_each_delimiter;
+use knuffle_io::scan::for_each_delimiter;
+use knuffle_io::temp::TempSpace;
 
 /// Record spans `(start, end)` into a bucket's bytes: `u32` offsets for
 /// buckets under 4 GiB (half the index memory), `u64` above.
@@ -108,7 +108,7 @@ pub fn gather<R: Rng + Send + ?Sized>(
                     Err(Stop::Failed(error)) => Err(error),
                 }
             })
-            .map_err(|e| temp.error(e))?;
+            .map_err(|e| Error::from(temp.error(e)))?;
         let gatherer = thread::Builder::new()
             .name("knuffle-gather".into())
             .spawn_scoped(scope, move || {
@@ -129,7 +129,7 @@ pub fn gather<R: Rng + Send + ?Sized>(
             Err(e) => {
                 drop(blocks);
                 let _ = loader.join();
-                return Err(temp.error(e));
+                return Err(temp.error(e).into());
             }
         };
         let written = write_blocks(&blocks, sink, &give_back);
@@ -137,11 +137,15 @@ pub fn gather<R: Rng + Send + ?Sized>(
         // (and, hanging up in turn, the loader).
         drop(blocks);
         let gathered = gatherer.join();
-        let loaded = loader
-            .join()
-            .unwrap_or_else(|_| Err(temp.error(io::Error::other("bucket loader thread panicked"))));
+        let loaded = loader.join().unwrap_or_else(|_| {
+            Err(temp
+                .error(io::Error::other("bucket loader thread panicked"))
+                .into())
+        });
         written?;
-        gathered.map_err(|_| temp.error(io::Error::other("record gathering thread panicked")))?;
+        gathered.map_err(|_| {
+            Error::from(temp.error(io::Error::other("record gathering thread panicked")))
+        })?;
         loaded
     })
 }
@@ -415,10 +419,13 @@ impl Loader<'_> {
             .and_then(|_| file.take(bytes).read_to_end(&mut data))
             .map_err(|e| self.temp.error(e))?;
         if data.len() as u64 != bytes {
-            return Err(self.temp.error(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "a temporary file is shorter than what was written to it",
-            )));
+            return Err(self
+                .temp
+                .error(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "a temporary file is shorter than what was written to it",
+                ))
+                .into());
         }
         Ok(data)
     }
@@ -463,10 +470,10 @@ impl Loader<'_> {
     /// Sends a one-record bucket's bytes in bounded pieces.
     fn stream(&mut self, file: &mut File) -> Result<(), Stop> {
         file.seek(SeekFrom::Start(0))
-            .map_err(|e| self.temp.error(e))?;
+            .map_err(|e| Error::from(self.temp.error(e)))?;
         loop {
             let mut piece = vec![0u8; self.plan.io_buffer];
-            let read = read_some(file, &mut piece).map_err(|e| self.temp.error(e))?;
+            let read = read_some(file, &mut piece).map_err(|e| Error::from(self.temp.error(e)))?;
             if read == 0 {
                 return Ok(());
             }

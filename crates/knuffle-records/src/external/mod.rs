@@ -60,7 +60,6 @@ mod labels;
 mod plan;
 mod scatter;
 mod sink;
-mod temp;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -68,21 +67,21 @@ use std::path::PathBuf;
 use rand_core::Rng;
 
 pub use input::Input;
+pub use knuffle_io::temp::temp_dir;
 pub use plan::Plan;
-pub use temp::temp_dir;
 
 use crate::error::Error;
 use crate::progress::Progress;
 use gather::gather;
 use input::Feeder;
+use knuffle_io::temp::TempSpace;
 use scatter::Scatter;
 use sink::Sink;
-use temp::TempSpace;
 
 /// The settings of an external shuffle.
 #[derive(Clone, Debug)]
 pub struct ExternalConfig {
-    /// The memory limit in bytes (at least [`MIN_LIMIT`](crate::memory::MIN_LIMIT) is used).
+    /// The memory limit in bytes (at least [`MIN_LIMIT`](knuffle_io::MIN_LIMIT) is used).
     pub memory: u64,
     /// Where the temporary bucket files go.
     pub temp_dir: PathBuf,

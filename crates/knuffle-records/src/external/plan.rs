@@ -5,7 +5,7 @@
 //! on whether the input came from a file or a pipe, or on its size.
 
 use crate::buffers::READ_BUFFERS;
-use crate::memory::MIN_LIMIT;
+use knuffle_io::MIN_LIMIT;
 
 /// The most bucket files open at one level of the scatter.
 pub const MAX_BUCKETS: usize = 256;

@@ -1,6 +1,6 @@
 //! Pass 1: deal every record into a uniformly random bucket file.
 //!
-//! Records are found in bounded read buffers (see [`crate::scan`]), so a
+//! Records are found in bounded read buffers (see [`knuffle_io::scan`]), so a
 //! record may be longer than any buffer: it is streamed into its bucket
 //! piece by piece. Each bucket has a write buffer of fixed size; a full
 //! buffer goes to a writer thread that appends it to the bucket's file
@@ -18,9 +18,9 @@ use rand_core::Rng;
 
 use super::labels::Labels;
 use super::plan::{Plan, SPARE_BUFFERS};
-use super::temp::TempSpace;
 use crate::error::Error;
-use crate::scan::for_each_delimiter;
+use knuffle_io::scan::for_each_delimiter;
+use knuffle_io::temp::TempSpace;
 
 /// One bucket after the scatter: its file (none when empty), its size
 /// and its number of records.
@@ -104,7 +104,9 @@ impl Scatter {
             // (a failed send above only means the writer stopped).
             scatter.to_writer = None;
             let files = writer.join().unwrap_or_else(|_| {
-                Err(temp.error(std::io::Error::other("writer thread panicked")))
+                Err(temp
+                    .error(std::io::Error::other("writer thread panicked"))
+                    .into())
             })?;
             fed?;
             Ok(files

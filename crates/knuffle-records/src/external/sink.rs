@@ -8,9 +8,9 @@
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
 
-use super::temp::TempSpace;
 use crate::error::Error;
 use crate::progress::Progress;
+use knuffle_io::temp::TempSpace;
 
 /// Buffered output of whole records, stopping after `-n` records.
 pub struct Sink<'o> {
@@ -131,7 +131,7 @@ impl<'o> Sink<'o> {
                 Some(file) => file,
                 slot => slot.insert(temp.file()?),
             };
-            return file.write_all(bytes).map_err(|e| temp.error(e));
+            return file.write_all(bytes).map_err(|e| temp.error(e).into());
         }
         self.out.write_all(bytes).map_err(Error::Write)?;
         self.progress.wrote(bytes.len() as u64);

@@ -20,8 +20,8 @@ use std::path::Path;
 
 use super::binary_input::refuse_binary;
 use super::error::SampleError;
-use crate::compressed::Decompressed;
-use crate::error::describe;
+use knuffle_io::compressed::Decompressed;
+use knuffle_io::describe;
 
 mod framing;
 
@@ -203,7 +203,7 @@ impl RecordReader {
                 let mut used = 0;
                 let mut stopped = false;
                 let mut failure = None;
-                crate::scan::for_each_delimiter_while(
+                knuffle_io::scan::for_each_delimiter_while(
                     buffer,
                     terminator,
                     #[inline(always)]
@@ -671,7 +671,7 @@ mod tests {
             }
             Ok(got)
         }
-        let mut next = crate::sampling::test_draws(0x1234_5678_9abc_def1u64);
+        let mut next = crate::test_draws(0x1234_5678_9abc_def1u64);
         for case in 0..300 {
             let files: Vec<Vec<u8>> = (0..1 + next(3))
                 .map(|_| {
@@ -743,7 +743,7 @@ mod tests {
 
     #[test]
     fn visiting_gives_exactly_the_records_and_errors_of_reading() {
-        let mut next = crate::sampling::test_draws(0x0bad_5eed_1234_5678u64);
+        let mut next = crate::test_draws(0x0bad_5eed_1234_5678u64);
         for case in 0..300 {
             // Files of up to 200 KB (several read buffers), lines of 0 to
             // 300 bytes, some quoted for CSV.

@@ -15,7 +15,7 @@
 //! first bytes read (their metadata is binary), which no text file has.
 
 use super::error::SampleError;
-use crate::compressed::{self, Compressed};
+use knuffle_io::compressed::{self, Compressed};
 
 /// What an input's first bytes say it is, when it is not text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

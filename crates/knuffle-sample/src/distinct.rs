@@ -23,7 +23,15 @@ use super::probability::Probability;
 use super::records::RecordReader;
 
 /// Domain separation of the key hash.
-pub const DOMAIN: &[u8] = b"knuffle sample -k/1\0";
+const DOMAIN: &[u8] = b"knuffle sample -k/1\0";
+
+/// The generator of `key`'s draw (an encoded key, as [`super::key`]
+/// writes it) under the seed key `seed` (SHA-256 of the seed text): the
+/// draw that keeps or drops every record of that key, here and in the
+/// tables' `-k -p`.
+pub fn distinct_key_rng(seed: &[u8; 32], key: &[u8]) -> knuffle::DefaultRng {
+    key_rng(DOMAIN, seed, key)
+}
 
 /// Keeps the records of `reader` whose key is in; with `print_random`,
 /// prefixes the key's draw.
@@ -40,7 +48,7 @@ pub fn run(
     let mut key = Vec::new();
     while reader.next_record(&mut record)? {
         keys.key_of(&record, reader, &mut key)?;
-        let mut rng = key_rng(DOMAIN, &seed, &key);
+        let mut rng = distinct_key_rng(&seed, &key);
         match print_random {
             None => {
                 if probability.draw(&mut rng) {

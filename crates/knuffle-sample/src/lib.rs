@@ -1,10 +1,11 @@
 //! Sampling the records of files and streams: every mode of `knuffle
 //! sample` (the sampling modes of tsv-sample, qsv sample and pandas
-//! `sample`, each with its law stated), as a library, so that the command
-//! line and Python write byte for byte the same sample for the same seed.
+//! `sample`, each with its law stated) and of `knuffle split`, as a
+//! library, so that the command line, the tables' sampling and Python
+//! write byte for byte the same sample for the same seed.
 //!
 //! ```
-//! use knuffle_records::sampling::{Destination, Mode, SampleOptions, sample};
+//! use knuffle_sample::{Destination, Mode, SampleOptions, sample};
 //!
 //! let dir = tempfile::tempdir()?;
 //! let path = dir.path().join("in.txt");
@@ -17,52 +18,74 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # The API
+//!
+//! [`sample`] and [`split`], what they take ([`SampleOptions`] with its
+//! [`Mode`], [`SplitOptions`] with its [`Parts`], [`Framing`],
+//! [`FieldName`], [`Probability`], [`RandomValues`]), where the sample
+//! goes ([`Destination`]), what they tell ([`Note`]) and fail with
+//! ([`SampleError`]); and for the table sampling of knuffle-table, which
+//! draws the same way on columns: a weight ([`Weight`],
+//! [`descending_key`]), a key's draw under `-k -p`
+//! ([`distinct_key_rng`]) and under `split -k` ([`split_key_rng`]), and
+//! [`is_binary_table`]. Every module is
+//! private.
+//!
+//! # Layers
+//!
+//! Workspace layer 2 (cli/python -> table -> records/sample/lab/draw ->
+//! stats/io -> library): this crate uses the library (`knuffle`) and
+//! knuffle-io (the written-file rule, the memory limit, gzip and zstd, the
+//! delimiter scanner).
+//!
 //! The modes, one module each:
 //!
-//! - [`uniform`]: `-n K`, a simple random sample (every K-subset equally
+//! - `uniform`: `-n K`, a simple random sample (every K-subset equally
 //!   likely) in random or input order, by Li's reservoir Algorithm L
 //!   (`knuffle::Reservoir`), O(K) memory; without `-n`, a shuffle of every
 //!   record in memory.
-//! - [`bernoulli`]: `-p P`, each record kept independently with
-//!   probability exactly P ([`probability`]), O(1) memory.
-//! - [`weighted`]: `-w FIELD [-n K]`, successive sampling by weight
+//! - `bernoulli`: `-p P`, each record kept independently with
+//!   probability exactly P (`probability`), O(1) memory.
+//! - `weighted`: `-w FIELD [-n K]`, successive sampling by weight
 //!   (Efraimidis & Spirakis' A-ExpJ, `knuffle::WeightedReservoir`).
-//! - [`replacement`]: `-r [-w FIELD] [-n K]`, independent draws, uniform
+//! - `replacement`: `-r [-w FIELD] [-n K]`, independent draws, uniform
 //!   or by weight (exact for integer weights: `knuffle::WeightedIndex`).
-//! - [`distinct`]: `-k FIELDS -p P`, keys in or out by a keyed SHA-256.
-//! - [`stratified`]: `--per-key N -k FIELDS`, a reservoir per key group.
+//! - `distinct`: `-k FIELDS -p P`, keys in or out by a keyed SHA-256.
+//! - `stratified`: `--per-key N -k FIELDS`, a reservoir per key group.
 //!
-//! And [`mod@split`] (`knuffle split`): every record to one of several outputs
-//! in the shares of [`parts`], exact sizes with a uniformly random
+//! And `split` (`knuffle split`): every record to one of several outputs
+//! in the shares of `parts`, exact sizes with a uniformly random
 //! assignment, or by key.
 //!
-//! Layers (each module uses only those above it): [`error`]; [`records`]
-//! (records in, gzip and zstd decompressed; a table, or bzip2, xz or zip,
-//! is refused by its first bytes), [`fields`] (fields of a record), [`probability`],
-//! [`parts`];
-//! [`options`] (what is asked, checked once); [`key`] (a record's key);
-//! [`output`] (records out, the memory budget); the modes and [`mod@split`];
-//! then this file's [`sample`].
+//! Each module uses only those above it: `error`; `records` (records in,
+//! gzip and zstd decompressed; a table, or bzip2, xz or zip, is refused by
+//! its first bytes: `binary_input`), `fields` (fields of a record),
+//! `probability`, `parts`; `options` (what is asked, checked once); `key`
+//! (a record's key); `output` (records out, the memory budget); `ordered`
+//! (sorted runs in temporary files, for the shuffles of every record); the
+//! modes and `split`; then this file's [`sample`].
+
+#![warn(missing_docs)]
 
 use std::ffi::OsString;
 
-pub mod bernoulli;
+mod bernoulli;
 mod binary_input;
-pub mod distinct;
-pub mod error;
-pub mod fields;
-pub mod key;
-pub mod options;
-pub mod ordered;
-pub mod output;
-pub mod parts;
-pub mod probability;
-pub mod records;
-pub mod replacement;
-pub mod split;
-pub mod stratified;
-pub mod uniform;
-pub mod weighted;
+mod distinct;
+mod error;
+mod fields;
+mod key;
+mod options;
+mod ordered;
+mod output;
+mod parts;
+mod probability;
+mod records;
+mod replacement;
+mod split;
+mod stratified;
+mod uniform;
+mod weighted;
 
 /// Test data only: draws below `bound` from a xorshift64 generator (G.
 /// Marsaglia, "Xorshift RNGs", J. Stat. Softw. 8(14), 2003), its top 53
@@ -80,6 +103,7 @@ pub(crate) fn test_draws(seed: u64) -> impl FnMut(u64) -> u64 {
 }
 
 pub use binary_input::is_binary_table;
+pub use distinct::distinct_key_rng;
 pub use error::{Note, SampleError, SampleErrorKind};
 pub use fields::FieldName;
 pub use options::{Mode, RandomValues, SampleOptions, parse_delimiter};
@@ -87,7 +111,8 @@ pub use output::Destination;
 pub use parts::Parts;
 pub use probability::Probability;
 pub use records::Framing;
-pub use split::{SplitOptions, split};
+pub use split::{SplitOptions, split, split_key_rng};
+pub use weighted::{Weight, descending_key};
 
 /// Samples the records of `inputs` (paths, read in turn as one sequence of
 /// records; `-` or no input at all is standard input) to `destination`,

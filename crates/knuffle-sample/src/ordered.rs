@@ -482,7 +482,7 @@ fn temp_error(err: &std::io::Error, dir: &Path) -> SampleError {
         format!(
             "cannot use a temporary file in '{}': {}",
             dir.display(),
-            crate::error::describe(err)
+            knuffle_io::describe(err)
         ),
     )
 }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::sampling::output::Destination;
+use crate::output::Destination;
 
 /// The records `(key, bytes)` through a sorter of `budget` bytes (tiny
 /// budgets force runs and merges in several levels); the output and

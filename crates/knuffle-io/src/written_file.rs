@@ -25,7 +25,7 @@
 //!
 //! Errors name the file as the caller gave it, never a temporary name.
 //! [`Replacement`] is the decision and the temporary file, shared with
-//! [`output`](crate::output) (`-o`, which keeps GNU's in-place opening
+//! knuffle-records' output (`-o`, which keeps GNU's in-place opening
 //! for whatever is not replaced and GNU's wording for a missing
 //! directory); [`WrittenFile`] and [`write_file`] are the rule for
 //! everything else.
@@ -38,7 +38,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::error::Error;
+use crate::error::FileError;
 
 /// Symbolic links followed before giving up with `ELOOP` (Linux's limit).
 const MAX_LINKS: u32 = 40;
@@ -52,14 +52,14 @@ const MAX_LINKS: u32 = 40;
 /// ```
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("transcript.json");
-/// knuffle_records::write_file(&path, b"{}\n")?;
+/// knuffle_io::write_file(&path, b"{}\n")?;
 /// assert_eq!(std::fs::read(&path)?, b"{}\n");
 /// let missing = dir.path().join("nodir/x.json");
-/// let error = knuffle_records::write_file(&missing, b"{}\n").unwrap_err();
+/// let error = knuffle_io::write_file(&missing, b"{}\n").unwrap_err();
 /// assert!(error.to_string().ends_with("nodir does not exist"), "{error}");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     let mut file = WrittenFile::create(path)?;
     file.write_all_durably(bytes)?;
     file.finish()
@@ -72,7 +72,7 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 /// is written in place. An existing regular file is the error `File`
 /// with kind [`io::ErrorKind::AlreadyExists`] (`deal --commit` never
 /// overwrites a secret).
-pub fn write_new_file(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Error> {
+pub fn write_new_file(path: &Path, bytes: &[u8], mode: u32) -> Result<(), FileError> {
     let fail = |error| file_error(path, error);
     let sink = match examine(path).map_err(|e| fail(directory_error(path, e)))? {
         Found::Replaceable { .. } | Found::InPlace { regular: true } => {
@@ -105,7 +105,7 @@ pub fn write_new_file(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Error>
 /// Checks, without creating, truncating or blocking on anything, that
 /// `path` could be written by [`write_file`]: its directory exists (the
 /// error names it) and a file could be opened or created there.
-pub fn check_writable(path: &Path) -> Result<(), Error> {
+pub fn check_writable(path: &Path) -> Result<(), FileError> {
     let fail = |error| file_error(path, error);
     if let Found::Absent { dest } = examine(path).map_err(|e| fail(directory_error(path, e)))? {
         check_directory(&dest).map_err(fail)?;
@@ -133,9 +133,9 @@ enum Sink {
 
 impl WrittenFile {
     /// Opens `path` for writing by the module's rule (a FIFO blocks until
-    /// it has a reader). Errors are [`Error::File`] naming `path`; a
+    /// it has a reader). Errors are [`FileError`]s naming `path`; a
     /// missing directory is named in the error.
-    pub fn create(path: &Path) -> Result<WrittenFile, Error> {
+    pub fn create(path: &Path) -> Result<WrittenFile, FileError> {
         let fail = |error| file_error(path, error);
         let replacement = match examine(path).map_err(|e| fail(directory_error(path, e)))? {
             Found::Replaceable { dest, mode } => Replacement::in_directory_of(dest, mode),
@@ -166,7 +166,7 @@ impl WrittenFile {
     /// Reserves `len` bytes (`posix_fallocate`) when writing a regular
     /// file, so that a full disk fails before the first byte is written,
     /// writes `bytes`, and flushes a temporary file to disk.
-    fn write_all_durably(&mut self, bytes: &[u8]) -> Result<(), Error> {
+    fn write_all_durably(&mut self, bytes: &[u8]) -> Result<(), FileError> {
         let name = self.name.clone();
         let fail = |error| file_error(Path::new(&name), error);
         let replacing = !matches!(self.sink, Sink::InPlace(_));
@@ -194,7 +194,7 @@ impl WrittenFile {
     /// Completes the write: a temporary file replaces (or, for
     /// [`write_new_file`], becomes) the destination; a regular file
     /// written in place is cut to what was written.
-    pub fn finish(mut self) -> Result<(), Error> {
+    pub fn finish(mut self) -> Result<(), FileError> {
         let name = std::mem::take(&mut self.name);
         let fail = |error| file_error(Path::new(&name), error);
         match self.sink {
@@ -321,7 +321,7 @@ fn directory_error(path: &Path, error: io::Error) -> io::Error {
 
 /// Opens `path` itself for writing, without truncating (a regular file is
 /// cut to length by [`WrittenFile::finish`]); creates it if absent.
-fn open_in_place(path: &Path) -> Result<File, Error> {
+fn open_in_place(path: &Path) -> Result<File, FileError> {
     OpenOptions::new()
         .write(true)
         .create(true)
@@ -347,7 +347,7 @@ fn new_file_mode() -> u32 {
 /// FIFO, device or socket is not opened at all (a FIFO's reader would see
 /// the end of its data, a device could act on the open) but asked about
 /// (`access`); a missing file needs a directory that takes new files.
-pub(crate) fn probe(path: &Path) -> io::Result<()> {
+pub fn probe(path: &Path) -> io::Result<()> {
     if let Ok(meta) = fs::metadata(path)
         && !meta.is_file()
         && !meta.is_dir()
@@ -388,7 +388,7 @@ fn access(path: &Path, mode: libc::c_int) -> io::Result<()> {
 /// (`O_TMPFILE`) where the file system allows, else named `.knuffle-*`,
 /// always in the destination's directory (a rename never crosses file
 /// systems).
-pub(crate) struct Replacement {
+pub struct Replacement {
     temp: Temp,
     dest: PathBuf,
 }
@@ -404,7 +404,7 @@ impl Replacement {
     /// A temporary file for `path` when replacing `path` by rename keeps
     /// what it is (a regular file of ours with one link, or nothing, or a
     /// symlink to either); `None`: write `path` in place.
-    pub(crate) fn for_path(path: &Path) -> Option<Replacement> {
+    pub fn for_path(path: &Path) -> Option<Replacement> {
         match examine(path).ok()? {
             Found::Replaceable { dest, mode } => Replacement::in_directory_of(dest, mode),
             Found::Absent { dest } => Replacement::in_directory_of(dest, new_file_mode()),
@@ -436,7 +436,7 @@ impl Replacement {
     }
 
     /// The temporary file.
-    pub(crate) fn file(&mut self) -> &mut File {
+    pub fn file(&mut self) -> &mut File {
         match &mut self.temp {
             Temp::Unnamed { file, .. } => file,
             Temp::Named(temp) => temp.as_file_mut(),
@@ -444,7 +444,7 @@ impl Replacement {
     }
 
     /// Renames the temporary file over the destination.
-    pub(crate) fn commit(self) -> io::Result<()> {
+    pub fn commit(self) -> io::Result<()> {
         match self.temp {
             Temp::Unnamed { file, dir } => link_over(&file, &dir, &self.dest),
             Temp::Named(temp) => temp.persist(&self.dest).map(drop).map_err(|e| e.error),
@@ -475,7 +475,7 @@ pub struct NewFile {
 
 impl NewFile {
     /// A new file in `dir` (permissions `0666` less the umask).
-    pub fn in_directory(dir: &Path) -> Result<NewFile, Error> {
+    pub fn in_directory(dir: &Path) -> Result<NewFile, FileError> {
         let placeholder = dir.join(".knuffle-new");
         Replacement::in_directory_of(placeholder, new_file_mode())
             .map(|replacement| NewFile { replacement })
@@ -494,7 +494,7 @@ impl NewFile {
 
     /// Names the file `path`, in the directory given at creation (or
     /// another directory of the same file system); `path` must be free.
-    pub fn link_as(mut self, path: &Path) -> Result<(), Error> {
+    pub fn link_as(mut self, path: &Path) -> Result<(), FileError> {
         self.replacement.dest = path.to_path_buf();
         self.replacement
             .commit_new()
@@ -568,8 +568,8 @@ fn link_over(temp: &File, dir: &Path, dest: &Path) -> io::Result<()> {
 }
 
 /// The error for file `path`.
-fn file_error(path: &Path, error: io::Error) -> Error {
-    Error::File {
+fn file_error(path: &Path, error: io::Error) -> FileError {
+    FileError {
         name: OsStr::to_owned(path.as_os_str()),
         error,
     }

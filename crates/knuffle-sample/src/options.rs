@@ -120,7 +120,7 @@ impl SampleOptions {
             in_order: false,
             skip_bad_weights: false,
             random_values: RandomValues::Off,
-            memory: crate::default_limit(),
+            memory: knuffle_io::default_limit(),
             seed: seed.into(),
             temp_dir: None,
         }
@@ -134,7 +134,7 @@ impl SampleOptions {
     /// Checks what no input can change: a delimiter that is not the
     /// record terminator, random values only for modes that draw one per
     /// record, in-order output only for a sample of K, a memory limit of
-    /// at least [`crate::MIN_LIMIT`].
+    /// at least [`knuffle_io::MIN_LIMIT`].
     pub fn validate(&self) -> Result<(), SampleError> {
         if self.delimiter == self.framing.terminator() {
             return Err(SampleError::invalid(
@@ -157,7 +157,7 @@ impl SampleOptions {
                 "input order is for a sample of a number of records, uniform or weighted",
             ));
         }
-        if self.memory < crate::MIN_LIMIT {
+        if self.memory < knuffle_io::MIN_LIMIT {
             return Err(SampleError::invalid(format!(
                 "memory limit of {} bytes: at least 1M is needed",
                 self.memory

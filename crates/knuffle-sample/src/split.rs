@@ -43,7 +43,13 @@ use super::parts::Parts;
 use super::records::{Framing, RecordReader, Spool};
 
 /// Domain separation of the key hash (distinct from `sample -k`'s).
-pub const DOMAIN: &[u8] = b"knuffle split -k/1\0";
+const DOMAIN: &[u8] = b"knuffle split -k/1\0";
+
+/// The generator of a key under `split -k`: its first `below(S)` is the
+/// key's part, here and in the tables' group split.
+pub fn split_key_rng(seed: &[u8; 32], key: &[u8]) -> knuffle::DefaultRng {
+    key_rng(DOMAIN, seed, key)
+}
 
 /// What a split is asked for.
 #[derive(Clone, Debug)]
@@ -78,7 +84,7 @@ impl SplitOptions {
             framing: Framing::Lines(b'\n'),
             delimiter: b'\t',
             header: false,
-            memory: crate::default_limit(),
+            memory: knuffle_io::default_limit(),
             seed: seed.into(),
             temp_dir: None,
         }
@@ -110,7 +116,7 @@ impl SplitOptions {
                 "the delimiter cannot be the record terminator",
             ));
         }
-        if self.memory < crate::MIN_LIMIT {
+        if self.memory < knuffle_io::MIN_LIMIT {
             return Err(SampleError::invalid(format!(
                 "memory limit of {} bytes: at least 1M is needed",
                 self.memory
@@ -248,7 +254,7 @@ fn by_key(
     let mut key = Vec::new();
     while reader.next_record(&mut record)? {
         keys.key_of(&record, &reader, &mut key)?;
-        let u = knuffle::below(total, &mut key_rng(DOMAIN, &seed, &key));
+        let u = knuffle::below(total, &mut split_key_rng(&seed, &key));
         outs[options.parts.part_of(u)].write(&record)?;
     }
     Ok(())

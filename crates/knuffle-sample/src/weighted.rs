@@ -391,8 +391,8 @@ pub fn describe_key(log_key: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sampling::options::Mode;
-    use crate::sampling::records::Framing;
+    use crate::options::Mode;
+    use crate::records::Framing;
 
     #[test]
     fn descending_keys_order_as_total_cmp_reversed_and_decode() {
@@ -435,7 +435,7 @@ mod tests {
         // Records of random fields from a small alphabet (digits, blanks,
         // signs, dots, CR, the delimiter): wherever the quick path reads
         // a weight, the general path reads the same.
-        let mut next = crate::sampling::test_draws(0x0005_eed0_fa11_u64);
+        let mut next = crate::test_draws(0x0005_eed0_fa11_u64);
         let mut quick = 0;
         for case in 0..20_000 {
             let (csv, delimiter, terminator) =

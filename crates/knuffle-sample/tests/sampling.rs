@@ -1,4 +1,4 @@
-//! `knuffle_records::sampling` as a library: the same bytes to a writer and
+//! `knuffle_sample` as a library: the same bytes to a writer and
 //! to a file, a split's exact sizes, and errors of the kind a caller acts
 //! on (invalid options, bad data, I/O), with nothing written on failure.
 
@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::Path;
 
-use knuffle_records::sampling::{
+use knuffle_sample::{
     Destination, FieldName, Framing, Mode, Parts, Probability, SampleErrorKind, SampleOptions,
     SplitOptions, sample, split,
 };

@@ -62,10 +62,10 @@ impl SampleError {
 
     /// `cannot read NAME: strerror`; compressed data that does not
     /// decompress is wrong data, not a failure to read
-    /// ([`crate::compressed::is_corrupt`]).
+    /// ([`knuffle_io::compressed::is_corrupt`]).
     pub fn read(name: &str, error: &io::Error) -> SampleError {
-        let message = format!("cannot read {name}: {}", crate::error::describe(error));
-        if crate::compressed::is_corrupt(error) {
+        let message = format!("cannot read {name}: {}", knuffle_io::describe(error));
+        if knuffle_io::compressed::is_corrupt(error) {
             return SampleError::data(message);
         }
         SampleError::io(error, message)
@@ -75,17 +75,14 @@ impl SampleError {
     pub fn write(error: &io::Error) -> SampleError {
         SampleError::io(
             error,
-            format!("write error: {}", crate::error::describe(error)),
+            format!("write error: {}", knuffle_io::describe(error)),
         )
     }
 
-    /// A failure of the record library's file writer, with its message
-    /// (which names the file).
-    pub fn file(error: crate::Error) -> SampleError {
-        let kind = std::error::Error::source(&error)
-            .and_then(|source| source.downcast_ref::<io::Error>())
-            .map_or(io::ErrorKind::Other, io::Error::kind);
-        SampleError::new(SampleErrorKind::Io(kind), error.to_string())
+    /// A failure of the file writer (knuffle-io's written-file rule), with
+    /// its message (which names the file).
+    pub fn file(error: knuffle_io::FileError) -> SampleError {
+        SampleError::new(SampleErrorKind::Io(error.error.kind()), error.to_string())
     }
 
     /// The kind of failure.

@@ -14,7 +14,7 @@ const FALLBACK_LIMIT: u64 = 1 << 30;
 /// machine's physical memory.
 ///
 /// ```
-/// use knuffle_records::parse_size;
+/// use knuffle_io::parse_size;
 /// assert_eq!(parse_size("512M"), Ok(512 << 20));
 /// assert_eq!(parse_size("4G"), Ok(4 << 30));
 /// assert_eq!(parse_size("1000"), Ok(1000));

@@ -125,7 +125,7 @@ fn parse_integer(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sampling::error::SampleErrorKind;
+    use crate::error::SampleErrorKind;
 
     #[test]
     fn decimals_and_fractions_are_exact() {

@@ -9,7 +9,7 @@
 
 use std::io::{BufRead, Read};
 
-use crate::sampling::error::SampleError;
+use crate::error::SampleError;
 
 /// How records end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,7 +105,7 @@ mod tests {
     use super::super::RecordReader;
     use super::super::tests::{records_of, write_files};
     use super::*;
-    use crate::sampling::SampleErrorKind;
+    use crate::SampleErrorKind;
 
     #[test]
     fn csv_records_end_at_newlines_outside_quotes() {

@@ -1,6 +1,7 @@
-//! Temporary space: where bucket files live, and how they are created.
+//! Temporary space: which directory (`-T DIR`, `$TMPDIR`, `/tmp`), and
+//! nameless files made in it (the external shuffle's bucket files).
 //!
-//! Every bucket file is created already unlinked (`O_TMPFILE` where the
+//! Every file is created already unlinked (`O_TMPFILE` where the
 //! file system supports it, else created and removed at once, through
 //! `tempfile::tempfile_in`), so it has no name from the start: when the
 //! process ends for any reason (normal exit, error, SIGINT, SIGTERM,
@@ -11,7 +12,7 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::error::Error;
+use crate::error::TempError;
 
 /// The directory for temporary files: `-T DIR` when given, else
 /// `$TMPDIR` when set and not empty, else `/tmp` (like `sort`).
@@ -34,20 +35,20 @@ pub struct TempSpace {
 impl TempSpace {
     /// Temporary space in `dir`, checked now so that a wrong `-T` fails
     /// before any work is done.
-    pub fn new(dir: PathBuf) -> Result<TempSpace, Error> {
+    pub fn new(dir: PathBuf) -> Result<TempSpace, TempError> {
         let space = TempSpace { dir };
         drop(space.file()?);
         Ok(space)
     }
 
     /// A new, already unlinked, read-write file.
-    pub fn file(&self) -> Result<File, Error> {
+    pub fn file(&self) -> Result<File, TempError> {
         tempfile::tempfile_in(&self.dir).map_err(|e| self.error(e))
     }
 
     /// An error about this temporary space.
-    pub fn error(&self, error: io::Error) -> Error {
-        Error::Temp {
+    pub fn error(&self, error: io::Error) -> TempError {
+        TempError {
             dir: self.dir.clone(),
             error,
         }

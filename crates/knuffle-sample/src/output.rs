@@ -10,7 +10,7 @@ use std::path::Path;
 use std::rc::Rc;
 
 use super::error::SampleError;
-use crate::WrittenFile;
+use knuffle_io::WrittenFile;
 
 /// What a held record costs besides its bytes (its `Vec`, its index or
 /// key, the allocator's header), counted against the budget.
@@ -53,7 +53,7 @@ fn write_error(name: Option<&str>, error: &std::io::Error) -> SampleError {
         None => SampleError::write(error),
         Some(name) => SampleError::io(
             error,
-            format!("cannot write '{name}': {}", crate::error::describe(error)),
+            format!("cannot write '{name}': {}", knuffle_io::describe(error)),
         ),
     }
 }
