@@ -3,7 +3,8 @@
 //! [`check_writable`], [`WrittenFile`], [`NewFile`]), memory sizes and the
 //! default memory limit ([`parse_size`], [`default_limit`],
 //! [`MIN_LIMIT`]), temporary files ([`temp`]), gzip and zstd files read
-//! by content and written by name ([`compressed`]), and the record
+//! by content and written by name ([`compressed`]), whether two output
+//! names are one file ([`OutputFile`]), and the record
 //! delimiter scanner that the record shuffle and the sampling engine share
 //! ([`scan`]).
 //!
@@ -16,7 +17,7 @@
 //! module imports one that imports it back).
 //!
 //! 1. `error` (the failures carried up, and [`describe`]: an I/O error as
-//!    coreutils word it), `scan`, `memory`, `compressed`.
+//!    coreutils word it), `scan`, `memory`, `compressed`, `same_file`.
 //! 2. `temp` (the temporary directory, nameless files in it) and
 //!    `written_file` (the rule: replaced atomically, devices and FIFOs
 //!    written in place, a missing directory named, never created).
@@ -26,12 +27,14 @@
 pub mod compressed;
 mod error;
 mod memory;
+mod same_file;
 pub mod scan;
 pub mod temp;
 mod written_file;
 
 pub use error::{FileError, TempError, describe};
 pub use memory::{MIN_LIMIT, default_limit, parse_size};
+pub use same_file::OutputFile;
 /// Writing a file by knuffle's one rule: a regular file (or a symlink's
 /// target) replaced atomically, a device or FIFO written in place, a
 /// missing directory named in the error, never created.

@@ -34,6 +34,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use knuffle::Seed;
+use knuffle_io::OutputFile;
 
 use super::error::SampleError;
 use super::fields::FieldName;
@@ -102,7 +103,10 @@ impl SplitOptions {
                 if outputs.len() == 1 { "" } else { "s" },
             )));
         }
-        let places: Vec<PathBuf> = outputs.iter().map(|output| place(output)).collect();
+        let places: Vec<OutputFile> = outputs
+            .iter()
+            .map(|output| OutputFile::of(output))
+            .collect();
         for (i, output) in outputs.iter().enumerate() {
             if places[..i].contains(&places[i]) {
                 return Err(SampleError::invalid(format!(
@@ -123,25 +127,6 @@ impl SplitOptions {
             )));
         }
         Ok(())
-    }
-}
-
-/// Where `path` is, to tell two spellings of one output apart: its
-/// directory resolved (symbolic links, `.` and `..`) and its name; the
-/// path as given when the directory cannot be resolved (then opening it
-/// fails anyway).
-fn place(path: &Path) -> PathBuf {
-    let (Some(name), Some(parent)) = (path.file_name(), path.parent()) else {
-        return path.to_path_buf();
-    };
-    let parent = if parent.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        parent
-    };
-    match parent.canonicalize() {
-        Ok(dir) => dir.join(name),
-        Err(_) => path.to_path_buf(),
     }
 }
 

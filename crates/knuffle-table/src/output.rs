@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use knuffle_io::compressed::{self, Compressed, CompressedWriter};
-use knuffle_io::{NewFile, WrittenFile};
+use knuffle_io::{NewFile, OutputFile, WrittenFile};
 use knuffle_sample::Parts;
 
 use crate::error::Error;
@@ -123,7 +123,7 @@ impl Destination {
                 }
                 let mut seen: Vec<OutputFile> = Vec::with_capacity(paths.len());
                 for path in paths {
-                    let file = the_file(path);
+                    let file = OutputFile::of(path);
                     if seen.contains(&file) {
                         return Err(Error::invalid(format!(
                             "{}: named twice as an output (each part needs its own file)",
@@ -136,36 +136,6 @@ impl Destination {
                 Ok(())
             }
         }
-    }
-}
-
-/// What an output name writes to, whatever its spelling: an existing
-/// file by its device and inode (a hard link or a symbolic link to it is
-/// the same file), a file not there yet by its directory's canonical path
-/// and its name, through symbolic links that lead nowhere yet (the rule
-/// for written files creates their target).
-#[derive(Debug, PartialEq, Eq)]
-enum OutputFile {
-    Existing(u64, u64),
-    New(PathBuf),
-}
-
-fn the_file(path: &Path) -> OutputFile {
-    use std::os::unix::fs::MetadataExt;
-    if let Ok(metadata) = fs::metadata(path) {
-        return OutputFile::Existing(metadata.dev(), metadata.ino());
-    }
-    let mut path = path.to_path_buf();
-    // At most as many links as the kernel follows (ELOOP).
-    for _ in 0..40 {
-        match fs::read_link(&path) {
-            Ok(target) => path = parent_of(&path).join(target),
-            Err(_) => break,
-        }
-    }
-    match (fs::canonicalize(parent_of(&path)), path.file_name()) {
-        (Ok(dir), Some(name)) => OutputFile::New(dir.join(name)),
-        _ => OutputFile::New(path),
     }
 }
 

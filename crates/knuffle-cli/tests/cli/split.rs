@@ -522,3 +522,31 @@ fn err_names_the_reader(err: &str, input: &Path) -> bool {
         _ => err.contains("bzip2 -dc"),
     }
 }
+
+#[test]
+fn two_names_of_one_output_file_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("in.txt"), "a\nb\nc\nd\n").unwrap();
+    std::fs::write(d.join("kept.txt"), "kept\n").unwrap();
+    std::fs::hard_link(d.join("kept.txt"), d.join("also.txt")).unwrap();
+    std::os::unix::fs::symlink("new.txt", d.join("dangling.txt")).unwrap();
+    for (a, b) in [
+        ("kept.txt", "also.txt"),
+        ("new.txt", "dangling.txt"),
+        ("new.txt", "./new.txt"),
+    ] {
+        let output = TestCommand::knuffle()
+            .current_dir(d)
+            .args(["split", "--parts", "1,1", "-o", a, "-o", b, "in.txt"])
+            .output();
+        let (code, _, err) = code_and_text(&output);
+        assert_eq!(code, 2, "{a} {b}: {err}");
+        assert!(err.contains("given twice"), "{err}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(d.join("kept.txt")).unwrap(),
+        "kept\n"
+    );
+    assert!(!d.join("new.txt").exists());
+}
