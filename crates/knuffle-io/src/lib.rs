@@ -3,9 +3,10 @@
 //! [`check_writable`], [`WrittenFile`], [`NewFile`]), memory sizes and the
 //! default memory limit ([`parse_size`], [`default_limit`],
 //! [`MIN_LIMIT`]), temporary files ([`temp`]), gzip and zstd files read
-//! by content and written by name ([`compressed`]), and the record
+//! by content and written by name ([`compressed`]), the record
 //! delimiter scanner that the record shuffle and the sampling engine share
-//! ([`scan`]).
+//! ([`scan`]), and the process-wide settings that only the programs apply
+//! (the open-file limit, the allocator's: [`process`]).
 //!
 //! # Layers
 //!
@@ -16,7 +17,7 @@
 //! module imports one that imports it back).
 //!
 //! 1. `error` (the failures carried up, and [`describe`]: an I/O error as
-//!    coreutils word it), `scan`, `memory`, `compressed`.
+//!    coreutils word it), `scan`, `memory`, `compressed`, `process`.
 //! 2. `temp` (the temporary directory, nameless files in it) and
 //!    `written_file` (the rule: replaced atomically, devices and FIFOs
 //!    written in place, a missing directory named, never created).
@@ -26,6 +27,7 @@
 pub mod compressed;
 mod error;
 mod memory;
+pub mod process;
 pub mod scan;
 pub mod temp;
 mod written_file;
