@@ -140,6 +140,10 @@ impl FileJob {
             output,
             options,
         } = self;
+        // The process-wide settings an external shuffle needs, applied by
+        // the module (the record library never changes the process).
+        knuffle_io::process::raise_open_file_limit();
+        knuffle_io::process::return_freed_memory_at_once();
         let result = py.detach(|| {
             shuffle_records_to(
                 inputs.into_iter().map(Input::Path),

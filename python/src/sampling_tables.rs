@@ -130,6 +130,9 @@ pub(crate) fn split_tables(
     formats: &Formats,
 ) -> PyResult<()> {
     let options = table_options(formats, &asked.seed, asked.memory, asked.temp_dir);
+    // Every part is an open file until the end (the program's setting,
+    // as the command line's main makes it).
+    knuffle_io::process::raise_open_file_limit();
     let split = TableSplit {
         parts: asked.parts,
         key: asked.key,

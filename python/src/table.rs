@@ -191,6 +191,9 @@ fn shuffle_table_paths(
     // The engine contains its readers' panics (invalid data); a panic
     // anywhere else is still a ValueError naming the inputs, never pyo3's
     // PanicException (which `except Exception` does not catch).
+    // Shards and partitions are written at once: the module raises the
+    // open-file limit (the table library only checks it).
+    knuffle_io::process::raise_open_file_limit();
     let run = || {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             knuffle_table::shuffle_table(&inputs, &destination, &options)

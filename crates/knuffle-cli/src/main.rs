@@ -1,6 +1,6 @@
 //! The `knuffle` binary: [`knuffle_cli::run`] with the process's arguments,
-//! and the SIGPIPE hook, which must live in the binary for the C library
-//! to run it before `main`.
+//! the process-wide open-file limit, and the SIGPIPE hook, which must live
+//! in the binary for the C library to run it before `main`.
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -26,6 +26,10 @@ extern "C" fn record_inherited_sigpipe() {
 }
 
 fn main() -> ExitCode {
+    // The binary owns the process: the soft limit on open files raised to
+    // the hard one, once (the external shuffle's bucket files, the table's
+    // shards and partitions); the libraries only work within it.
+    knuffle_io::process::raise_open_file_limit();
     let args: Vec<OsString> = std::env::args_os().collect();
     knuffle_cli::run(&args)
 }

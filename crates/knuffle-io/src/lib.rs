@@ -4,9 +4,10 @@
 //! default memory limit ([`parse_size`], [`default_limit`],
 //! [`MIN_LIMIT`]), temporary files ([`temp`]), gzip and zstd files read
 //! by content and written by name ([`compressed`]), whether two output
-//! names are one file ([`OutputFile`]), and the record
+//! names are one file ([`OutputFile`]), the record
 //! delimiter scanner that the record shuffle and the sampling engine share
-//! ([`scan`]).
+//! ([`scan`]), and the process-wide settings that only the programs apply
+//! (the open-file limit, the allocator's: [`process`]).
 //!
 //! # Layers
 //!
@@ -17,7 +18,8 @@
 //! module imports one that imports it back).
 //!
 //! 1. `error` (the failures carried up, and [`describe`]: an I/O error as
-//!    coreutils word it), `scan`, `memory`, `compressed`, `same_file`.
+//!    coreutils word it), `scan`, `memory`, `compressed`, `same_file`,
+//!    `process`.
 //! 2. `temp` (the temporary directory, nameless files in it) and
 //!    `written_file` (the rule: replaced atomically, devices and FIFOs
 //!    written in place, a missing directory named, never created).
@@ -27,6 +29,7 @@
 pub mod compressed;
 mod error;
 mod memory;
+pub mod process;
 mod same_file;
 pub mod scan;
 pub mod temp;

@@ -20,7 +20,7 @@ use knuffle_sample::Parts;
 
 use crate::error::Error;
 use crate::format::Format;
-use crate::open_files::raise_open_file_limit;
+use crate::open_files::check_open_file_limit;
 use crate::partition_out::Partitioned;
 use crate::sink::TableWriter;
 pub(crate) use crate::sink::WriteSettings;
@@ -301,7 +301,7 @@ impl Emitter {
             }
             Destination::Shards(dir, split) => {
                 let sizes = split.sizes(rows)?;
-                raise_open_file_limit(sizes.len() as u64)?;
+                check_open_file_limit(sizes.len() as u64)?;
                 Target::Shards(Shards {
                     dir: dir.clone(),
                     runs: Runs::new(sizes),

@@ -31,7 +31,7 @@ use arrow::record_batch::RecordBatch;
 
 use crate::error::{Error, arrow_error};
 use crate::hive;
-use crate::open_files::raise_open_file_limit;
+use crate::open_files::check_open_file_limit;
 use crate::sink::TableWriter;
 use crate::sink::WriteSettings;
 
@@ -145,7 +145,7 @@ impl Partitioned {
             .map_err(|e| Error::io_at(parent, &e))?;
         let columns = crate::json_in::leaf_count(&file_schema);
         let max_open = (settings.writer_memory / writer_bytes(columns)).clamp(1, MAX_OPEN);
-        raise_open_file_limit(max_open as u64)?;
+        check_open_file_limit(max_open as u64)?;
         Ok(Partitioned {
             dir: dir.to_path_buf(),
             staging,

@@ -58,6 +58,10 @@ pub fn run(
     // -1`), and says `write error: Broken pipe` (status 1) when its parent
     // ignored SIGPIPE.
     crate::emit::end_quietly_on_closed_pipe();
+    // Freed bucket buffers of the external shuffle go back to the system
+    // at once (the allocator tuned here, for the process, not by the
+    // record library).
+    knuffle_io::process::return_freed_memory_at_once();
     let program = args
         .first()
         .map(|a| a.to_string_lossy().into_owned())

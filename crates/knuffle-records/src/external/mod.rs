@@ -43,8 +43,12 @@
 //! flight in pass 2 (one mapped and shuffled, one being written, each
 //! within its budget); inputs are read with `read(2)` into bounded buffers,
 //! never memory-mapped (mapped pages count as resident). File descriptors:
-//! at most `B <= 256` bucket files per scatter level, created on first use.
-//! Temporary files are nameless from the start (see `temp.rs`).
+//! at most `B <= 256` bucket files per scatter level, created on first use
+//! (a bucket scattered again keeps its level's others open: the default
+//! limit of 1024 allows three levels; the programs raise the soft limit,
+//! and glibc's allocator is told to return freed buffers at once, by
+//! `knuffle_io::process`, never here). Temporary files are nameless from
+//! the start (see knuffle-io's `temp.rs`).
 //!
 //! # Reproducibility
 //!
@@ -134,8 +138,6 @@ fn shuffle_in_blocks<R: Rng + Send + ?Sized>(
 ) -> Result<Stats, Error> {
     let plan = Plan::for_limit(config.memory);
     let block_bytes = block_bytes.unwrap_or(plan.io_buffer / 2);
-    raise_open_file_limit();
-    return_freed_memory_at_once();
     let temp = TempSpace::new(config.temp_dir.clone())?;
     let mut sink = Sink::new(out, plan.io_buffer, config.count, progress, &temp);
 
@@ -167,36 +169,6 @@ fn shuffle_in_blocks<R: Rng + Send + ?Sized>(
         buckets: plan.buckets,
         depth,
     })
-}
-
-/// Raises the soft limit on open files towards the hard limit (up to
-/// 4096): each scatter level holds up to 256 bucket files, and a bucket
-/// scattered again keeps its level's other buckets open. Failure is
-/// harmless (the default 1024 allows three levels).
-fn raise_open_file_limit() {
-    // SAFETY: getrlimit/setrlimit with a valid, initialised struct.
-    unsafe {
-        let mut limit: libc::rlimit = std::mem::zeroed();
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
-            let wanted = limit.rlim_max.min(4096);
-            if limit.rlim_cur < wanted {
-                limit.rlim_cur = wanted;
-                libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
-            }
-        }
-    }
-}
-
-/// Makes glibc's allocator serve every block of 128 KiB or more with its
-/// own mapping, returned to the system when freed. By default the
-/// threshold grows with the blocks freed, and freed bucket buffers would
-/// then stay resident in the heap, beyond the memory limit.
-fn return_freed_memory_at_once() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets an allocator parameter.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10);
-    }
 }
 
 #[cfg(test)]
