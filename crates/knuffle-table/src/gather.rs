@@ -9,7 +9,7 @@ use crate::error::Error;
 
 /// Fields (rows x columns) from which a gather shares its columns among
 /// threads.
-const PARALLEL_FIELDS: usize = 16_384;
+const PARALLEL_FIELDS: usize = 4_096;
 
 /// Batches of consecutive positions (`0..` over all of them), ready to
 /// gather rows from in any order.
