@@ -108,7 +108,7 @@ pub use error::{Note, SampleError, SampleErrorKind};
 pub use fields::FieldName;
 pub use options::{Mode, RandomValues, SampleOptions, parse_delimiter};
 pub use output::Destination;
-pub use parts::Parts;
+pub use parts::{ExactDraw, Parts};
 pub use probability::Probability;
 pub use records::Framing;
 pub use split::{SplitOptions, split, split_key_rng};

@@ -124,6 +124,50 @@ impl Parts {
     }
 }
 
+/// The parts of an exact split drawn record after record: record i goes
+/// to part j with probability exactly `remaining_j / remaining`, one draw
+/// `below(remaining)` compared with the cumulative remaining counts
+/// (labels drawn from an urn without replacement: every sequence with the
+/// sizes equally likely; Knuth, TAOCP vol. 2, 3.4.2, Algorithm S, for
+/// several parts). The line split and the table split both draw so.
+#[derive(Clone, Debug)]
+pub struct ExactDraw {
+    remaining: Vec<u64>,
+    left: u64,
+}
+
+impl ExactDraw {
+    /// A draw of parts of `sizes` records each.
+    pub fn new(sizes: Vec<u64>) -> ExactDraw {
+        ExactDraw {
+            left: sizes.iter().sum(),
+            remaining: sizes,
+        }
+    }
+
+    /// The next record's part; `None` when every part is full (more
+    /// records than were counted).
+    pub fn next(&mut self, rng: &mut knuffle::DefaultRng) -> Option<usize> {
+        if self.left == 0 {
+            return None;
+        }
+        let mut u = knuffle::below(self.left, rng);
+        let mut part = 0;
+        while u >= self.remaining[part] {
+            u -= self.remaining[part];
+            part += 1;
+        }
+        self.remaining[part] -= 1;
+        self.left -= 1;
+        Some(part)
+    }
+
+    /// Whether every part is full (every record counted drawn).
+    pub fn is_done(&self) -> bool {
+        self.left == 0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

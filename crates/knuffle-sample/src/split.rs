@@ -40,7 +40,7 @@ use super::error::SampleError;
 use super::fields::FieldName;
 use super::key::{KeyFields, key_rng};
 use super::output::{Destination, Output};
-use super::parts::Parts;
+use super::parts::{ExactDraw, Parts};
 use super::records::{Framing, RecordReader, Spool};
 
 /// Domain separation of the key hash (distinct from `sample -k`'s).
@@ -182,28 +182,16 @@ fn exact(
     };
     let mut scratch = Vec::new();
     let n = open()?.skip_records(u64::MAX, &mut scratch)?;
-    let mut remaining = options.parts.sizes(n);
-    let mut left = n;
+    let mut draw = ExactDraw::new(options.parts.sizes(n));
     let mut reader = open()?;
     write_header(&reader, outs)?;
     let mut rng = Seed::from_text(&options.seed).rng();
     let mut record = Vec::new();
     while reader.next_record(&mut record)? {
-        if left == 0 {
-            return Err(changed());
-        }
-        // Part j with probability remaining_j / left, exactly.
-        let mut u = knuffle::below(left, &mut rng);
-        let mut part = 0;
-        while u >= remaining[part] {
-            u -= remaining[part];
-            part += 1;
-        }
-        remaining[part] -= 1;
-        left -= 1;
+        let part = draw.next(&mut rng).ok_or_else(changed)?;
         outs[part].write(&record)?;
     }
-    if left != 0 {
+    if !draw.is_done() {
         return Err(changed());
     }
     Ok(())

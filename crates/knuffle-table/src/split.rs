@@ -6,10 +6,9 @@
 //!
 //! - **Exact sizes** (the default): part sizes [`Parts::sizes`] of the
 //!   number of rows N, row i to part j with probability exactly
-//!   `remaining_j / remaining` (`below(remaining)` from the seed's
-//!   generator, one draw per row in input order: drawing labels from an
-//!   urn without replacement, the multivariate form of Knuth's selection
-//!   sampling, TAOCP vol. 2, 3.4.2, Algorithm S). N is counted first
+//!   `remaining_j / remaining` (`knuffle_sample::ExactDraw`: one draw per
+//!   row in input order from the seed's generator, Knuth's selection
+//!   sampling for several parts). N is counted first
 //!   (a Parquet file's footer says it; other files are read), so the
 //!   inputs are read twice and must be files, not pipes.
 //! - **By key** (`-k COLS`): every row of a key to one part, `below(S)`
@@ -25,7 +24,7 @@ use std::path::PathBuf;
 
 use arrow::array::{RecordBatch, UInt32Array};
 use knuffle::Seed;
-use knuffle_sample::{FieldName, Parts, split_key_rng};
+use knuffle_sample::{ExactDraw, FieldName, Parts, split_key_rng};
 
 use crate::error::Error;
 use crate::format::Format;
@@ -192,37 +191,21 @@ fn deal(
     Ok(())
 }
 
-/// Exact sizes: row after row, part j with probability
-/// `remaining_j / remaining`.
+/// Exact sizes: row after row, the line split's draw (`ExactDraw`).
 fn exact(
     rows: Rows,
-    mut remaining: Vec<u64>,
+    sizes: Vec<u64>,
     seed: &str,
     emitters: &mut [Emitter],
 ) -> Result<SplitReport, Error> {
-    let mut left: u64 = remaining.iter().sum();
+    let mut draw = ExactDraw::new(sizes);
     let mut rng = Seed::from_text(seed).rng();
     let mut out = vec![0u64; emitters.len()];
     let rows_in = rows.each(|batch, _, _| {
-        let mut part_of = |_row: usize| {
-            if left == 0 {
-                return Err(changed());
-            }
-            // Part j with probability remaining_j / left, exactly (the
-            // line split's draw).
-            let mut u = knuffle::below(left, &mut rng);
-            let mut part = 0;
-            while u >= remaining[part] {
-                u -= remaining[part];
-                part += 1;
-            }
-            remaining[part] -= 1;
-            left -= 1;
-            Ok(part)
-        };
+        let mut part_of = |_row: usize| draw.next(&mut rng).ok_or_else(changed);
         deal(batch, &mut part_of, emitters, &mut out)
     })?;
-    if left != 0 {
+    if !draw.is_done() {
         return Err(changed());
     }
     Ok(SplitReport {
