@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
-use crate::support::{TestCommand, code_and_text};
+use crate::support::{TestCommand, chi_square, code_and_text};
 
 /// `knuffle sample ARGS` in `dir`: status, standard output and error.
 fn sample(dir: &Path, args: &[&str]) -> (i32, String, String) {
@@ -137,15 +137,6 @@ fn rows_keep_their_types_and_every_format_is_read() {
     ok(dir, &["-k", "user", "-p", "1", "shards", "-o", "both.csv"]);
     let both = fs::read_to_string(dir.join("both.csv")).unwrap();
     assert_eq!(both.lines().count(), 101);
-}
-
-/// Chi-square of `counts` against `expected`.
-fn chi_square(counts: &[u64], expected: &[f64]) -> f64 {
-    counts
-        .iter()
-        .zip(expected)
-        .map(|(&c, &e)| (c as f64 - e).powi(2) / e)
-        .sum()
 }
 
 /// How often each id of `t.parquet` is in the samples of `args` over
@@ -284,17 +275,7 @@ fn bad_weights_unknown_columns_and_line_options_are_refused() {
     }
     // A sample that holds more than --memory stops (status 1), leaving
     // nothing.
-    let mut big = String::new();
-    for i in 0..60_000 {
-        writeln!(
-            big,
-            "{{\"id\": {i}, \"w\": {}, \"s\": \"{:040}\"}}",
-            1 + i % 7,
-            i
-        )
-        .unwrap();
-    }
-    fs::write(dir.join("big.jsonl"), big).unwrap();
+    weighted_rows(dir, 60_000);
     let (code, _, err) = sample(
         dir,
         &[
@@ -312,12 +293,11 @@ fn bad_weights_unknown_columns_and_line_options_are_refused() {
     assert!(!dir.join("big.parquet").exists());
 }
 
-#[test]
-fn a_weighted_shuffle_beyond_memory_sorts_runs_on_disk_in_the_same_order() {
-    let dir = tempfile::tempdir().unwrap();
-    let dir = dir.path();
+/// `big.jsonl` in `dir`: `n` rows of an id, a weight from 1 to 7 and a
+/// 40-digit text.
+fn weighted_rows(dir: &Path, n: usize) {
     let mut big = String::new();
-    for i in 0..60_000 {
+    for i in 0..n {
         writeln!(
             big,
             "{{\"id\": {i}, \"w\": {}, \"s\": \"{:040}\"}}",
@@ -327,6 +307,13 @@ fn a_weighted_shuffle_beyond_memory_sorts_runs_on_disk_in_the_same_order() {
         .unwrap();
     }
     fs::write(dir.join("big.jsonl"), big).unwrap();
+}
+
+#[test]
+fn a_weighted_shuffle_beyond_memory_sorts_runs_on_disk_in_the_same_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    weighted_rows(dir, 60_000);
     ok(dir, &["-p", "1", "big.jsonl", "-o", "big.parquet"]);
     ok(dir, &["-p", "1", "big.parquet", "-o", "big.csv"]);
     let lines = ok(

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
-use crate::support::{TestCommand, code_and_text};
+use crate::support::{TestCommand, chi_square, code_and_text};
 
 /// `knuffle COMMAND ARGS` in `dir`: status, standard output and error.
 fn knuffle(dir: &Path, command: &str, args: &[&str]) -> (i32, String, String) {
@@ -177,15 +177,6 @@ fn parts_keep_types_and_every_row_once() {
         h1.matches(",dog\n").count() + h2.matches(",dog\n").count(),
         500
     );
-}
-
-/// Chi-square of `counts` against `expected`.
-fn chi_square(counts: &[u64], expected: &[f64]) -> f64 {
-    counts
-        .iter()
-        .zip(expected)
-        .map(|(&c, &e)| (c as f64 - e).powi(2) / e)
-        .sum()
 }
 
 #[test]

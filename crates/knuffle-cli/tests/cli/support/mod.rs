@@ -194,6 +194,15 @@ pub fn golden(name: &str, args: &[&str]) {
     check_golden(name, args, &knuffle(args));
 }
 
+/// Pearson's chi-square statistic of `counts` against `expected`.
+pub fn chi_square(counts: &[u64], expected: &[f64]) -> f64 {
+    counts
+        .iter()
+        .zip(expected)
+        .map(|(&c, &e)| (c as f64 - e).powi(2) / e)
+        .sum()
+}
+
 /// [`golden`] with `input` on standard input.
 pub fn golden_with_input(name: &str, args: &[&str], input: &[u8]) {
     check_golden(name, args, &knuffle_with_input(args, input));
