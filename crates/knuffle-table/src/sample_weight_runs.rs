@@ -16,14 +16,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, RecordBatch, UInt64Array};
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::datatypes::{DataType, SchemaRef};
 use arrow::ipc::reader::StreamReader;
 use arrow::ipc::writer::StreamWriter;
 
 use crate::error::Error;
 use crate::output::{Emitter, WRITE_ROWS};
 use crate::sample_held::HeldRows;
-use crate::spill::ARRAY_OVERHEAD;
+use crate::spill::{ARRAY_OVERHEAD, with_helper_fields};
 
 /// Bytes of rows in one batch of a run file (more for a wide table: at
 /// least twice its arrays' own cost): a merge holds one batch of each run
@@ -50,22 +50,15 @@ pub(crate) struct Runs {
 }
 
 /// A run's schema: `schema`'s columns, then the key and the input row
-/// number, named so as not to clash with a column.
+/// number (named as spilled rows' helpers are, not to clash with a column).
 fn run_schema(schema: &SchemaRef) -> SchemaRef {
-    let taken = |name: &str| schema.fields().iter().any(|f| f.name() == name);
-    let mut suffix = String::new();
-    while taken(&format!("__knuffle_key{suffix}")) || taken(&format!("__knuffle_row{suffix}")) {
-        suffix.push('_');
-    }
-    let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
-    for name in ["__knuffle_key", "__knuffle_row"] {
-        fields.push(Field::new(
-            format!("{name}{suffix}"),
-            DataType::UInt64,
-            false,
-        ));
-    }
-    Arc::new(Schema::new(fields))
+    with_helper_fields(
+        schema,
+        &[
+            ("__knuffle_key", DataType::UInt64),
+            ("__knuffle_row", DataType::UInt64),
+        ],
+    )
 }
 
 /// The key and the row of each row of a run's batch.
@@ -132,8 +125,7 @@ impl Runs {
         if keyed.is_empty() {
             return Ok(());
         }
-        let row_bytes = (held.bytes() / keyed.len() as u64).max(1);
-        let per_batch = (self.batch_bytes / row_bytes).clamp(1, WRITE_ROWS as u64) as usize;
+        let per_batch = self.rows_per_batch(held.bytes(), keyed.len());
         let file = self.write_run(|writer, runs| {
             for part in keyed.chunks(per_batch) {
                 let rows: Vec<u64> = part.iter().map(|k| k.1).collect();
@@ -150,6 +142,14 @@ impl Runs {
         })?;
         self.files.push((file, 0));
         self.merge_if_many()
+    }
+
+    /// Rows in a batch of a run, for `rows` rows taking `bytes`: about
+    /// `batch_bytes` of them, at least one, at most [`WRITE_ROWS`].
+    fn rows_per_batch(&self, bytes: u64, rows: usize) -> usize {
+        let rows = rows as u64;
+        (self.batch_bytes.saturating_mul(rows) / bytes.max(1))
+            .clamp(1, rows.clamp(1, WRITE_ROWS as u64)) as usize
     }
 
     /// How many runs one merge reads at once: a batch of each (and the
@@ -189,8 +189,7 @@ impl Runs {
                 // Batches of about `batch_bytes` again, so that the next
                 // merge holds as little of this run.
                 let n = batch.num_rows();
-                let bytes = (batch.get_array_memory_size() as u64).max(1);
-                let per_batch = ((runs.batch_bytes * n as u64 / bytes) as usize).clamp(1, n.max(1));
+                let per_batch = runs.rows_per_batch(batch.get_array_memory_size() as u64, n);
                 let mut start = 0;
                 while start < n {
                     let len = per_batch.min(n - start);

@@ -32,22 +32,34 @@ const WRITE_BUFFER: usize = 1 << 20;
 /// The schema of spilled rows: the table's columns, then the row number and
 /// the label (named so as not to clash with any column).
 pub fn spill_schema(schema: &SchemaRef) -> SchemaRef {
+    with_helper_fields(
+        schema,
+        &[
+            ("__knuffle_row", DataType::UInt64),
+            ("__knuffle_label", DataType::UInt32),
+        ],
+    )
+}
+
+/// `schema`'s columns, then the non-null `helpers` (names and types), each
+/// name suffixed with as many `_` as it takes for none to be a column's.
+pub(crate) fn with_helper_fields(schema: &SchemaRef, helpers: &[(&str, DataType)]) -> SchemaRef {
     let taken = |name: &str| schema.fields().iter().any(|f| f.name() == name);
     let mut suffix = String::new();
-    while taken(&format!("__knuffle_row{suffix}")) || taken(&format!("__knuffle_label{suffix}")) {
+    while helpers
+        .iter()
+        .any(|(name, _)| taken(&format!("{name}{suffix}")))
+    {
         suffix.push('_');
     }
     let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
-    fields.push(Field::new(
-        format!("__knuffle_row{suffix}"),
-        DataType::UInt64,
-        false,
-    ));
-    fields.push(Field::new(
-        format!("__knuffle_label{suffix}"),
-        DataType::UInt32,
-        false,
-    ));
+    for (name, data_type) in helpers {
+        fields.push(Field::new(
+            format!("{name}{suffix}"),
+            data_type.clone(),
+            false,
+        ));
+    }
     Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
 }
 

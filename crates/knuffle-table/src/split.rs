@@ -87,9 +87,9 @@ pub fn split_table(
     // The parts' writers share the memory of one writer.
     let mut settings = prepared.settings.clone();
     settings.writer_memory = (settings.writer_memory / parts).max(1);
-    let exact_sizes = match &split.key {
-        None => Some(split.parts.sizes(count_rows(&mut prepared)?)),
-        Some(_) => None,
+    let law = match &split.key {
+        None => Law::Exact(split.parts.sizes(count_rows(&mut prepared)?)),
+        Some(fields) => Law::ByKey(fields),
     };
     let mut emitters = outputs
         .iter()
@@ -103,10 +103,9 @@ pub fn split_table(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let rows = Rows(prepared);
-    let report = match (&split.key, exact_sizes) {
-        (Some(fields), _) => by_key(rows, fields, split, &options.seed, &mut emitters)?,
-        (None, Some(sizes)) => exact(rows, sizes, &options.seed, &mut emitters)?,
-        (None, None) => unreachable!("an exact split counts its rows"),
+    let report = match law {
+        Law::ByKey(fields) => by_key(rows, fields, split, &options.seed, &mut emitters)?,
+        Law::Exact(sizes) => exact(rows, sizes, &options.seed, &mut emitters)?,
     };
     let written = emitters
         .into_iter()
@@ -116,6 +115,14 @@ pub fn split_table(
         part.keep()?;
     }
     Ok(report)
+}
+
+/// How rows are given their parts.
+enum Law<'a> {
+    /// Exact sizes: these part sizes (of the rows counted).
+    Exact(Vec<u64>),
+    /// By the key of these columns.
+    ByKey(&'a [FieldName]),
 }
 
 /// Refuses inputs that are not regular files (pipes, devices): an exact
