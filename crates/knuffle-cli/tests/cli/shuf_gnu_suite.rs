@@ -74,19 +74,49 @@ fn echo_and_simple_errors() {
     });
 }
 
+/// The least address space (KiB, to 1 MiB) under which `program` starts and
+/// shuffles a tiny range: what loading the binary itself takes here.
+fn address_space_to_start(program: &Path, dir: &Path) -> u64 {
+    let starts = |kib: u64| {
+        sh(
+            program,
+            dir,
+            &format!(r#"ulimit -v {kib} && "$SHUF" -i1-10 >/dev/null"#),
+        )
+        .status
+        .success()
+    };
+    let (mut low, mut high) = (4 * 1024, 1024 * 1024);
+    assert!(
+        starts(high),
+        "the binary does not start in 1 GiB of address space"
+    );
+    while high - low > 1024 {
+        let mid = (low + high) / 2;
+        if starts(mid) { high = mid } else { low = mid }
+    }
+    high
+}
+
 #[test]
 fn memory_exhaustion_exits_with_status_1() {
     both(|shuf, dir| {
+        // GNU's test uses `ulimit -v 8192` and -i1-1000000. What the knuffle
+        // binary needs just to load (a debug build with every subcommand,
+        // more than 8 MiB) differs from machine to machine, so the limit is
+        // what it takes to start plus 16 MiB: room for every small
+        // allocation, while the range's 800 MB of entries cannot fit.
+        let limit = address_space_to_start(shuf, dir) + 16 * 1024;
         let out = sh(
             shuf,
             dir,
-            // GNU's test uses `ulimit -v 8192` and -i1-1000000; the knuffle
-            // binary (debug build, with every subcommand) needs more than 8 MiB
-            // of address space just to load, so the limit leaves it room while
-            // the range (80 MB of entries) still cannot fit.
-            r#"ulimit -v 32768 && "$SHUF" -i1-10000000 >/dev/null"#,
+            &format!(r#"ulimit -v {limit} && "$SHUF" -i1-100000000 >/dev/null"#),
         );
         assert_eq!(out.status.code(), Some(1), "{out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("memory exhausted"),
+            "{out:?}"
+        );
     });
 }
 
