@@ -19,6 +19,7 @@ from __future__ import annotations
 from knuffle._audit import AuditReport, AuditTest, audit
 from knuffle._audit_order import OrderAuditReport, audit_order
 from knuffle._epoch import EpochOrder, epoch_order, epoch_seed
+from knuffle._errors import MemoryLimitError
 from knuffle._files import shuffle_file
 from knuffle._generator import Generator, Hands
 from knuffle._sampling import sample_file, split_file
@@ -31,6 +32,7 @@ __all__ = [
     "EpochOrder",
     "Generator",
     "Hands",
+    "MemoryLimitError",
     "OrderAuditReport",
     "TableReport",
     "TableStream",

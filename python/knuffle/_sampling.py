@@ -141,7 +141,8 @@ def sample_file(
     temporary files in ``temp_dir`` (default ``$TMPDIR`` or ``/tmp``) and
     merge them, with the same output for the same seed whatever ``memory``
     is; the modes that hold their sample (``n``, ``per_key``) raise
-    ``MemoryError`` when it would exceed ``memory``.
+    ``knuffle.MemoryLimitError`` (a ``MemoryError``) when it would exceed
+    ``memory``.
 
     With ``dst`` the sample is written there (replaced only once complete; a
     failing run leaves it as it was) and the seed text used is returned
@@ -160,7 +161,8 @@ def sample_file(
     records of text.
 
     Errors: ``ValueError`` (bad options or data, such as a bad weight),
-    ``OSError`` (naming the file), ``MemoryError`` (over ``memory``).
+    ``OSError`` (naming the file), ``knuffle.MemoryLimitError`` (over
+    ``memory``; a ``MemoryError`` and a ``ValueError``).
 
     >>> import os, tempfile
     >>> d = tempfile.mkdtemp()

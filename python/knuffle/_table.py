@@ -144,7 +144,10 @@ def shuffle_table(
     the run. Returns a :class:`TableReport` (the seed text used, rows in and
     out). Errors: ``ValueError`` for invalid options or data (a corrupt or
     truncated file, a schema mismatch naming both files, a ragged CSV row),
-    ``OSError`` when a read or write fails (naming the file).
+    ``OSError`` when a read or write fails (naming the file),
+    ``knuffle.MemoryLimitError`` (a ``ValueError`` and a ``MemoryError``)
+    for an input that ``memory`` cannot hold (a table whose columns alone
+    take more, a footer or record larger than it), saying what to raise.
 
     **Tables in memory.** With ``src`` a pyarrow ``Table`` or
     ``RecordBatch``, a polars ``DataFrame`` or ``Series``, a pandas

@@ -17,20 +17,22 @@ use knuffle_sample::{
     Destination, FieldName, Framing, Mode, Parts, Probability, RandomValues, SampleError,
     SampleErrorKind, SampleOptions, SplitOptions, parse_delimiter,
 };
-use pyo3::exceptions::{PyMemoryError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use crate::files::memory_limit;
+use crate::table::memory_limit_error;
 use crate::sampling_tables::{SplitAsked, sample_tables, split_tables, table_job};
 
 /// The engine's error as the Python exception a user expects: bad options
-/// or data `ValueError`, I/O the `OSError` subclass of its kind, memory
-/// `MemoryError`.
+/// or data `ValueError`, I/O the `OSError` subclass of its kind, more than
+/// the memory limit `knuffle.MemoryLimitError` (a `MemoryError` and a
+/// `ValueError`).
 fn to_python(error: SampleError) -> PyErr {
     match error.kind() {
         SampleErrorKind::Io(kind) => PyErr::from(io::Error::new(kind, error.to_string())),
-        SampleErrorKind::Memory => PyMemoryError::new_err(error.to_string()),
+        SampleErrorKind::Memory => memory_limit_error(error.to_string()),
         _ => PyValueError::new_err(error.to_string()),
     }
 }

@@ -12,9 +12,24 @@ use knuffle_table::{Destination, ErrorKind, Format, Options, ShardSplit, TableOr
 use numpy::PyArray1;
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyType};
 
 use crate::files::{get, memory_limit};
+
+/// `knuffle.MemoryLimitError(message)`: a job that needs more than its
+/// `memory=` limit.
+pub fn memory_limit_error(message: String) -> PyErr {
+    Python::attach(|py| {
+        let class = py
+            .import("knuffle._errors")
+            .and_then(|module| module.getattr("MemoryLimitError"))
+            .and_then(|class| Ok(class.cast_into::<PyType>()?));
+        match class {
+            Ok(class) => PyErr::from_type(class, message),
+            Err(error) => error,
+        }
+    })
+}
 
 fn check_count(count: usize) -> PyResult<()> {
     if count > isize::MAX as usize / 16 {
@@ -80,8 +95,9 @@ fn table_labels<'py>(
 /// The engine's error as Python's: invalid options or data (a corrupt or
 /// truncated file, a schema mismatch, a ragged CSV row, a bad weight)
 /// `ValueError`, a failed read or write `OSError` (of its subclass:
-/// `FileNotFoundError`, ...), more than the memory
-/// limit `MemoryError`, with the engine's message (it names the file).
+/// `FileNotFoundError`, ...), more than the memory limit
+/// `knuffle.MemoryLimitError` (a `MemoryError` and a `ValueError`), with
+/// the engine's message (it names the file).
 pub fn table_error(error: knuffle_table::Error) -> PyErr {
     // The engine names its options as the command line spells them.
     let message = error.message().replace("(--memory)", "(memory=)");
@@ -91,7 +107,7 @@ pub fn table_error(error: knuffle_table::Error) -> PyErr {
             Some(kind) => PyErr::from(std::io::Error::new(kind, message)),
             None => PyOSError::new_err(message),
         },
-        ErrorKind::Memory => PyMemoryError::new_err(message),
+        ErrorKind::Memory => memory_limit_error(message),
     }
 }
 

@@ -297,8 +297,9 @@ def test_table_samples_and_splits_raise_what_the_line_functions_raise(parquet_ta
         knuffle.sample_file(bad, tmp_path / "o.parquet", weights="w", n=1)
     big = tmp_path / "big.parquet"
     pq.write_table(pa.table({"id": range(200_000), "s": ["x" * 40] * 200_000}), big)
-    with pytest.raises(MemoryError, match="memory limit"):
+    with pytest.raises(knuffle.MemoryLimitError, match="memory limit") as error:
         knuffle.sample_file(big, tmp_path / "o.parquet", n=150_000, memory="1M")
+    assert isinstance(error.value, MemoryError) and isinstance(error.value, ValueError)
     with pytest.raises(FileNotFoundError):
         knuffle.split_file(parquet, [tmp_path / "no" / "a.csv", tmp_path / "b.csv"], [1, 1])
     assert not (tmp_path / "o.parquet").exists() and not (tmp_path / "b.csv").exists()

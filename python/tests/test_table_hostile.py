@@ -111,6 +111,10 @@ def test_a_wide_parquet_file_beyond_the_memory_limit_is_a_memory_error(pa, tmp_p
     with pytest.raises(MemoryError, match=r"raise the memory limit \(memory=\)") as error:
         knuffle.shuffle_table(str(path), str(out), seed="w", memory="50M")
     assert "wide.parquet: 10000 columns" in str(error.value)
+    # A limit that cannot hold the input is a value that does not suit it:
+    # `except ValueError` catches it too.
+    assert isinstance(error.value, knuffle.MemoryLimitError)
+    assert isinstance(error.value, ValueError)
     assert not out.exists()
     knuffle.shuffle_table(str(path), str(out), seed="w")
     assert len(out.read_text().splitlines()) == 5

@@ -14,7 +14,7 @@ use knuffle_table::{Destination, Format, Options, ShardSplit};
 use crate::emit;
 use crate::failure::CliError;
 use crate::seeding::RunSeed;
-use crate::table_jobs::table_error;
+use crate::table_jobs::table_command_error;
 
 const ABOUT: &str = "Shuffle the rows of Parquet, Arrow, CSV and JSON Lines tables, out of core";
 
@@ -106,9 +106,9 @@ Examples:
   knuffle table data.csv -o typed.parquet --infer-types     integer, float, date columns
   knuffle table data.parquet -o by_label/ --partition-by label   by_label/label=cat/...
 
-Exit status: 0 success; 1 a read or write error, or a table whose columns alone take more
-than --memory; 2 invalid arguments or invalid data (a corrupt or truncated file, a schema
-mismatch, a ragged CSV row).";
+Exit status: 0 success; 1 a read or write error; 2 invalid arguments, invalid data (a
+corrupt or truncated file, a schema mismatch, a ragged CSV row), or an input that --memory
+cannot hold (a table whose columns alone take more, a footer or record larger than it).";
 
 #[derive(Parser, Debug)]
 #[command(
@@ -198,7 +198,9 @@ fn partitioned(destination: Destination, column: Option<String>) -> Destination 
 }
 
 fn format_option(text: Option<&str>) -> Result<Option<Format>, CliError> {
-    text.map(Format::parse).transpose().map_err(table_error)
+    text.map(Format::parse)
+        .transpose()
+        .map_err(table_command_error)
 }
 
 /// Runs `knuffle table` with the arguments after `table`.
@@ -224,7 +226,7 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
     };
     let destination = partitioned(destination, args.partition_by);
     if let Destination::Shards(_, split) = &destination {
-        split.sizes(0).map_err(table_error)?;
+        split.sizes(0).map_err(table_command_error)?;
     }
     if args.row_group_rows == Some(0) {
         return Err(CliError::invalid("--row-group-rows must be at least 1"));
@@ -247,8 +249,8 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
         row_group_rows: args.row_group_rows,
         infer_types: args.infer_types,
     };
-    let report =
-        knuffle_table::shuffle_table(&args.inputs, &destination, &options).map_err(table_error)?;
+    let report = knuffle_table::shuffle_table(&args.inputs, &destination, &options)
+        .map_err(table_command_error)?;
     if args.verbose {
         let how = match report.buckets {
             0 => "in memory".to_owned(),

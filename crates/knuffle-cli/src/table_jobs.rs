@@ -42,12 +42,22 @@ pub(crate) fn decide(
     }))
 }
 
-/// A table library error as the command line reports it (invalid options
-/// or data: status 2; a failed read or write, rows that cannot be sampled,
-/// the memory limit: 1).
+/// A table library error as `knuffle sample` and `knuffle split` report it,
+/// as for lines (invalid options or data: status 2; a failed read or
+/// write, rows that cannot be sampled, the memory limit: 1).
 pub(crate) fn table_error(error: knuffle_table::Error) -> CliError {
     match error.kind() {
         ErrorKind::Invalid => CliError::invalid(error.message()),
         ErrorKind::Io | ErrorKind::Data | ErrorKind::Memory => CliError::plain(error.message()),
+    }
+}
+
+/// A table library error as `knuffle table` reports it: a failed read or
+/// write status 1; invalid options or data, and an input that the memory
+/// limit cannot hold (refused before a row is written), 2.
+pub(crate) fn table_command_error(error: knuffle_table::Error) -> CliError {
+    match error.kind() {
+        ErrorKind::Invalid | ErrorKind::Memory => CliError::invalid(error.message()),
+        ErrorKind::Io | ErrorKind::Data => CliError::plain(error.message()),
     }
 }

@@ -18,6 +18,7 @@ use knuffle_io::compressed::{self, Compressed, CompressedWriter};
 use knuffle_io::{NewFile, OutputFile, WrittenFile};
 use knuffle_sample::Parts;
 
+use crate::batch_merge::{HELD_BATCHES, merge_small_tail};
 use crate::error::Error;
 use crate::format::Format;
 use crate::open_files::check_open_file_limit;
@@ -237,20 +238,18 @@ fn end_stream(sink: CompressedWriter<WrittenFile>, path: &Path) -> Result<Writte
     sink.finish().map_err(|e| Error::io_at(path, &e))
 }
 
-/// Rows per batch written: batches are cut at multiples of it, whatever
-/// the sizes pushed, so the output's bytes do not depend on how the rows
-/// arrived (in memory, or bucket by bucket).
+/// Rows per batch written, at most: batches are cut at multiples of
+/// `WriteSettings::write_rows` (this, or fewer for a wide table under a
+/// small limit), whatever the sizes pushed, so the output's bytes do not
+/// depend on how the rows arrived (in memory, or bucket by bucket).
 pub const WRITE_ROWS: usize = 8192;
-
-/// Batches that may wait before small ones are merged.
-const PENDING_BATCHES: usize = 8;
 
 /// Rows in the table order go in; they come out as one file or as shards.
 pub struct Emitter {
     settings: WriteSettings,
     schema: SchemaRef,
     target: Target,
-    /// Rows pushed but not yet written (fewer than [`WRITE_ROWS`]).
+    /// Rows pushed but not yet written (fewer than `write_rows`).
     pending: Vec<RecordBatch>,
     pending_rows: usize,
 }
@@ -326,20 +325,26 @@ impl Emitter {
 
     /// Writes the next rows of the order.
     pub fn push(&mut self, batch: &RecordBatch) -> Result<(), Error> {
-        if self.pending.is_empty() && batch.num_rows() == WRITE_ROWS {
+        if self.pending.is_empty() && batch.num_rows() == self.settings.write_rows {
             return self.write(batch);
         }
         self.pending_rows += batch.num_rows();
         self.pending.push(batch.clone());
-        if self.pending.len() > PENDING_BATCHES {
-            self.merge_small_pending()?;
+        if self.pending.len() > HELD_BATCHES {
+            // A sample keeps a few rows of each batch read.
+            merge_small_tail(&self.schema, &mut self.pending, usize::MAX)?;
         }
-        while self.pending_rows >= WRITE_ROWS {
+        let rows = self.settings.write_rows;
+        if self.pending_rows >= rows {
             let all = arrow::compute::concat_batches(&self.schema, &self.pending)
                 .map_err(|e| Error::invalid(format!("internal: output batches: {e}")))?;
-            self.write(&all.slice(0, WRITE_ROWS))?;
-            self.pending_rows -= WRITE_ROWS;
-            self.pending = vec![all.slice(WRITE_ROWS, self.pending_rows)];
+            let mut at = 0;
+            while self.pending_rows >= rows {
+                self.write(&all.slice(at, rows))?;
+                self.pending_rows -= rows;
+                at += rows;
+            }
+            self.pending = vec![all.slice(at, self.pending_rows)];
         }
         if self.pending_rows == 0 {
             self.pending.clear();
@@ -347,28 +352,15 @@ impl Emitter {
         Ok(())
     }
 
-    /// Many small batches waiting (a sample keeps a few rows of each batch
-    /// read) are merged as a binary counter merges: the last two while the
-    /// earlier is no longer than the later, so few batches wait, each row
-    /// copied a logarithmic number of times; a wide table's many small
-    /// arrays would otherwise cost far more than their rows.
-    fn merge_small_pending(&mut self) -> Result<(), Error> {
-        while let [.., earlier, later] = self.pending.as_slice() {
-            if earlier.num_rows() > later.num_rows() {
-                break;
-            }
-            let merged = arrow::compute::concat_batches(&self.schema, [earlier, later])
-                .map_err(|e| Error::invalid(format!("internal: output batches: {e}")))?;
-            self.pending.truncate(self.pending.len() - 2);
-            self.pending.push(merged);
-        }
-        Ok(())
+    /// Rows to push before the next batch boundary (pushing batches of this
+    /// many, then of [`Emitter::write_rows`], writes them without a copy).
+    pub fn rows_to_boundary(&self) -> usize {
+        self.settings.write_rows - self.pending_rows
     }
 
-    /// Rows to push before the next batch boundary (pushing batches of this
-    /// many, then of [`WRITE_ROWS`], writes them without a copy).
-    pub fn rows_to_boundary(&self) -> usize {
-        WRITE_ROWS - self.pending_rows
+    /// Rows per batch written.
+    pub fn write_rows(&self) -> usize {
+        self.settings.write_rows
     }
 
     fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {

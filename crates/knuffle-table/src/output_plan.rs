@@ -11,7 +11,7 @@ use parquet::basic::Compression;
 use crate::error::Error;
 use crate::format::Format;
 use crate::layout::ParquetLayout;
-use crate::output::Destination;
+use crate::output::{Destination, WRITE_ROWS};
 use crate::source::{self, Opened, Reading, Source};
 
 /// The output's format: `--output-format`, else the name's extension (each
@@ -118,6 +118,25 @@ const PARQUET_WRITER_COLUMN_BYTES: u64 = 12 << 10;
 /// (measured: a 100,000-column CSV of 8 rows shuffled in memory peaks at
 /// about 1.1 KiB a column, arrow 60.1).
 pub(crate) const COLUMN_BYTES: u64 = 1 << 10;
+
+/// Bytes a field is counted at when batches are sized from a schema
+/// (an 8-byte value, its share of offsets and validity, a short string).
+const FIELD_BYTES: u64 = 16;
+
+/// Rows per batch written for rows of `schema`, when the batches written
+/// and those gathered ahead of them may take `bytes` in all: the largest
+/// power of two up to [`WRITE_ROWS`] whose batches fit, at least one.
+/// A power of two divides `WRITE_ROWS`, so a narrow table's batches are
+/// cut at the same rows whatever the limit.
+pub(crate) fn write_rows(schema: &SchemaRef, bytes: u64) -> usize {
+    let columns = crate::json_in::leaf_count(schema).max(1) as u64;
+    let fit = bytes / columns.saturating_mul(FIELD_BYTES);
+    let mut rows = WRITE_ROWS;
+    while rows > 1 && rows as u64 > fit {
+        rows /= 2;
+    }
+    rows
+}
 
 /// Refuses, before a row is read, a table whose columns alone take more
 /// than the memory limit: every batch holds an array of each.

@@ -129,7 +129,7 @@ impl HeldRows {
 
     /// Writes the held rows `rows` (input row numbers), in that order.
     pub(crate) fn emit(&self, rows: &[u64], emitter: &mut Emitter) -> Result<(), Error> {
-        for chunk in rows.chunks(WRITE_ROWS) {
+        for chunk in rows.chunks(emitter.write_rows()) {
             emitter.push(&self.take(chunk)?)?;
         }
         Ok(())

@@ -15,21 +15,20 @@ use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use parquet::basic::Compression;
 
+use crate::batch_merge::{HELD_BATCHES, merge_small_tail};
 use crate::error::Error;
 use crate::format::Format;
 use crate::gather::Gather;
 use crate::order::TableOrder;
 use crate::output::{Destination, Emitter, WriteSettings};
-use crate::output_plan::{check_column_writers, check_width, output_format, parquet_layout};
+use crate::output_plan::{
+    check_column_writers, check_width, output_format, parquet_layout, write_rows,
+};
 use crate::source::{self, Opened, Reading, Source};
 use crate::spill::{self, ARRAY_OVERHEAD, LabelRange, Spill, Spilled};
 
 /// Rows per batch read from the inputs.
 pub const BATCH_ROWS: usize = 8192;
-
-/// Rows per batch gathered for the output: the batches the output is
-/// written in.
-const OUT_ROWS: usize = crate::output::WRITE_ROWS;
 
 /// Gathered batches waiting for the writer.
 const GATHER_AHEAD: usize = 4;
@@ -163,6 +162,7 @@ pub(crate) fn prepare(
         format,
         parquet,
         writer_memory: budget.writer,
+        write_rows: write_rows(&schema, budget.batches_out()),
     };
     Ok(Prepared {
         sources,
@@ -266,6 +266,12 @@ pub(crate) struct Budget {
 }
 
 impl Budget {
+    /// The batches being written and those gathered ahead of them (a
+    /// bucket being ordered takes at most half of the rows' share).
+    pub(crate) fn batches_out(&self) -> u64 {
+        self.rows / 8
+    }
+
     pub(crate) fn of(memory: u64) -> Budget {
         // Code, buffers of the readers and writers, allocator slack.
         let fixed = (16u64 << 20).min(memory / 8);
@@ -506,6 +512,26 @@ impl Run {
         (self.budget.rows / 2).max(1 << 20)
     }
 
+    /// The batches of bucket `b` (one that fits in memory), its small ones
+    /// merged: a bucket written in many small pieces (a wide table, a few
+    /// rows at a time) would otherwise hold an array of every column for
+    /// each, and a decoded schema.
+    fn read_bucket(&self, spilled: &Spilled, b: usize) -> Result<Vec<RecordBatch>, Error> {
+        let bucket = &spilled.buckets()[b];
+        let row_bytes = (bucket.bytes / bucket.rows.max(1)).max(1);
+        let cap_rows = usize::try_from(self.budget.rows / 16 / row_bytes)
+            .unwrap_or(usize::MAX)
+            .max(1);
+        let mut batches = Vec::new();
+        for batch in spilled.read(b) {
+            batches.push(batch?);
+            if batches.len() > HELD_BATCHES {
+                merge_small_tail(&self.spill_schema, &mut batches, cap_rows)?;
+            }
+        }
+        Ok(batches)
+    }
+
     /// Writes the rows of `batches` (consecutive positions) in the order of
     /// `positions`.
     fn gather(
@@ -521,11 +547,12 @@ impl Run {
         std::thread::scope(|scope| {
             let (sender, receiver) = std::sync::mpsc::sync_channel(GATHER_AHEAD);
             let first = emitter.rows_to_boundary().min(positions.len());
+            let write_rows = emitter.write_rows();
             scope.spawn(move || {
                 let (head, rest) = positions.split_at(first);
                 let chunks = std::iter::once(head)
                     .filter(|h| !h.is_empty())
-                    .chain(rest.chunks(OUT_ROWS));
+                    .chain(rest.chunks(write_rows));
                 for chunk in chunks {
                     if sender.send(gathered(chunk)).is_err() {
                         break;
@@ -589,7 +616,7 @@ impl Run {
                 self.order_spilled(&again.finish()?, to)?;
                 continue;
             }
-            let batches = spilled.read(b).collect::<Result<Vec<_>, _>>()?;
+            let batches = self.read_bucket(spilled, b)?;
             let mut labels = Vec::with_capacity(bucket.rows as usize);
             let mut rows = Vec::with_capacity(bucket.rows as usize);
             for batch in &batches {

@@ -223,4 +223,7 @@ pub struct WriteSettings {
     pub parquet: ParquetLayout,
     /// Bytes a Parquet writer may hold before it ends a row group early.
     pub writer_memory: usize,
+    /// Rows per batch written (at most `output::WRITE_ROWS`; fewer when a
+    /// wide table's batches would pass their share of the memory limit).
+    pub write_rows: usize,
 }

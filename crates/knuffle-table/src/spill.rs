@@ -151,6 +151,8 @@ pub struct Spill {
     range: LabelRange,
     buckets: Vec<Bucket>,
     pending: Vec<Vec<RecordBatch>>,
+    /// The rows' bytes of each bucket's waiting slices.
+    pending_shares: Vec<u64>,
     pending_bytes: usize,
     pending_budget: usize,
     schema: SchemaRef,
@@ -196,6 +198,7 @@ impl Spill {
             range,
             buckets: vec![Bucket::default(); buckets],
             pending: vec![Vec::new(); buckets],
+            pending_shares: vec![0; buckets],
             pending_bytes: 0,
             pending_budget,
             schema,
@@ -253,6 +256,7 @@ impl Spill {
             self.buckets[b].rows += rows;
             self.buckets[b].bytes += share;
             self.pending[b].push(sorted.slice(start, end - start));
+            self.pending_shares[b] += share;
             self.pending_bytes = self
                 .pending_bytes
                 .saturating_add(usize::try_from(share + overhead).unwrap_or(usize::MAX));
@@ -276,7 +280,9 @@ impl Spill {
             };
             let mut writer = arrow::ipc::writer::StreamWriter::try_new(&mut counted, &self.schema)
                 .map_err(|e| spill_error(&self.place, e))?;
-            for batch in self.pending[b].drain(..) {
+            let slices = std::mem::take(&mut self.pending[b]);
+            let share = std::mem::take(&mut self.pending_shares[b]);
+            for batch in coalesced(&self.schema, slices, share)? {
                 writer
                     .write(&batch)
                     .map_err(|e| spill_error(&self.place, e))?;
@@ -305,6 +311,27 @@ impl Spill {
             damaged: AtomicBool::new(false),
         })
     }
+}
+
+/// A bucket's waiting slices, as written: merged into one batch when
+/// their arrays' bookkeeping passes a quarter of their rows' bytes (a wide
+/// table read a few rows at a time over many buckets), since every batch
+/// written costs a message and an array per column to write and to read
+/// back, and a bucket split again would cut them smaller still. Slices of
+/// many rows are written as they are (a copy would only cost memory).
+/// `bytes` is the rows' share of the batches they were cut from.
+fn coalesced(
+    schema: &SchemaRef,
+    slices: Vec<RecordBatch>,
+    bytes: u64,
+) -> Result<Vec<RecordBatch>, Error> {
+    let bookkeeping = ARRAY_OVERHEAD * (schema.fields().len() * slices.len()) as u64;
+    if slices.len() < 2 || bookkeeping <= bytes / 4 {
+        return Ok(slices);
+    }
+    let merged = arrow::compute::concat_batches(schema, &slices)
+        .map_err(|e| Error::invalid(format!("internal: bucket rows: {e}")))?;
+    Ok(vec![merged])
 }
 
 fn spill_error(place: &str, error: arrow::error::ArrowError) -> Error {
