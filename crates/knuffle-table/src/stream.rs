@@ -267,8 +267,9 @@ impl Producer {
         }
         out.finish()?;
         drop(ready);
-        // The end of the epoch: older epochs are no longer needed.
-        stats.get().removed += entry.remove_older();
+        // The end of the epoch: older epochs are no longer needed, nor the
+        // older copies of these inputs under another seed.
+        stats.get().removed += entry.remove_older() + entry.remove_superseded();
         Ok(())
     }
 }

@@ -32,8 +32,9 @@
 //!
 //! What is removed, and when (docs/guide/training.md, "A cache shared by
 //! the consumers of a machine"): a stream that reaches the end of epoch `E`
-//! removes the entries of the same dataset and seed of epochs before `E`
-//! that no stream holds; and every stream, as it opens, removes the
+//! removes the entries of the same dataset and seed of epochs before `E`,
+//! and those of the same inputs read otherwise (another seed, other
+//! columns) written before its own, that no stream holds; and every stream, as it opens, removes the
 //! entries that can never be used again and that no stream holds:
 //! incomplete ones (a killed writer's) and those of inputs that changed or
 //! are gone.
@@ -483,6 +484,51 @@ impl Entry {
         removed
     }
 
+    /// Removes the entries of the same inputs read otherwise (another
+    /// seed, other columns, another format option or version) that were
+    /// written before this one and that no stream holds; returns how many.
+    /// A seed tried once no longer keeps a copy of the data: the cache
+    /// holds about one copy of a set of inputs per seed in use.
+    pub(crate) fn remove_superseded(&self) -> u64 {
+        let Some(inputs) = self.dataset.as_ref().map(|d| &d["inputs"]) else {
+            return 0;
+        };
+        let Some(written) = modified(&self.path("manifest")) else {
+            return 0;
+        };
+        let Ok(datasets) = fs::read_dir(&self.root) else {
+            return 0;
+        };
+        let mut removed = 0;
+        for dataset in datasets.flatten() {
+            let dir = dataset.path();
+            let name = dataset.file_name();
+            let is_other = name.to_str().is_some_and(stream_manifest::is_dataset_name)
+                && dir != self.dir
+                && dir.is_dir();
+            if !is_other {
+                continue;
+            }
+            for epoch in epochs_in(&dir) {
+                let entry = Entry {
+                    root: self.root.clone(),
+                    dir: dir.clone(),
+                    dataset: None,
+                    epoch,
+                };
+                let superseded = entry.manifest().ok().flatten().is_some_and(|manifest| {
+                    manifest["identity"]["dataset"]["inputs"] == *inputs
+                        && modified(&entry.path("manifest")).is_some_and(|t| t < written)
+                });
+                if superseded {
+                    removed += u64::from(entry.remove_if_unused().unwrap_or(false));
+                }
+            }
+            let _ = fs::remove_dir(&dir);
+        }
+        removed
+    }
+
     /// Its epoch.
     pub(crate) fn epoch(&self) -> u64 {
         self.epoch
@@ -505,6 +551,11 @@ fn still_named(file: &File, path: &Path) -> bool {
         (Ok(open), Ok(named)) => open.dev() == named.dev() && open.ino() == named.ino(),
         _ => false,
     }
+}
+
+/// When the file `path` was last written (none if it is not there).
+fn modified(path: &Path) -> Option<std::time::SystemTime> {
+    fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
 /// The epochs that have files in a dataset's directory.

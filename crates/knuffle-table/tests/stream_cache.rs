@@ -195,17 +195,22 @@ fn streams_share_one_pass_1_and_each_reads_its_own_positions() {
     let mut small = options("shared", 3, &cache);
     small.memory = 1 << 20;
     assert_eq!(run(&input, &small).0, order);
-    // Other columns, another seed: entries of their own.
+    // Other columns, another seed: entries of their own, each replacing
+    // the earlier copies of these inputs when its epoch ends (the file
+    // times of the entries must differ).
     let mut columns = options("shared", 3, &cache);
     columns.columns = Some(vec!["text".into(), "id".into()]);
+    std::thread::sleep(std::time::Duration::from_millis(20));
     let (got, stats) = run(&input, &columns);
     assert_eq!((got, stats.pass1), (order.clone(), Some(Pass1::Wrote)));
+    assert_eq!(stats.removed, 1);
+    std::thread::sleep(std::time::Duration::from_millis(20));
     let (got, stats) = run(&input, &options("other", 3, &cache));
     assert_eq!(
-        (got, stats.pass1),
-        (expected("other", 3, n), Some(Pass1::Wrote))
+        (got, stats.pass1, stats.removed),
+        (expected("other", 3, n), Some(Pass1::Wrote), 1)
     );
-    assert_eq!(fs::read_dir(&cache).unwrap().count(), 3);
+    assert_eq!(fs::read_dir(&cache).unwrap().count(), 1);
 }
 
 #[test]
@@ -502,4 +507,46 @@ fn an_entry_whose_bucket_reads_back_other_rows_is_removed() {
     assert!(entry_files(&cache, 0).is_empty());
     let (got, stats) = run(&input, &options("recount", 0, &cache));
     assert_eq!((got, stats.pass1), (order, Some(Pass1::Wrote)));
+}
+
+#[test]
+fn another_seed_of_the_same_inputs_goes_at_the_end_of_an_epoch_unless_held() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 6000;
+    let input = shards(dir.path(), n);
+    let cache = dir.path().join("cache");
+    let datasets = || fs::read_dir(&cache).unwrap().count();
+    let (got, _) = run(&input, &options("tried once", 0, &cache));
+    assert_eq!(got, expected("tried once", 0, n));
+    // A stream of another seed holds its entry while it reads: kept.
+    let mut reading =
+        TableStream::open(std::slice::from_ref(&input), &options("held", 0, &cache)).unwrap();
+    let first = reading.next().unwrap().unwrap();
+    // The file times of the entries must differ.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let (got, stats) = run(&input, &options("kept", 0, &cache));
+    assert_eq!(got, expected("kept", 0, n));
+    // "tried once" went; "held" stays while it is read.
+    assert_eq!(stats.removed, 1);
+    assert_eq!(datasets(), 2);
+    let mut held = ids(&[first]);
+    for batch in reading.by_ref() {
+        held.extend(ids(&[batch.unwrap()]));
+    }
+    assert_eq!(held, expected("held", 0, n));
+    drop(reading);
+    // "held" ended its epoch after "kept" was written: it removes nothing
+    // newer than its own entry.
+    assert_eq!(datasets(), 2);
+    // Another copy of the inputs is another dataset, left alone.
+    let copy = dir.path().join("copy");
+    fs::create_dir(&copy).unwrap();
+    for shard in fs::read_dir(&input).unwrap() {
+        let shard = shard.unwrap().path();
+        fs::copy(&shard, copy.join(shard.file_name().unwrap())).unwrap();
+    }
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let (_, stats) = run(&copy, &options("kept", 1, &cache));
+    assert_eq!(stats.removed, 0);
+    assert_eq!(datasets(), 3);
 }
