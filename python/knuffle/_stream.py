@@ -207,7 +207,9 @@ def stream_table(
     background when the cache's file system has room for it (free space of
     an epoch's bucket files and a quarter more), taking a quarter of
     ``memory``. A stream that reaches the end of epoch ``e`` removes the
-    cache's entries of earlier epochs that no stream reads; entries that
+    cache's entries of earlier epochs that no stream reads, and those of
+    the same inputs under another seed or other columns that no stream
+    reads and none of whose entries is newer than its own; entries that
     can never be used again (a killed writer's, or of inputs that changed)
     go as the next stream opens the cache. The rows never depend on it.
 

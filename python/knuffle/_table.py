@@ -146,8 +146,9 @@ def shuffle_table(
     truncated file, a schema mismatch naming both files, a ragged CSV row),
     ``OSError`` when a read or write fails (naming the file),
     ``knuffle.MemoryLimitError`` (a ``ValueError`` and a ``MemoryError``)
-    for an input that ``memory`` cannot hold (a table whose columns alone
-    take more, a footer or record larger than it), saying what to raise.
+    for a table whose columns alone take more than ``memory`` allows,
+    saying what to raise (a footer, record or message larger than it is a
+    ``ValueError``, also saying so).
 
     **Tables in memory.** With ``src`` a pyarrow ``Table`` or
     ``RecordBatch``, a polars ``DataFrame`` or ``Series``, a pandas

@@ -123,11 +123,12 @@ pub(crate) const COLUMN_BYTES: u64 = 1 << 10;
 /// (an 8-byte value, its share of offsets and validity, a short string).
 const FIELD_BYTES: u64 = 16;
 
-/// Rows per batch written for rows of `schema`, when the batches written
-/// and those gathered ahead of them may take `bytes` in all: the largest
-/// power of two up to [`WRITE_ROWS`] whose batches fit, at least one.
-/// A power of two divides `WRITE_ROWS`, so a narrow table's batches are
-/// cut at the same rows whatever the limit.
+/// Rows per batch written for rows of `schema`, when one batch may take
+/// `bytes`: the largest power of two up to [`WRITE_ROWS`] whose batch
+/// fits, at least one. Decided once per run, so the rows are cut at the
+/// same places in memory and through bucket files; under a small limit
+/// the batches are smaller (an Arrow output's batches differ with it; a
+/// CSV or JSON Lines output's bytes do not).
 pub(crate) fn write_rows(schema: &SchemaRef, bytes: u64) -> usize {
     let columns = crate::json_in::leaf_count(schema).max(1) as u64;
     let fit = bytes / columns.saturating_mul(FIELD_BYTES);

@@ -254,14 +254,27 @@ impl Runs {
                 current[run] = Some((slot, 0));
             }
         }
+        // A merged batch has at most as many rows as the largest run batch
+        // read (each about `batch_bytes`): a wide table's merged batches
+        // stay within the memory its run batches do.
+        let most_rows = |batches: &[RecordBatch]| {
+            batches
+                .iter()
+                .map(RecordBatch::num_rows)
+                .max()
+                .unwrap_or(1)
+                .min(WRITE_ROWS)
+        };
+        let mut cap = most_rows(&batches);
         while let Some(Reverse((_, _, run))) = heap.pop() {
             let (slot, at) = current[run].expect("a run in the heap has a batch");
             picks.push((slot, at));
             let next = if at + 1 < batches[slot].num_rows() {
                 Some((slot, at + 1))
             } else {
-                self.next_batch(&mut readers[run], &mut batches)?
-                    .map(|slot| (slot, 0))
+                let next = self.next_batch(&mut readers[run], &mut batches)?;
+                cap = cap.max(most_rows(&batches[batches.len().saturating_sub(1)..]));
+                next.map(|slot| (slot, 0))
             };
             current[run] = next;
             if let Some((slot, at)) = next {
@@ -271,7 +284,7 @@ impl Runs {
             // The batches referred to stay few: a run's batch is about
             // `batch_bytes`, or one row.
             let many = batches.len() > 2 * readers.len() + 16;
-            if picks.len() == WRITE_ROWS || many || heap.is_empty() {
+            if picks.len() >= cap || many || heap.is_empty() {
                 let refs: Vec<&RecordBatch> = batches.iter().collect();
                 let merged = arrow::compute::interleave_record_batch(&refs, &picks)
                     .map_err(|e| Error::invalid(format!("internal: merging runs: {e}")))?;

@@ -266,10 +266,12 @@ pub(crate) struct Budget {
 }
 
 impl Budget {
-    /// The batches being written and those gathered ahead of them (a
-    /// bucket being ordered takes at most half of the rows' share).
+    /// One batch written, gathered or waiting: an eighth of the rows'
+    /// share holds the batches in flight at once ([`GATHER_AHEAD`] gathered
+    /// ahead, one being gathered, one waiting in the output and its copy
+    /// as it is cut).
     pub(crate) fn batches_out(&self) -> u64 {
-        self.rows / 8
+        self.rows / 8 / (GATHER_AHEAD as u64 + 3)
     }
 
     pub(crate) fn of(memory: u64) -> Budget {

@@ -29,7 +29,7 @@ use knuffle_sample::{ExactDraw, FieldName, Parts, split_key_rng};
 use crate::error::Error;
 use crate::format::Format;
 use crate::output::{Destination, Emitter, Written};
-use crate::output_plan::check_column_writers;
+use crate::output_plan::{check_column_writers, write_rows};
 use crate::sample_columns::KeyColumns;
 use crate::sample_rows::Rows;
 use crate::shuffle::{Options, Prepared, prepare, reading};
@@ -84,9 +84,13 @@ pub fn split_table(
         // Every part's writer is open at once.
         check_column_writers(&prepared.schema, options.memory, parts as u64)?;
     }
-    // The parts' writers share the memory of one writer.
+    // The parts' writers, and their waiting rows, share the memory of one.
     let mut settings = prepared.settings.clone();
     settings.writer_memory = (settings.writer_memory / parts).max(1);
+    settings.write_rows = write_rows(
+        &prepared.schema,
+        prepared.budget.batches_out() / parts as u64,
+    );
     let law = match &split.key {
         None => Law::Exact(split.parts.sizes(count_rows(&mut prepared)?)),
         Some(fields) => Law::ByKey(fields),

@@ -485,10 +485,12 @@ impl Entry {
     }
 
     /// Removes the entries of the same inputs read otherwise (another
-    /// seed, other columns, another format option or version) that were
-    /// written before this one and that no stream holds; returns how many.
-    /// A seed tried once no longer keeps a copy of the data: the cache
-    /// holds about one copy of a set of inputs per seed in use.
+    /// seed, other columns, another format option or version) that no
+    /// stream holds, of a dataset none of whose entries was written after
+    /// this one (a job under way writes its next epoch during this one's:
+    /// its entries all stay); returns how many. A seed tried once no
+    /// longer keeps a copy of the data: the cache holds about one copy of
+    /// a set of inputs per seed in use.
     pub(crate) fn remove_superseded(&self) -> u64 {
         let Some(inputs) = self.dataset.as_ref().map(|d| &d["inputs"]) else {
             return 0;
@@ -509,18 +511,29 @@ impl Entry {
             if !is_other {
                 continue;
             }
-            for epoch in epochs_in(&dir) {
-                let entry = Entry {
+            let entries: Vec<Entry> = epochs_in(&dir)
+                .into_iter()
+                .map(|epoch| Entry {
                     root: self.root.clone(),
                     dir: dir.clone(),
                     dataset: None,
                     epoch,
-                };
-                let superseded = entry.manifest().ok().flatten().is_some_and(|manifest| {
-                    manifest["identity"]["dataset"]["inputs"] == *inputs
-                        && modified(&entry.path("manifest")).is_some_and(|t| t < written)
-                });
-                if superseded {
+                })
+                .collect();
+            let in_use = entries.iter().any(|entry| {
+                ["manifest", "manifest.partial", "buckets.partial"]
+                    .iter()
+                    .any(|suffix| modified(&entry.path(suffix)).is_some_and(|t| t >= written))
+            });
+            if in_use {
+                continue;
+            }
+            for entry in entries {
+                let same_inputs =
+                    entry.manifest().ok().flatten().is_some_and(|manifest| {
+                        manifest["identity"]["dataset"]["inputs"] == *inputs
+                    });
+                if same_inputs {
                     removed += u64::from(entry.remove_if_unused().unwrap_or(false));
                 }
             }
