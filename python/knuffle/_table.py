@@ -309,7 +309,7 @@ def _file_options(**given: Any) -> dict[str, Any]:
         "output_format": _text(given["output_format"], "output_format", _FORMATS),
         "count": given["count"],
         "compression": _text(given["compression"], "compression", "a Parquet codec such as 'zstd' or 'zstd(3)'"),
-        "row_group_rows": _at_least_one(given["row_group_rows"], "row_group_rows"),
+        "row_group_rows": _count(given["row_group_rows"], "row_group_rows"),
         "temp_dir": temp_dir,
         "infer_types": _flag(given["infer_types"], "infer_types"),
         "partition_by": _text(given["partition_by"], "partition_by", "a column name"),

@@ -22,8 +22,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use crate::files::memory_limit;
-use crate::table::memory_limit_error;
 use crate::sampling_tables::{SplitAsked, sample_tables, split_tables, table_job};
+use crate::table::memory_limit_error;
 
 /// The engine's error as the Python exception a user expects: bad options
 /// or data `ValueError`, I/O the `OSError` subclass of its kind, more than

@@ -16,6 +16,22 @@ use pyo3::types::{PyDict, PyType};
 
 use crate::files::{get, memory_limit};
 
+/// The table engine's options as its messages name them (the command
+/// line's flags) and as Python's keywords do.
+const OPTION_NAMES: [(&str, &str); 2] = [
+    ("(--memory)", "(memory=)"),
+    ("--row-group-rows ", "row_group_rows= "),
+];
+
+/// An engine message with its options named as Python names them.
+fn python_names(message: &str) -> String {
+    OPTION_NAMES
+        .iter()
+        .fold(message.to_owned(), |text, (flag, keyword)| {
+            text.replace(flag, keyword)
+        })
+}
+
 /// `knuffle.MemoryLimitError(message)`: a job that needs more than its
 /// `memory=` limit.
 pub fn memory_limit_error(message: String) -> PyErr {
@@ -99,8 +115,7 @@ fn table_labels<'py>(
 /// `knuffle.MemoryLimitError` (a `MemoryError` and a `ValueError`), with
 /// the engine's message (it names the file).
 pub fn table_error(error: knuffle_table::Error) -> PyErr {
-    // The engine names its options as the command line spells them.
-    let message = error.message().replace("(--memory)", "(memory=)");
+    let message = python_names(error.message());
     match error.kind() {
         ErrorKind::Invalid | ErrorKind::Data => PyValueError::new_err(message),
         ErrorKind::Io => match error.os_kind() {
@@ -184,9 +199,6 @@ fn shuffle_table_paths(
 ) -> PyResult<(u64, u64, usize)> {
     let destination = destination(outputs, options)?;
     let row_group_rows: Option<usize> = get(options, "row_group_rows")?;
-    if row_group_rows == Some(0) {
-        return Err(PyValueError::new_err("row_group_rows= must be at least 1"));
-    }
     let compression: Option<String> = get(options, "compression")?;
     let compression = compression
         .as_deref()

@@ -228,9 +228,6 @@ pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
     if let Destination::Shards(_, split) = &destination {
         split.sizes(0).map_err(table_command_error)?;
     }
-    if args.row_group_rows == Some(0) {
-        return Err(CliError::invalid("--row-group-rows must be at least 1"));
-    }
     let compression = args
         .compression
         .as_deref()

@@ -103,7 +103,7 @@ pub(crate) fn parquet_layout(
         layout.compression = compression;
     }
     if let Some(rows) = row_group_rows {
-        layout.row_group_rows = rows.max(1);
+        layout.row_group_rows = rows;
     }
     Ok(layout)
 }

@@ -69,6 +69,18 @@ pub struct Options {
     pub infer_types: bool,
 }
 
+impl Options {
+    /// The one check of the options themselves (before a file is opened),
+    /// with the error the user sees; options are named as the command line
+    /// spells them (the Python bindings rename them).
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.row_group_rows == Some(0) {
+            return Err(Error::invalid("--row-group-rows must be at least 1"));
+        }
+        Ok(())
+    }
+}
+
 /// What a shuffle did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
@@ -123,6 +135,7 @@ pub(crate) fn prepare(
     destination: &Destination,
     options: &Options,
 ) -> Result<Prepared, Error> {
+    options.validate()?;
     let sources = source::list(inputs, options.format)?;
     let format = output_format(destination, options.output_format, &sources)?;
     let budget = Budget::of(options.memory);

@@ -110,6 +110,12 @@ fn failures_have_their_exit_status_and_leave_nothing() {
             2,
             "--shards must be at least 1",
         ),
+        // Checked once, by the engine, before an input is opened.
+        (
+            &["missing.csv", "--row-group-rows", "0"],
+            2,
+            "--row-group-rows must be at least 1",
+        ),
     ];
     for &(args, status, message) in cases {
         let output = TestCommand::knuffle()
