@@ -537,10 +537,16 @@ impl Run {
         let cap_rows = usize::try_from(self.budget.rows / 16 / row_bytes)
             .unwrap_or(usize::MAX)
             .max(1);
+        // A batch is small when its arrays' bookkeeping passes a quarter of
+        // its rows' bytes (the spill's rule): large ones are kept as read,
+        // without a copy.
+        let bookkeeping = ARRAY_OVERHEAD * self.spill_schema.fields().len() as u64;
         let mut batches = Vec::new();
         for batch in spilled.read(b) {
-            batches.push(batch?);
-            if batches.len() > HELD_BATCHES {
+            let batch = batch?;
+            let small = (batch.num_rows() as u64).saturating_mul(row_bytes) < 4 * bookkeeping;
+            batches.push(batch);
+            if small && batches.len() > HELD_BATCHES {
                 merge_small_tail(&self.spill_schema, &mut batches, cap_rows)?;
             }
         }
