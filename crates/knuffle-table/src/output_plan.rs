@@ -103,6 +103,7 @@ pub(crate) fn parquet_layout(
         layout.compression = compression;
     }
     if let Some(rows) = row_group_rows {
+        debug_assert!(rows > 0, "Options::validate refuses 0");
         layout.row_group_rows = rows;
     }
     Ok(layout)

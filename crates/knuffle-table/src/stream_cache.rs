@@ -456,6 +456,11 @@ impl Entry {
         }
     }
 
+    /// Whether a stream holds the entry (reads or writes it) now.
+    fn held(&self) -> bool {
+        matches!(self.lock(Mode::Exclusive, false), Ok(None))
+    }
+
     /// Removes the entry unless a stream holds it; whether it did.
     pub(crate) fn remove_if_unused(&self) -> Result<bool, Error> {
         let Some(lock) = self.lock(Mode::Exclusive, false)? else {
@@ -485,10 +490,12 @@ impl Entry {
     }
 
     /// Removes the entries of the same inputs read otherwise (another
-    /// seed, other columns, another format option or version) that no
-    /// stream holds, of a dataset none of whose entries was written after
-    /// this one (a job under way writes its next epoch during this one's:
-    /// its entries all stay); returns how many. A seed tried once no
+    /// seed, other columns, another format option or version) of a dataset
+    /// none of whose entries a stream holds or was written after this one
+    /// (a run under way reads an epoch, or wrote its next one during this
+    /// one's: its entries all stay); returns how many. A run paused
+    /// between epochs for longer than one of this stream's may find its
+    /// next epoch gone, and writes it again. A seed tried once no
     /// longer keeps a copy of the data: the cache holds about one copy of
     /// a set of inputs per seed in use.
     pub(crate) fn remove_superseded(&self) -> u64 {
@@ -521,9 +528,10 @@ impl Entry {
                 })
                 .collect();
             let in_use = entries.iter().any(|entry| {
-                ["manifest", "manifest.partial", "buckets.partial"]
+                let newer = ["manifest", "manifest.partial", "buckets.partial"]
                     .iter()
-                    .any(|suffix| modified(&entry.path(suffix)).is_some_and(|t| t >= written))
+                    .any(|suffix| modified(&entry.path(suffix)).is_some_and(|t| t >= written));
+                newer || entry.held()
             });
             if in_use {
                 continue;
