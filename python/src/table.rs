@@ -16,20 +16,50 @@ use pyo3::types::{PyDict, PyType};
 
 use crate::files::{get, memory_limit};
 
-/// The table engine's options as its messages name them (the command
-/// line's flags) and as Python's keywords do.
-const OPTION_NAMES: [(&str, &str); 2] = [
-    ("(--memory)", "(memory=)"),
-    ("--row-group-rows ", "row_group_rows= "),
+/// The table engine's options that its messages name, as the command
+/// line spells them; Python's keyword is the same name with `_` for `-`
+/// and a `=` (`--row-group-rows`: `row_group_rows=`).
+const OPTION_FLAGS: [&str; 13] = [
+    "memory",
+    "partition-by",
+    "infer-types",
+    "per-key",
+    "format",
+    "output-format",
+    "skip-bad-weights",
+    "parts",
+    "shards",
+    "rows-per-shard",
+    "compression",
+    "row-group-rows",
+    "inorder",
 ];
 
-/// An engine message with its options named as Python names them.
+/// An engine message with its options named as Python names them: each
+/// `--flag` of [`OPTION_FLAGS`] that ends there (not the start of a
+/// longer one, as `--format` is of `--format-x`).
 fn python_names(message: &str) -> String {
-    OPTION_NAMES
-        .iter()
-        .fold(message.to_owned(), |text, (flag, keyword)| {
-            text.replace(flag, keyword)
-        })
+    let mut text = message.to_owned();
+    for flag in OPTION_FLAGS {
+        let dashed = format!("--{flag}");
+        let keyword = format!("{}=", flag.replace('-', "_"));
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find(&dashed) {
+            let after = &rest[at + dashed.len()..];
+            let whole = !after
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+            out.push_str(&rest[..at]);
+            out.push_str(if whole { &keyword } else { &dashed });
+            rest = after;
+        }
+        out.push_str(rest);
+        text = out;
+    }
+    // The outputs are `-o`'s on the command line, `dst` here.
+    text.replace("-o once per part", "a dst path per part")
 }
 
 /// `knuffle.MemoryLimitError(message)`: a job that needs more than its

@@ -36,7 +36,8 @@ def test_parts_are_runs_of_the_table_order(shards, tmp_path):
 
 def test_parts_mistakes_are_clear(shards, tmp_path):
     a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
-    with pytest.raises(ValueError, match="--parts has 3 shares but 2 outputs"):
+    # Named as Python names them: parts=, and the paths of dst.
+    with pytest.raises(ValueError, match=r"parts= has 3 shares but 2 outputs were given \(a dst path per part"):
         knuffle.shuffle_table(shards, [a, b], seed="s", parts=[1, 1, 1])
     with pytest.raises(TypeError, match="needs parts="):
         knuffle.shuffle_table(shards, [a, b], seed="s")
@@ -46,6 +47,6 @@ def test_parts_mistakes_are_clear(shards, tmp_path):
         knuffle.shuffle_table(shards, [a, b], seed="s", parts=[1, True])
     with pytest.raises(ValueError, match="parts=: invalid parts"):
         knuffle.shuffle_table(shards, [a, b], seed="s", parts=[1, -1])
-    with pytest.raises(ValueError, match="--parts has 1 share but 0 outputs"):
+    with pytest.raises(ValueError, match="parts= has 1 share but 0 outputs"):
         knuffle.shuffle_table(shards, [], seed="s", parts=[1])
     assert not a.exists() and not b.exists()
