@@ -38,7 +38,8 @@
 //!    (formats and their names), `order` (the table order: labels, ties,
 //!    the reference permutation), `epoch` (the epoch order by position, in
 //!    windows of buckets, after `order`).
-//! 2. `batch_merge` (small batches held together, merged), `layout` (a Parquet output's compression, row groups, metadata),
+//! 2. `batch_merge` (small batches held together, merged), `budget` (how
+//!    a table shuffle shares its memory limit), `layout` (a Parquet output's compression, row groups, metadata),
 //!    `open_files` (the open-file limit raised for many outputs),
 //!    `csv_types` (`--infer-types`' rule: which type a CSV column's values
 //!    all keep as written), the readers of the formats, each checking what
@@ -84,6 +85,7 @@
 //!    loops: the shuffle's two passes, pass 2 handed out batch by batch).
 
 mod batch_merge;
+mod budget;
 mod compressed_in;
 mod contain;
 mod csv_in;

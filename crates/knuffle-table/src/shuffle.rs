@@ -16,6 +16,7 @@ use arrow::datatypes::SchemaRef;
 use parquet::basic::Compression;
 
 use crate::batch_merge::{HELD_BATCHES, merge_small_tail};
+use crate::budget::{Budget, GATHER_AHEAD};
 use crate::error::Error;
 use crate::format::Format;
 use crate::gather::Gather;
@@ -29,9 +30,6 @@ use crate::spill::{self, ARRAY_OVERHEAD, LabelRange, Spill, Spilled};
 
 /// Rows per batch read from the inputs.
 pub const BATCH_ROWS: usize = 8192;
-
-/// Gathered batches waiting for the writer.
-const GATHER_AHEAD: usize = 4;
 
 /// Bytes of a bucket's ordering beyond its rows: a sort key (8) and a
 /// position (4) per row, and its labels and row numbers again (12).
@@ -264,42 +262,6 @@ pub(crate) fn read_labelled(
 /// about 4 KiB a column for 100,000 columns of 8 rows, 9 KiB for 10,000
 /// columns of 200 rows, beyond the limit).
 pub(crate) const SPILL_COLUMN_BYTES: u64 = 8 << 10;
-
-/// How the memory limit is shared.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Budget {
-    /// The whole limit.
-    total: u64,
-    /// Rows held in memory (the whole table, or a bucket), with their order.
-    pub(crate) rows: u64,
-    /// Rows waiting to be written to the bucket files.
-    pub(crate) pending: usize,
-    /// A Parquet writer's row group in progress.
-    writer: usize,
-}
-
-impl Budget {
-    /// One batch written, gathered or waiting: an eighth of the rows'
-    /// share holds the batches in flight at once ([`GATHER_AHEAD`] gathered
-    /// ahead, one being gathered, one waiting in the output and its copy
-    /// as it is cut).
-    pub(crate) fn batches_out(&self) -> u64 {
-        self.rows / 8 / (GATHER_AHEAD as u64 + 3)
-    }
-
-    pub(crate) fn of(memory: u64) -> Budget {
-        // Code, buffers of the readers and writers, allocator slack.
-        let fixed = (16u64 << 20).min(memory / 8);
-        let writer = (memory / 5).min(512 << 20);
-        let rows = memory.saturating_sub(fixed + writer).max(1 << 20);
-        Budget {
-            total: memory,
-            rows,
-            pending: usize::try_from(rows / 2).unwrap_or(usize::MAX),
-            writer: usize::try_from(writer).unwrap_or(usize::MAX),
-        }
-    }
-}
 
 /// Rows read so far: held in memory while they fit, then moved to buckets.
 pub(crate) enum Held {
@@ -537,14 +499,13 @@ impl Run {
         let cap_rows = usize::try_from(self.budget.rows / 16 / row_bytes)
             .unwrap_or(usize::MAX)
             .max(1);
-        // A batch is small when its arrays' bookkeeping passes a quarter of
-        // its rows' bytes (the spill's rule): large ones are kept as read,
-        // without a copy.
-        let bookkeeping = ARRAY_OVERHEAD * self.spill_schema.fields().len() as u64;
+        // Large batches are kept as read, without a copy.
+        let arrays = self.spill_schema.fields().len() as u64;
         let mut batches = Vec::new();
         for batch in spilled.read(b) {
             let batch = batch?;
-            let small = (batch.num_rows() as u64).saturating_mul(row_bytes) < 4 * bookkeeping;
+            let bytes = (batch.num_rows() as u64).saturating_mul(row_bytes);
+            let small = spill::mostly_bookkeeping(bytes, arrays);
             batches.push(batch);
             if small && batches.len() > HELD_BATCHES {
                 merge_small_tail(&self.spill_schema, &mut batches, cap_rows)?;

@@ -313,6 +313,13 @@ impl Spill {
     }
 }
 
+/// Whether `arrays` arrays holding `bytes` of rows are small: their
+/// bookkeeping passes a quarter of their rows' bytes, so that they are
+/// worth merging (a wide table read a few rows at a time).
+pub(crate) fn mostly_bookkeeping(bytes: u64, arrays: u64) -> bool {
+    ARRAY_OVERHEAD.saturating_mul(arrays) > bytes / 4
+}
+
 /// A bucket's waiting slices, as written: merged into one batch when
 /// their arrays' bookkeeping passes a quarter of their rows' bytes (a wide
 /// table read a few rows at a time over many buckets), since every batch
@@ -325,8 +332,8 @@ fn coalesced(
     slices: Vec<RecordBatch>,
     bytes: u64,
 ) -> Result<Vec<RecordBatch>, Error> {
-    let bookkeeping = ARRAY_OVERHEAD * (schema.fields().len() * slices.len()) as u64;
-    if slices.len() < 2 || bookkeeping <= bytes / 4 {
+    let arrays = (schema.fields().len() * slices.len()) as u64;
+    if slices.len() < 2 || !mostly_bookkeeping(bytes, arrays) {
         return Ok(slices);
     }
     let merged = arrow::compute::concat_batches(schema, &slices)

@@ -11,9 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 
+use crate::budget::Budget;
 use crate::error::Error;
 use crate::order::{TableOrder, epoch_seed};
-use crate::shuffle::{BATCH_ROWS, Budget, Held, Run, read_labelled};
+use crate::shuffle::{BATCH_ROWS, Held, Run, read_labelled};
 use crate::source::{self, Opened, Reading, Source};
 use crate::spill::{self, LabelRange, Spill, Spilled};
 
