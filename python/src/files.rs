@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use knuffle::DefaultRng;
 use knuffle_io::{MIN_LIMIT, parse_size};
 use knuffle_records::{
-    Destination, Error, Input, NoProgress, Options, Randomness, shuffle_records_to,
+    Destination, Error, HeadCount, Input, NoProgress, Options, Randomness, shuffle_records_to,
 };
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -108,25 +108,25 @@ impl FileJob {
         let memory: Option<Bound<'_, PyAny>> = get(options, "memory")?;
         let memory = memory.as_ref().map(MemoryLimit::from_python).transpose()?;
         let temp_dir: Option<PathBuf> = get(options, "temp_dir")?;
-        if repeat && count.is_none() {
+        let options = Options {
+            delimiter: if zero_terminated { 0 } else { b'\n' },
+            header,
+            count: HeadCount::from(count),
+            repeat,
+            memory: memory.as_ref().map(MemoryLimit::bytes).transpose()?,
+            temp_dir,
+            // Python has no SIGBUS handler: a private copy.
+            map_input: false,
+        };
+        if options.endless() {
             return Err(PyValueError::new_err(
                 "repeat=True needs count= (a file cannot hold an endless output)",
             ));
         }
-        let memory = memory.as_ref().map(MemoryLimit::bytes).transpose()?;
         Ok(FileJob {
             inputs,
             output,
-            options: Options {
-                delimiter: if zero_terminated { 0 } else { b'\n' },
-                header,
-                count,
-                repeat,
-                memory,
-                temp_dir,
-                // Python has no SIGBUS handler: a private copy.
-                map_input: false,
-            },
+            options,
         })
     }
 

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use knuffle::Seed;
 use knuffle_sample::{
-    Destination, FieldName, Framing, Mode, Parts, Probability, RandomValues, SampleError,
-    SampleErrorKind, SampleOptions, SplitOptions, parse_delimiter,
+    Destination, FieldName, Flag, FlagNames, Framing, Mode, Parts, RecordFlags, SampleError,
+    SampleErrorKind, SampleFlags, SampleOptions, SplitOptions,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -60,150 +60,77 @@ fn seed_text(seed: Option<String>) -> String {
     seed.unwrap_or_else(Seed::random_text)
 }
 
-/// Record framing: CSV, NUL-ended, or lines.
-fn framing(csv: bool, zero_terminated: bool) -> PyResult<Framing> {
-    match (csv, zero_terminated) {
-        (true, true) => Err(PyValueError::new_err(
-            "csv=True and zero_terminated=True cannot be combined",
-        )),
-        (true, false) => Ok(Framing::Csv),
-        (false, zero) => Ok(Framing::Lines(if zero { 0 } else { b'\n' })),
+/// The options as Python names them in messages.
+const PY_NAMES: FlagNames = FlagNames {
+    name: python_name,
+    with_value: python_name,
+};
+
+/// A keyword as given: `key=`, `replace=True`.
+fn python_name(flag: Flag) -> &'static str {
+    match flag {
+        Flag::Count => "n=",
+        Flag::Prob => "p=",
+        Flag::Weights => "weights=",
+        Flag::Replace => "replace=True",
+        Flag::Key => "key=",
+        Flag::PerKey => "per_key=",
+        Flag::SkipBadWeights => "skip_bad_weights=True",
+        Flag::InOrder => "inorder=True",
+        Flag::PrintRandom => "print_random=True",
+        Flag::GenRandomInorder => "gen_random_inorder=True",
+        Flag::Csv => "csv=True",
+        Flag::ZeroTerminated => "zero_terminated=True",
     }
 }
 
-/// A `ValueError` unless no two of `given` are set: `(name, set)`.
-fn exclusive(given: &[(&str, bool)]) -> PyResult<()> {
-    let set: Vec<&str> = given.iter().filter(|g| g.1).map(|g| g.0).collect();
-    if set.len() > 1 {
-        return Err(PyValueError::new_err(format!(
-            "{} cannot be combined",
-            set.join(" and ")
-        )));
+/// The record format from the dict: the engine's framing and delimiter.
+fn record_format(options: &Bound<'_, PyDict>) -> PyResult<(Framing, u8)> {
+    RecordFlags {
+        csv: get(options, "csv")?,
+        zero_terminated: get(options, "zero_terminated")?,
+        delimiter: get(options, "delimiter")?,
     }
-    Ok(())
+    .decide(PY_NAMES)
+    .map_err(to_python)
 }
 
-/// The sample's options from the dict, by the command line's rules.
+/// The sample's options from the dict, decided by the engine.
 fn sample_options(options: &Bound<'_, PyDict>) -> PyResult<SampleOptions> {
-    let n: Option<u64> = get(options, "n")?;
-    let p: Option<String> = get(options, "p")?;
-    let weights: Option<String> = get(options, "weights")?;
-    let replace: bool = get(options, "replace")?;
-    let key: Option<String> = get(options, "key")?;
-    let per_key: Option<u64> = get(options, "per_key")?;
-    let inorder: bool = get(options, "inorder")?;
-    let skip_bad_weights: bool = get(options, "skip_bad_weights")?;
-    let print_random: bool = get(options, "print_random")?;
-    let gen_random_inorder: bool = get(options, "gen_random_inorder")?;
-    let csv: bool = get(options, "csv")?;
-    let delimiter: Option<String> = get(options, "delimiter")?;
-    for pair in [
-        [("p=", p.is_some()), ("n=", n.is_some())],
-        [("p=", p.is_some()), ("weights=", weights.is_some())],
-        [("replace=True", replace), ("p=", p.is_some())],
-        [("replace=True", replace), ("inorder=True", inorder)],
-        [("key=", key.is_some()), ("n=", n.is_some())],
-        [("key=", key.is_some()), ("weights=", weights.is_some())],
-        [("key=", key.is_some()), ("replace=True", replace)],
-        [("key=", key.is_some()), ("inorder=True", inorder)],
-        [("per_key=", per_key.is_some()), ("p=", p.is_some())],
-        [
-            ("print_random=True", print_random),
-            ("replace=True", replace),
-        ],
-        [
-            ("print_random=True", print_random),
-            ("per_key=", per_key.is_some()),
-        ],
-        [
-            ("gen_random_inorder=True", gen_random_inorder),
-            ("replace=True", replace),
-        ],
-        [
-            ("gen_random_inorder=True", gen_random_inorder),
-            ("per_key=", per_key.is_some()),
-        ],
-        [
-            ("gen_random_inorder=True", gen_random_inorder),
-            ("n=", n.is_some()),
-        ],
-        [
-            ("gen_random_inorder=True", gen_random_inorder),
-            ("print_random=True", print_random),
-        ],
-    ] {
-        exclusive(&pair)?;
-    }
-    let needs = |set: bool, needed: bool, what: &str| {
-        if set && !needed {
-            Err(PyValueError::new_err(what.to_owned()))
-        } else {
-            Ok(())
-        }
+    let flags = SampleFlags {
+        count: get(options, "n")?,
+        prob: get(options, "p")?,
+        weights: get(options, "weights")?,
+        replace: get(options, "replace")?,
+        key: get(options, "key")?,
+        per_key: get(options, "per_key")?,
+        skip_bad_weights: get(options, "skip_bad_weights")?,
+        in_order: get(options, "inorder")?,
+        print_random: get(options, "print_random")?,
+        gen_random_inorder: get(options, "gen_random_inorder")?,
     };
-    needs(per_key.is_some(), key.is_some(), "per_key= needs key=")?;
-    needs(
-        skip_bad_weights,
-        weights.is_some(),
-        "skip_bad_weights=True needs weights=",
-    )?;
-    needs(inorder, n.is_some(), "inorder=True needs n=")?;
-    if replace && n.is_none() {
+    let mode = flags.mode(PY_NAMES).map_err(to_python)?;
+    if let Mode::Replacement { count: None, .. } = mode {
+        // The command line's endless sample has no file to go to here.
         return Err(PyValueError::new_err(
             "replace=True needs n= (a file cannot hold an endless sample)",
         ));
     }
-    let invalid = |e: SampleError| to_python(e);
-    let mode = if let Some(fields) = &key {
-        let fields = FieldName::parse_list("key=", fields).map_err(invalid)?;
-        match (&p, per_key) {
-            (Some(text), _) => Mode::Distinct {
-                fields,
-                probability: Probability::parse(text).map_err(invalid)?,
-            },
-            (None, Some(per_key)) => Mode::Stratified { fields, per_key },
-            (None, None) => {
-                return Err(PyValueError::new_err(
-                    "key= needs p= (distinct sampling) or per_key= (stratified)",
-                ));
-            }
-        }
-    } else if replace {
-        Mode::Replacement {
-            field: match &weights {
-                Some(field) => Some(FieldName::parse("weights=", field).map_err(invalid)?),
-                None => None,
-            },
-            count: n,
-        }
-    } else if let Some(text) = &p {
-        Mode::Bernoulli(Probability::parse(text).map_err(invalid)?)
-    } else if let Some(field) = &weights {
-        Mode::Weighted {
-            field: FieldName::parse("weights=", field).map_err(invalid)?,
-            count: n,
-        }
-    } else {
-        Mode::Uniform { count: n }
-    };
-    let framing = framing(csv, get(options, "zero_terminated")?)?;
+    let (framing, delimiter) = record_format(options)?;
+    let random_values = flags.random_values(&mode, PY_NAMES).map_err(to_python)?;
     let options = SampleOptions {
         mode,
         framing,
-        delimiter: parse_delimiter(delimiter.as_deref(), csv).map_err(invalid)?,
+        delimiter,
         header: get(options, "header")?,
-        in_order: inorder,
-        skip_bad_weights,
-        random_values: match (print_random, gen_random_inorder) {
-            (_, true) => RandomValues::Every,
-            (true, false) => RandomValues::Sampled,
-            (false, false) => RandomValues::Off,
-        },
+        in_order: flags.in_order,
+        skip_bad_weights: flags.skip_bad_weights,
+        random_values,
         memory: memory_limit(options)?,
         seed: seed_text(get(options, "seed")?),
         temp_dir: get(options, "temp_dir")?,
     };
-    options.validate().map_err(invalid)?;
+    options.validate().map_err(to_python)?;
     Ok(options)
 }
 
@@ -272,7 +199,9 @@ pub fn split_paths(
     let key: Option<String> = get(options, "key")?;
     let parts = Parts::parse(&parts).map_err(to_python)?;
     let key = match key {
-        Some(fields) => Some(FieldName::parse_list("key=", &fields).map_err(to_python)?),
+        Some(fields) => {
+            Some(FieldName::parse_list(python_name(Flag::Key), &fields).map_err(to_python)?)
+        }
         None => None,
     };
     if let Some(formats) = tables {
@@ -287,13 +216,12 @@ pub fn split_paths(
         split_tables(py, &inputs, &outputs, asked, &formats)?;
         return Ok(seed);
     }
-    let csv: bool = get(options, "csv")?;
-    let delimiter: Option<String> = get(options, "delimiter")?;
+    let (framing, delimiter) = record_format(options)?;
     let options = SplitOptions {
         parts,
         key,
-        framing: framing(csv, get(options, "zero_terminated")?)?,
-        delimiter: parse_delimiter(delimiter.as_deref(), csv).map_err(to_python)?,
+        framing,
+        delimiter,
         header: get(options, "header")?,
         memory: memory_limit(options)?,
         seed: seed_text(get(options, "seed")?),

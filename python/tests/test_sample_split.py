@@ -171,6 +171,38 @@ def test_bad_arguments_are_value_errors(table, tmp_path):
     assert not any(p.exists() for p in outs)
 
 
+@pytest.mark.parametrize(
+    "kwargs, args, says",
+    [
+        # The engine's rules (the command line gives them to clap, which
+        # words its own refusal; Python's words are the engine's).
+        ({"p": "0.1", "n": 3}, ["-p", "0.1", "-n", "3"], "p= and n= cannot be combined"),
+        ({"replace": True, "p": "0.5"}, ["-r", "-p", "0.5"],
+         "replace=True and p= cannot be combined"),
+        ({"print_random": True, "per_key": 1, "key": "1"},
+         ["--print-random", "--per-key", "1", "-k", "1"],
+         "print_random=True and per_key= cannot be combined"),
+        ({"csv": True, "zero_terminated": True}, ["--csv", "-z"],
+         "csv=True and zero_terminated=True cannot be combined"),
+        ({"per_key": 2}, ["--per-key", "2"], "per_key= needs key="),
+        ({"inorder": True}, ["--inorder"], "inorder=True needs n="),
+        ({"key": "1"}, ["-k", "1"], "key= needs p= (distinct sampling) or per_key= (stratified)"),
+        ({"n": 2, "print_random": True}, ["-n", "2", "--print-random"],
+         "print_random=True needs a mode that gives each record a random value: p=, key= with "
+         "p=, or weights= without replace=True (n=, replace=True and per_key= draw none per "
+         "record)"),
+    ],
+)
+def test_options_are_refused_by_the_command_lines_rules_in_pythons_names(
+    table, kwargs, args, says
+):
+    with pytest.raises(ValueError) as error:
+        knuffle.sample_file(table, **kwargs)
+    assert str(error.value) == says
+    cli = subprocess.run([knuffle_cli(), "sample", *args, str(table)], capture_output=True, text=True)
+    assert cli.returncode == 2, cli.stderr
+
+
 def test_io_failures_are_os_errors(table, tmp_path):
     with pytest.raises(FileNotFoundError, match="missing.tsv"):
         knuffle.sample_file(tmp_path / "missing.tsv", n=1)

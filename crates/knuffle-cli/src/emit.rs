@@ -14,8 +14,18 @@ use crate::typed_flags;
 /// prints (status 0 for help and version, 2 for a usage error). Every
 /// subcommand answers `--version` (and `-h`/`--help`).
 pub fn parse<P: clap::Parser>(name: &str, args: &[std::ffi::OsString]) -> Result<P, CliError> {
+    parse_with(name, args, |command| command)
+}
+
+/// [`parse`] with rules added to the command (`rules`: an engine's
+/// conflicts among its options).
+pub fn parse_with<P: clap::Parser>(
+    name: &str,
+    args: &[std::ffi::OsString],
+    rules: fn(clap::Command) -> clap::Command,
+) -> Result<P, CliError> {
     let argv = std::iter::once(std::ffi::OsString::from(name)).chain(args.iter().cloned());
-    let command = P::command()
+    let command = rules(P::command())
         .version(env!("CARGO_PKG_VERSION"))
         .disable_version_flag(false);
     let parsed = command

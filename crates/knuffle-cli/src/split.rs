@@ -10,12 +10,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use knuffle_sample::{FieldName, Parts, SplitOptions};
+use knuffle_sample::{FieldName, Flag, Parts, SplitOptions};
 use knuffle_table::{TableSplit, split_table};
 
 use crate::emit;
 use crate::failure::CliError;
-use crate::sample::{RecordFormat, cli_error};
+use crate::sample::{CLI_NAMES, RecordFormat, cli_error};
 use crate::seeding::RunSeed;
 use crate::table_jobs::{self, TableJob, table_error};
 
@@ -147,10 +147,12 @@ pub(crate) struct Args {
 
 /// Runs `knuffle split` with the arguments after `split`.
 pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
-    let args: Args = emit::parse("knuffle split", args)?;
+    let args: Args = emit::parse_with("knuffle split", args, crate::sample::engine_rules)?;
     let parts = Parts::parse(&args.parts).map_err(cli_error)?;
     let key = match &args.key_fields {
-        Some(fields) => Some(FieldName::parse_list("-k", fields).map_err(cli_error)?),
+        Some(fields) => {
+            Some(FieldName::parse_list((CLI_NAMES.name)(Flag::Key), fields).map_err(cli_error)?)
+        }
         None => None,
     };
     let (framing, delimiter) = args.format.decide()?;

@@ -86,13 +86,13 @@ pub static SUBCOMMANDS: &[Subcommand] = &[
         name: "sample",
         summary: "uniform, Bernoulli and weighted samples of records",
         run: crate::sample::run,
-        command: crate::sample::Args::command,
+        command: || crate::sample::engine_rules(crate::sample::Args::command()),
     },
     Subcommand {
         name: "split",
         summary: "records into train/validation/test parts",
         run: crate::split::run,
-        command: crate::split::Args::command,
+        command: || crate::sample::engine_rules(crate::split::Args::command()),
     },
     Subcommand {
         name: "table",

@@ -5,11 +5,11 @@
 //! seq 1000000 | cargo run -p knuffle-records --example sample_reader
 //! ```
 
-use knuffle_records::{Input, Options, Randomness, shuffle_records};
+use knuffle_records::{HeadCount, Input, Options, Randomness, shuffle_records};
 
 fn main() -> Result<(), knuffle_records::Error> {
     let options = Options {
-        count: Some(3),
+        count: HeadCount::AtMost(3),
         header: 1,
         ..Options::default()
     };

@@ -157,7 +157,7 @@ fn shuffle_lines<O: Offset, D: Draws>(
     draws: &mut D,
 ) -> Result<(), Error> {
     let options = run.options;
-    let head_count = run.head_count;
+    let head_count = run.head_count.limit();
     let data: &[u8] = bytes;
     let delimiter = options.delimiter;
     let limit = run.limit;

@@ -6,11 +6,11 @@
 //! [`shuffle_records`] writes byte for byte what `knuffle` writes:
 //!
 //! ```
-//! use knuffle_records::{Input, Options, Randomness, shuffle_records};
+//! use knuffle_records::{HeadCount, Input, Options, Randomness, shuffle_records};
 //!
 //! let input = Input::Reader(Box::new(&b"a\nb\nc\nd\n"[..]));
 //! let options = Options {
-//!     count: Some(2), // knuffle -n 2
+//!     count: HeadCount::AtMost(2), // knuffle -n 2
 //!     ..Options::default()
 //! };
 //! let mut out = Vec::new();
@@ -119,7 +119,7 @@ pub use error::Error;
 /// The GNU-compatible source inside [`Randomness::Gnu`].
 pub use gnu_random::GnuRandom;
 pub use input::{Input, in_mapped_input};
-pub use options::Options;
+pub use options::{HeadCount, Options};
 pub use output::{Output, OutputPlan};
 pub use progress::{NoProgress, Progress};
 pub use randomness::Randomness;
@@ -190,7 +190,7 @@ pub fn shuffle_records_to(
     destination: Destination<'_>,
     progress: &dyn Progress,
 ) -> Result<(), Error> {
-    let endless = options.repeat && options.count.is_none();
+    let endless = options.endless();
     let plan = match destination {
         Destination::Stdout => OutputPlan::new(None, endless),
         Destination::Writer(writer) => OutputPlan::writer(writer),

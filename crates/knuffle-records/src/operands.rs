@@ -45,7 +45,7 @@ fn words(
     output: &OutputPlan<'_>,
     progress: &dyn Progress,
 ) -> Result<(), Error> {
-    let head_count = options.count.unwrap_or(u64::MAX);
+    let head_count = options.count.limit();
     let n = words.len() as u64;
     let h = head_count.min(n);
     randomness.open_if(source_needed(options.repeat, h, n))?;
@@ -86,7 +86,7 @@ fn range(
     output: &OutputPlan<'_>,
     progress: &dyn Progress,
 ) -> Result<(), Error> {
-    let head_count = options.count.unwrap_or(u64::MAX);
+    let head_count = options.count.limit();
     let n = if hi < lo { 0 } else { hi - lo + 1 };
     let delimiter = options.delimiter;
     let h = head_count.min(n);

@@ -13,9 +13,9 @@ pub struct Options {
     /// `--header N`: the first N records of the first input are written
     /// first, in place.
     pub header: u64,
-    /// `-n COUNT`: write at most this many records (`None`: all; with
-    /// `repeat`, `None` is without end).
-    pub count: Option<u64>,
+    /// `-n COUNT`: how many records to write at most ([`HeadCount::All`]:
+    /// every one; with `repeat`, without end).
+    pub count: HeadCount,
     /// `-r`: draw records with replacement (kept in memory, as GNU does).
     pub repeat: bool,
     /// `--memory SIZE`: the memory limit in bytes; larger inputs are
@@ -44,11 +44,81 @@ impl Default for Options {
         Options {
             delimiter: b'\n',
             header: 0,
-            count: None,
+            count: HeadCount::All,
             repeat: false,
             memory: None,
             temp_dir: None,
             map_input: false,
         }
+    }
+}
+
+impl Options {
+    /// Whether the output has no end: `-r` without `-n`.
+    pub fn endless(&self) -> bool {
+        self.repeat && self.count == HeadCount::All
+    }
+
+    /// Why `memory` does not apply, if it does not: the whole input is
+    /// read into memory as GNU shuf does, with `-r`, and with a GNU random
+    /// source (`gnu_source`) without `-n` (the option that caused it).
+    pub fn memory_ignored_because(&self, gnu_source: bool) -> Option<&'static str> {
+        if self.repeat {
+            Some("-r")
+        } else if gnu_source && self.count == HeadCount::All {
+            Some("--random-source")
+        } else {
+            None
+        }
+    }
+}
+
+/// `-n COUNT`, one type from the command line to the plan.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HeadCount {
+    /// No `-n`: every record (with `-r`, draws without end).
+    #[default]
+    All,
+    /// At most this many records (below `u64::MAX`).
+    AtMost(u64),
+}
+
+impl HeadCount {
+    /// At most `count` records; `u64::MAX` is no limit, as GNU's
+    /// `SIZE_MAX` is.
+    pub fn at_most(count: u64) -> HeadCount {
+        if count == u64::MAX {
+            HeadCount::All
+        } else {
+            HeadCount::AtMost(count)
+        }
+    }
+
+    /// `-n` given again: the smaller count holds (GNU's rule).
+    pub fn and(self, count: u64) -> HeadCount {
+        match self {
+            HeadCount::All => HeadCount::at_most(count),
+            HeadCount::AtMost(held) => HeadCount::AtMost(held.min(count)),
+        }
+    }
+
+    /// The count, if there is one.
+    pub fn get(self) -> Option<u64> {
+        match self {
+            HeadCount::All => None,
+            HeadCount::AtMost(count) => Some(count),
+        }
+    }
+
+    /// The count as the engine's primitives take it: `u64::MAX` for
+    /// every record.
+    pub fn limit(self) -> u64 {
+        self.get().unwrap_or(u64::MAX)
+    }
+}
+
+impl From<Option<u64>> for HeadCount {
+    fn from(count: Option<u64>) -> HeadCount {
+        count.map_or(HeadCount::All, HeadCount::at_most)
     }
 }

@@ -2,7 +2,10 @@
 //! record is chosen, from the inputs, the options and the source of
 //! randomness; each strategy it names is then executed by its own module,
 //! called from here ([`execute`]: decide, then run; nothing returns to
-//! `records.rs` in between). What the strategies are told (the settings,
+//! `records.rs` in between). The decision is a pure function of the
+//! [`Facts`] (options, limit, the inputs' sizes, their lines when the
+//! answer depends on them): [`choose_gnu`] for a GNU random source,
+//! [`choose`] for knuffle's generator, tested by table below. What the strategies are told (the settings,
 //! the holding, the memory rules) lives below, in [`crate::settings`].
 //!
 //! | strategy | when | executed by |
@@ -30,15 +33,13 @@
 
 use std::os::unix::fs::FileExt;
 
-use knuffle::DefaultRng;
-
 use crate::buffers::CHUNK;
 use crate::error::Error;
 use crate::external;
 use crate::external_run;
 use crate::in_memory;
 use crate::input::{self, Opened};
-use crate::options::Options;
+use crate::options::{HeadCount, Options};
 use crate::output::OutputPlan;
 use crate::progress::Progress;
 use crate::randomness::{Draws, Randomness};
@@ -66,11 +67,115 @@ fn reservoir_fits(k: u64, limit: u64) -> bool {
     k.saturating_mul(LINE_OVERHEAD + 1) <= sample_budget(limit) / 2
 }
 
-/// Plans the shuffle of `opened` and executes the plan: the settings are
-/// resolved, the strategy chosen, and the strategy's module run. The one
-/// place the source of randomness is told apart: a GNU source gets only
-/// the strategies that hold their records in memory (GNU's own
-/// behaviour), knuffle's generator any of them.
+/// What the choice of a strategy is made from, gathered from the inputs
+/// before it ([`facts_of`]); the choice itself ([`choose`]) reads nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Facts {
+    /// `-r`.
+    pub repeat: bool,
+    /// `-n`.
+    pub head_count: HeadCount,
+    /// The memory limit.
+    pub limit: u64,
+    /// The inputs' bytes still to read, when every one is a regular file
+    /// (`None`: a pipe, a device or standard input from a terminal).
+    pub size: Option<u64>,
+    /// Their lines, once counted: [`choose`] asks for them
+    /// ([`Decision::CountLines`]) only when the answer depends on them.
+    pub lines: Option<u64>,
+}
+
+/// A strategy that holds what it chooses from in memory: the only kind a
+/// GNU random source gets (GNU's own behaviour).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HeldChoice {
+    /// `-n COUNT` over a stream: a reservoir ([`crate::sample`]).
+    Reservoir,
+    /// Everything in memory, permuted ([`crate::in_memory`]).
+    Permute,
+    /// Everything in memory, drawn with replacement (`-r`).
+    Repeat,
+}
+
+/// The strategy chosen for knuffle's generator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Choice {
+    /// As with a GNU source.
+    Held(HeldChoice),
+    /// Regular files larger than the limit ([`crate::external`]).
+    External,
+    /// Pipes: read while they fit within `capacity`, then shuffled in
+    /// memory, or externally with what was read ([`crate::spill`]).
+    Spill {
+        /// What the in-memory path may take.
+        capacity: u64,
+    },
+}
+
+/// A strategy, or the one fact still needed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Decision {
+    /// Chosen.
+    Chosen(Choice),
+    /// The answer depends on the number of lines: count them and ask
+    /// again.
+    CountLines,
+}
+
+/// The strategy for a GNU random source, a pure function: GNU's reservoir
+/// rule (regular files over 8 MiB and streams with `-n`), else the whole
+/// input in memory, as GNU does.
+pub(crate) fn choose_gnu(facts: Facts) -> HeldChoice {
+    let large = facts.size.is_none_or(|s| s > GNU_RESERVOIR_MIN_INPUT);
+    if facts.repeat {
+        HeldChoice::Repeat
+    } else if facts.head_count != HeadCount::All && large {
+        HeldChoice::Reservoir
+    } else {
+        HeldChoice::Permute
+    }
+}
+
+/// The strategy for knuffle's generator, a pure function: `-r` in memory,
+/// a small `-n` by reservoir, else in memory when the input fits the
+/// limit and externally when not (pipes: decided while reading).
+pub(crate) fn choose(facts: Facts) -> Decision {
+    let chosen = |choice| Decision::Chosen(choice);
+    if facts.repeat {
+        return chosen(Choice::Held(HeldChoice::Repeat));
+    }
+    if let HeadCount::AtMost(count) = facts.head_count
+        && count <= STREAM_SAMPLE_MAX
+        && reservoir_fits(count, facts.limit)
+    {
+        return chosen(Choice::Held(HeldChoice::Reservoir));
+    }
+    let capacity = facts.limit - facts.limit / 8;
+    let Some(size) = facts.size else {
+        return chosen(Choice::Spill { capacity });
+    };
+    // Even if every byte ended a line, or more than the limit whatever
+    // the lines: no need to count them.
+    let fits = if in_memory_need(size, size) <= capacity {
+        true
+    } else if size > capacity {
+        false
+    } else if let Some(lines) = facts.lines {
+        in_memory_need(size, lines) <= capacity
+    } else {
+        return Decision::CountLines;
+    };
+    chosen(if fits {
+        Choice::Held(HeldChoice::Permute)
+    } else {
+        Choice::External
+    })
+}
+
+/// Plans the shuffle of `opened` and executes the plan: the facts
+/// gathered, the strategy chosen ([`choose_gnu`], [`choose`]), and the
+/// strategy's module run. The one place the source of randomness is told
+/// apart.
 pub(crate) fn execute(
     opened: Vec<Opened>,
     options: &Options,
@@ -79,19 +184,57 @@ pub(crate) fn execute(
     progress: &dyn Progress,
 ) -> Result<(), Error> {
     let run = Run::new(options, output, progress);
+    let mut facts = facts_of(&run, &opened);
     match randomness {
-        Randomness::Gnu(source) => Plan::gnu(run, &opened)?.execute(opened, source),
-        Randomness::Knuffle(rng) => Plan::knuffle(run, &opened)?.execute(opened, rng.as_mut()),
+        Randomness::Gnu(source) => {
+            let held = held(&run, choose_gnu(facts), &opened)?;
+            execute_held(&run, held, opened, source)
+        }
+        Randomness::Knuffle(rng) => {
+            let choice = loop {
+                match choose(facts) {
+                    Decision::Chosen(choice) => break choice,
+                    Decision::CountLines => {
+                        facts.lines = Some(count_lines(&opened, options.delimiter)?);
+                    }
+                }
+            };
+            match choice {
+                Choice::Held(choice) => {
+                    let held = held(&run, choice, &opened)?;
+                    execute_held(&run, held, opened, rng.as_mut())
+                }
+                Choice::External => {
+                    let inputs = opened
+                        .into_iter()
+                        .map(|o| external::Input::reader(Box::new(o)))
+                        .collect();
+                    external_run::run(&run, inputs, rng.as_mut())
+                }
+                Choice::Spill { capacity } => spill::run(&run, opened, capacity, rng.as_mut()),
+            }
+        }
     }
 }
 
-/// The run's settings and the strategy chosen (`S`: [`Held`] for a GNU
-/// random source, [`Strategy`] for knuffle's generator).
-struct Plan<'a, 'o, S> {
-    /// The settings.
-    run: Run<'a, 'o>,
-    /// The strategy.
-    strategy: S,
+/// The held strategy of `choice`, with how it holds `opened`.
+fn held(run: &Run<'_, '_>, choice: HeldChoice, opened: &[Opened]) -> Result<Held, Error> {
+    Ok(match choice {
+        HeldChoice::Reservoir => Held::Reservoir,
+        HeldChoice::Permute => Held::Permute(holding(run, opened)?),
+        HeldChoice::Repeat => Held::Repeat(holding(run, opened)?),
+    })
+}
+
+/// The facts of the run (the inputs' sizes: metadata only, nothing read).
+fn facts_of(run: &Run<'_, '_>, opened: &[Opened]) -> Facts {
+    Facts {
+        repeat: run.options.repeat,
+        head_count: run.head_count,
+        limit: run.limit,
+        size: input::total_regular_size(opened),
+        lines: None,
+    }
 }
 
 /// The strategies that hold what they choose from in memory: the only
@@ -103,83 +246,6 @@ enum Held {
     Permute(Holding),
     /// Everything in memory, drawn with replacement (`-r`).
     Repeat(Holding),
-}
-
-/// The strategies of knuffle's generator: those of [`Held`], and the two
-/// that go through temporary files.
-enum Strategy {
-    /// As with a GNU source.
-    Held(Held),
-    /// Regular files larger than the limit ([`crate::external`]).
-    External,
-    /// Pipes: read while they fit within `capacity`, then shuffled in
-    /// memory, or externally with what was read ([`crate::spill`]).
-    Spill {
-        /// What the in-memory path may take.
-        capacity: u64,
-    },
-}
-
-impl<'a, 'o> Plan<'a, 'o, Held> {
-    /// The plan for a GNU random source: GNU's reservoir rule (regular
-    /// files over 8 MiB and streams with `-n`), else the whole input in
-    /// memory.
-    fn gnu(run: Run<'a, 'o>, opened: &[Opened]) -> Result<Self, Error> {
-        let strategy = if run.options.repeat {
-            Held::Repeat(holding(&run, opened)?)
-        } else if run.head_count != u64::MAX
-            && input::total_regular_size(opened).is_none_or(|s| s > GNU_RESERVOIR_MIN_INPUT)
-        {
-            Held::Reservoir
-        } else {
-            Held::Permute(holding(&run, opened)?)
-        };
-        Ok(Plan { run, strategy })
-    }
-
-    /// Executes a strategy that holds its records in memory.
-    fn execute<D: Draws + Sampler>(self, opened: Vec<Opened>, draws: &mut D) -> Result<(), Error> {
-        execute_held(&self.run, self.strategy, opened, draws)
-    }
-}
-
-impl<'a, 'o> Plan<'a, 'o, Strategy> {
-    /// The plan for knuffle's generator: `-r` in memory, a small `-n` by
-    /// reservoir, else in memory when the input fits the limit and
-    /// externally when not (pipes: decided while reading).
-    fn knuffle(run: Run<'a, 'o>, opened: &[Opened]) -> Result<Self, Error> {
-        let strategy = if run.options.repeat {
-            Strategy::Held(Held::Repeat(holding(&run, opened)?))
-        } else if run.head_count <= STREAM_SAMPLE_MAX && reservoir_fits(run.head_count, run.limit) {
-            Strategy::Held(Held::Reservoir)
-        } else {
-            let capacity = run.limit - run.limit / 8;
-            match input::total_regular_size(opened) {
-                Some(size) if fits_regular(opened, size, capacity, run.options.delimiter)? => {
-                    Strategy::Held(Held::Permute(holding(&run, opened)?))
-                }
-                Some(_) => Strategy::External,
-                None => Strategy::Spill { capacity },
-            }
-        };
-        Ok(Plan { run, strategy })
-    }
-
-    /// Executes the strategy chosen, each by its own module.
-    fn execute(self, opened: Vec<Opened>, rng: &mut DefaultRng) -> Result<(), Error> {
-        let run = &self.run;
-        match self.strategy {
-            Strategy::Held(strategy) => execute_held(run, strategy, opened, rng),
-            Strategy::External => {
-                let inputs = opened
-                    .into_iter()
-                    .map(|o| external::Input::reader(Box::new(o)))
-                    .collect();
-                external_run::run(run, inputs, rng)
-            }
-            Strategy::Spill { capacity } => spill::run(run, opened, capacity, rng),
-        }
-    }
 }
 
 /// Executes a strategy that holds its records in memory, with either
@@ -211,16 +277,9 @@ fn holding(run: &Run<'_, '_>, opened: &[Opened]) -> Result<Holding, Error> {
     })
 }
 
-/// Whether regular files of `size` bytes in total fit `capacity`; the
-/// lines are counted (bounded positioned reads, offsets untouched) only
-/// when the answer depends on them.
-fn fits_regular(opened: &[Opened], size: u64, capacity: u64, delimiter: u8) -> Result<bool, Error> {
-    if in_memory_need(size, size) <= capacity {
-        return Ok(true); // even if every byte ended a line
-    }
-    if size > capacity {
-        return Ok(false);
-    }
+/// The lines of regular inputs (a missing final delimiter counts one),
+/// by bounded positioned reads: their offsets are left untouched.
+fn count_lines(opened: &[Opened], delimiter: u8) -> Result<u64, Error> {
     let mut lines = opened.len() as u64; // a missing final delimiter each
     let mut buffer = vec![0u8; CHUNK];
     for input in opened {
@@ -239,5 +298,182 @@ fn fits_regular(opened: &[Opened], size: u64, capacity: u64, delimiter: u8) -> R
             at += read as u64;
         }
     }
-    Ok(in_memory_need(size, lines) <= capacity)
+    Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: u64 = 1 << 20;
+
+    fn facts(repeat: bool, head_count: HeadCount, limit: u64, size: Option<u64>) -> Facts {
+        Facts {
+            repeat,
+            head_count,
+            limit,
+            size,
+            lines: None,
+        }
+    }
+
+    /// GNU's rule, by `-r` × `-n` × pipe or file size.
+    #[test]
+    fn a_gnu_source_holds_everything_or_samples_as_gnu_does() {
+        use HeadCount::{All, AtMost};
+        use HeldChoice::{Permute, Repeat, Reservoir};
+        let gnu_max = GNU_RESERVOIR_MIN_INPUT;
+        let table = [
+            (true, All, Some(10), Repeat),
+            (true, AtMost(5), None, Repeat),
+            (true, AtMost(5), Some(gnu_max + 1), Repeat),
+            (false, AtMost(5), None, Reservoir),
+            (false, AtMost(5), Some(gnu_max), Permute),
+            (false, AtMost(5), Some(gnu_max + 1), Reservoir),
+            (false, AtMost(0), Some(gnu_max + 1), Reservoir),
+            (false, All, Some(1 << 40), Permute),
+            (false, All, None, Permute),
+        ];
+        for (repeat, head_count, size, expected) in table {
+            // The memory limit does not change GNU's choice.
+            for limit in [MIB, 1 << 40] {
+                let got = choose_gnu(facts(repeat, head_count, limit, size));
+                assert_eq!(got, expected, "{repeat} {head_count:?} {limit} {size:?}");
+            }
+        }
+    }
+
+    /// knuffle's generator, by `-r` × `-n` × limit × pipe or file size ×
+    /// lines counted.
+    #[test]
+    fn knuffles_generator_chooses_by_size_limit_and_count() {
+        use Choice::{External, Held, Spill};
+        use Decision::{Chosen, CountLines};
+        use HeadCount::{All, AtMost};
+        use HeldChoice::{Permute, Repeat, Reservoir};
+        let limit = 100 * MIB;
+        let capacity = limit - limit / 8; // 87.5 MiB
+        let small = STREAM_SAMPLE_MAX;
+        // -r, -n, limit, size (None: a pipe), lines counted, decision.
+        type Row = (bool, HeadCount, u64, Option<u64>, Option<u64>, Decision);
+        let table: [Row; 15] = [
+            // -r holds everything, whatever the size or limit.
+            (true, All, MIB, Some(1 << 40), None, Chosen(Held(Repeat))),
+            (true, AtMost(3), limit, None, None, Chosen(Held(Repeat))),
+            // A small -n that fits half the sample budget: a reservoir.
+            (
+                false,
+                AtMost(10),
+                limit,
+                None,
+                None,
+                Chosen(Held(Reservoir)),
+            ),
+            (
+                false,
+                AtMost(small),
+                limit,
+                Some(1 << 40),
+                None,
+                Chosen(Held(Reservoir)),
+            ),
+            // A larger -n, or one the budget cannot hold: by size.
+            (
+                false,
+                AtMost(small + 1),
+                limit,
+                Some(MIB),
+                None,
+                Chosen(Held(Permute)),
+            ),
+            (
+                false,
+                AtMost(small),
+                MIB,
+                None,
+                None,
+                Chosen(Spill {
+                    capacity: MIB - MIB / 8,
+                }),
+            ),
+            (
+                false,
+                AtMost(small + 1),
+                limit,
+                Some(200 * MIB),
+                None,
+                Chosen(External),
+            ),
+            // Every record: in memory when even one line per byte fits ...
+            (
+                false,
+                All,
+                limit,
+                Some(10 * MIB),
+                None,
+                Chosen(Held(Permute)),
+            ),
+            // ... externally when the bytes alone do not ...
+            (false, All, limit, Some(200 * MIB), None, Chosen(External)),
+            (
+                false,
+                All,
+                limit,
+                Some(capacity + 1),
+                None,
+                Chosen(External),
+            ),
+            // ... and by the lines in between: counted, then decided.
+            (false, All, limit, Some(30 * MIB), None, CountLines),
+            (
+                false,
+                All,
+                limit,
+                Some(30 * MIB),
+                Some(MIB),
+                Chosen(Held(Permute)),
+            ),
+            (
+                false,
+                All,
+                limit,
+                Some(30 * MIB),
+                Some(20 * MIB),
+                Chosen(External),
+            ),
+            // Pipes are read while they fit.
+            (false, All, limit, None, None, Chosen(Spill { capacity })),
+            (false, AtMost(0), MIB, None, None, Chosen(Held(Reservoir))),
+        ];
+        for (repeat, head_count, limit, size, lines, expected) in table {
+            let facts = Facts {
+                lines,
+                ..facts(repeat, head_count, limit, size)
+            };
+            assert_eq!(choose(facts), expected, "{facts:?}");
+        }
+    }
+
+    /// The boundary of the in-memory rule, at the exact byte: the input's
+    /// bytes plus 4 bytes a line (under 4 GiB) against seven eighths of
+    /// the limit.
+    #[test]
+    fn the_in_memory_rule_holds_to_the_byte() {
+        let limit = 100 * MIB;
+        let capacity = limit - limit / 8;
+        let size = 40 * MIB;
+        let lines_that_fit = (capacity - size) / 4;
+        for (lines, fits) in [(lines_that_fit, true), (lines_that_fit + 1, false)] {
+            let facts = Facts {
+                lines: Some(lines),
+                ..facts(false, HeadCount::All, limit, Some(size))
+            };
+            let expected = if fits {
+                Choice::Held(HeldChoice::Permute)
+            } else {
+                Choice::External
+            };
+            assert_eq!(choose(facts), Decision::Chosen(expected), "{lines}");
+        }
+    }
 }

@@ -8,7 +8,7 @@
 use crate::error::Error;
 use crate::input::{self, Input, Opened};
 use crate::operands;
-use crate::options::Options;
+use crate::options::{HeadCount, Options};
 use crate::output::OutputPlan;
 use crate::plan;
 use crate::progress::Progress;
@@ -26,7 +26,7 @@ pub(crate) fn shuffle(
     output: &OutputPlan<'_>,
     progress: &dyn Progress,
 ) -> Result<(), Error> {
-    if options.count == Some(0) {
+    if options.count == HeadCount::AtMost(0) {
         // GNU reads no input, opens the random source only for -r, and
         // still creates (truncates) the output file.
         randomness.open_if(options.repeat)?;

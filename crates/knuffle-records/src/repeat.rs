@@ -22,9 +22,23 @@ pub(crate) fn write<O: Offset, D: Draws>(
     let n = body.len() as u64;
     let nth = |j: u64| body[j as usize];
     match held {
-        Some(held) => {
-            repeat_and_write_held(header, n, &nth, held, run.head_count, draws, run.output)
-        }
-        None => repeat_and_write(header, n, &nth, render, run.head_count, draws, run.output),
+        Some(held) => repeat_and_write_held(
+            header,
+            n,
+            &nth,
+            held,
+            run.head_count.limit(),
+            draws,
+            run.output,
+        ),
+        None => repeat_and_write(
+            header,
+            n,
+            &nth,
+            render,
+            run.head_count.limit(),
+            draws,
+            run.output,
+        ),
     }
 }

@@ -62,7 +62,7 @@ pub(crate) fn run<S: Sampler>(
         lines.push(line);
     }
     let header_len = lines.len();
-    lines.extend(sampler.reservoir_sample(&mut stream, run.head_count, budget)?);
+    lines.extend(sampler.reservoir_sample(&mut stream, run.head_count.limit(), budget)?);
     let mut indices: Vec<u32> = (0..lines.len() as u32).collect();
     let (header, body) = indices.split_at_mut(header_len);
     let line = |i: u32| -> HeldLine<'_> { (&lines[i as usize], false) };

@@ -7,7 +7,7 @@
 //! plan can execute the strategies that read it.
 
 use crate::line_index::offset_bytes;
-use crate::options::Options;
+use crate::options::{HeadCount, Options};
 use crate::output::OutputPlan;
 use crate::progress::Progress;
 use crate::stream::stream_buffer;
@@ -21,8 +21,8 @@ pub(crate) struct Run<'a, 'o> {
     pub output: &'a OutputPlan<'o>,
     /// Where progress goes.
     pub progress: &'a dyn Progress,
-    /// `-n COUNT`, `u64::MAX` without one.
-    pub head_count: u64,
+    /// `-n COUNT`.
+    pub head_count: HeadCount,
     /// The memory limit: `--memory`, or the default taken once before
     /// anything is read (it counts the address space mapped now, which the
     /// input will take from).
@@ -40,7 +40,7 @@ impl<'a, 'o> Run<'a, 'o> {
             options,
             output,
             progress,
-            head_count: options.count.unwrap_or(u64::MAX),
+            head_count: options.count,
             limit: options.memory.unwrap_or_else(default_limit),
         }
     }

@@ -3,7 +3,7 @@
 
 use std::io::Cursor;
 
-use knuffle_records::{Error, Input, Options, Randomness, shuffle_records};
+use knuffle_records::{Error, HeadCount, Input, Options, Randomness, shuffle_records};
 
 fn lines(count: usize) -> Vec<u8> {
     (0..count)
@@ -50,7 +50,7 @@ fn header_count_and_delimiter() {
     let options = Options {
         delimiter: 0,
         header: 1,
-        count: Some(2),
+        count: HeadCount::AtMost(2),
         ..Options::default()
     };
     let out = shuffle(input, &options, "z").unwrap();
@@ -80,7 +80,7 @@ fn no_input_no_record_and_a_zero_count_reads_nothing() {
     .unwrap();
     assert!(out.is_empty());
     let zero = Options {
-        count: Some(0),
+        count: HeadCount::AtMost(0),
         ..Options::default()
     };
     // A missing file is not even opened for `count: Some(0)`.
@@ -100,7 +100,7 @@ fn a_sample_that_cannot_fit_the_limit_is_refused() {
     let mut input = vec![b'x'; 3 << 20];
     input.push(b'\n');
     let options = Options {
-        count: Some(1),
+        count: HeadCount::AtMost(1),
         memory: Some(1 << 20),
         ..Options::default()
     };

@@ -57,11 +57,16 @@
 //! in the shares of `parts`, exact sizes with a uniformly random
 //! assignment, or by key.
 //!
-//! Each module uses only those above it: `error`; `records` (records in,
+//! Each module uses only those above it: `error`; `input_kind` (an input
+//! as its metadata tells); `records` (records in,
 //! gzip and zstd decompressed; a table, or bzip2, xz or zip, is refused by
 //! its first bytes: `binary_input`), `fields` (fields of a record),
-//! `probability`, `parts`; `options` (what is asked, checked once); `key`
-//! (a record's key); `output` (records out, the memory budget); `ordered`
+//! `probability`, `parts`; `options` (what is asked, checked once) and
+//! `flags` (the options as a user gives them: which go together, which
+//! mode they ask for); `key`
+//! (a record's key); `plan` (what the mode and the inputs' kinds decide
+//! before reading: how often the inputs are read, which are copied
+//! first); `output` (records out, the memory budget); `ordered`
 //! (sorted runs in temporary files, for the shuffles of every record); the
 //! modes and `split`; then this file's [`sample`].
 
@@ -74,11 +79,14 @@ mod binary_input;
 mod distinct;
 mod error;
 mod fields;
+mod flags;
+mod input_kind;
 mod key;
 mod options;
 mod ordered;
 mod output;
 mod parts;
+mod plan;
 mod probability;
 mod records;
 mod replacement;
@@ -106,6 +114,7 @@ pub use binary_input::is_binary_table;
 pub use distinct::distinct_key_rng;
 pub use error::{Note, SampleError, SampleErrorKind};
 pub use fields::FieldName;
+pub use flags::{CONFLICTS, Flag, FlagNames, REQUIRES, RecordFlags, SampleFlags};
 pub use options::{Mode, RandomValues, SampleOptions, parse_delimiter};
 pub use output::Destination;
 pub use parts::{ExactDraw, Parts};
@@ -133,11 +142,18 @@ pub fn sample(
     // `-r -n K` reads its inputs twice when they do not fit: standard
     // input, pipes and devices are first copied to nameless temporary
     // files (a FIFO opened a second time would wait for a writer forever).
-    let spool = match options.mode {
-        Mode::Replacement { count: Some(_), .. } => {
-            Some(records::Spool::of(inputs, options.temp_dir.as_deref())?)
+    let reads = plan::reads(&options.mode);
+    let spool = match reads {
+        plan::Reads::Once => None,
+        reads => {
+            let kinds = input_kind::kinds_of(inputs);
+            let copies = plan::copies(reads, &kinds);
+            Some(records::Spool::of(
+                &kinds,
+                &copies,
+                options.temp_dir.as_deref(),
+            )?)
         }
-        _ => None,
     };
     let no_spool = records::Spool::none();
     let open = || {
@@ -228,8 +244,7 @@ pub fn sample(
         (Mode::Replacement { count, .. }, weights) => {
             // The inputs (standard input, pipes and devices as spooled)
             // can be read twice when their records do not fit.
-            let reopen: Option<replacement::Reopen<'_>> =
-                (spool.is_some() || !records::Spool::needed(inputs)).then_some(&open);
+            let reopen: Option<replacement::Reopen<'_>> = spool.is_some().then_some(&open);
             replacement::run(
                 &mut reader,
                 weights,

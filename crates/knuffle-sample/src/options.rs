@@ -57,7 +57,7 @@ pub enum Mode {
 
 impl Mode {
     /// Whether the mode gives each record a random value to print.
-    fn has_random_values(&self) -> bool {
+    pub(crate) fn has_random_values(&self) -> bool {
         matches!(
             self,
             Mode::Bernoulli(_) | Mode::Distinct { .. } | Mode::Weighted { .. }
@@ -136,11 +136,7 @@ impl SampleOptions {
     /// record, in-order output only for a sample of K, a memory limit of
     /// at least [`knuffle_io::MIN_LIMIT`].
     pub fn validate(&self) -> Result<(), SampleError> {
-        if self.delimiter == self.framing.terminator() {
-            return Err(SampleError::invalid(
-                "the delimiter cannot be the record terminator",
-            ));
-        }
+        check_delimiter(self.framing, self.delimiter)?;
         if self.random_values != RandomValues::Off && !self.mode.has_random_values() {
             return Err(SampleError::invalid(
                 "random values need a mode that gives each record one: a probability, keys \
@@ -157,14 +153,28 @@ impl SampleOptions {
                 "input order is for a sample of a number of records, uniform or weighted",
             ));
         }
-        if self.memory < knuffle_io::MIN_LIMIT {
-            return Err(SampleError::invalid(format!(
-                "memory limit of {} bytes: at least 1M is needed",
-                self.memory
-            )));
-        }
-        Ok(())
+        check_memory(self.memory)
     }
+}
+
+/// A memory limit of at least [`knuffle_io::MIN_LIMIT`].
+pub(crate) fn check_memory(memory: u64) -> Result<(), SampleError> {
+    if memory < knuffle_io::MIN_LIMIT {
+        return Err(SampleError::invalid(format!(
+            "memory limit of {memory} bytes: at least 1M is needed"
+        )));
+    }
+    Ok(())
+}
+
+/// A field delimiter that is not the records' terminator.
+pub(crate) fn check_delimiter(framing: Framing, delimiter: u8) -> Result<(), SampleError> {
+    if delimiter == framing.terminator() {
+        return Err(SampleError::invalid(
+            "the delimiter cannot be the record terminator",
+        ));
+    }
+    Ok(())
 }
 
 /// The field delimiter given as text: one byte, or `\t` for TAB; `None`

@@ -18,6 +18,8 @@ use std::fs::File;
 use std::io::{BufRead, Read, Seek, SeekFrom};
 use std::path::Path;
 
+use crate::input_kind::InputKind;
+
 use super::binary_input::refuse_binary;
 use super::error::SampleError;
 use knuffle_io::compressed::Decompressed;
@@ -464,32 +466,19 @@ impl Spool {
         Spool { copies: Vec::new() }
     }
 
-    /// Whether some of `files` (standard input when empty) cannot be read
-    /// twice where they are.
-    pub fn needed(files: &[OsString]) -> bool {
-        files.is_empty()
-            || files.iter().any(|file| {
-                file == "-" || std::fs::metadata(file).is_ok_and(|m| !m.is_file() && !m.is_dir())
-            })
-    }
-
-    /// The copies of `files` (standard input when empty) that need one, in
-    /// `dir` (`None`: the system's temporary directory).
-    pub fn of(files: &[OsString], dir: Option<&Path>) -> Result<Spool, SampleError> {
-        let stdin = [OsString::from("-")];
-        let files = if files.is_empty() { &stdin[..] } else { files };
-        let mut copies: Vec<(OsString, File)> = Vec::new();
-        for file in files {
-            if copies.iter().any(|(name, _)| name == file) {
-                continue;
-            }
-            if file == "-" {
+    /// Copies of the inputs `chosen` (indices into `inputs`, from
+    /// [`crate::plan::copies`]), in `dir` (`None`: the system's temporary
+    /// directory).
+    pub fn of(
+        inputs: &[(OsString, InputKind)],
+        chosen: &[usize],
+        dir: Option<&Path>,
+    ) -> Result<Spool, SampleError> {
+        let mut copies: Vec<(OsString, File)> = Vec::with_capacity(chosen.len());
+        for &i in chosen {
+            let (file, kind) = &inputs[i];
+            if *kind == InputKind::Stdin {
                 copies.push((file.clone(), spool_stdin(dir)?));
-                continue;
-            }
-            // A file that cannot be opened is reported when it is read.
-            let regular = std::fs::metadata(file).map_or(true, |m| m.is_file() || m.is_dir());
-            if regular {
                 continue;
             }
             let name = format!("'{}'", file.to_string_lossy());

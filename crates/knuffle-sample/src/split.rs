@@ -115,18 +115,8 @@ impl SplitOptions {
                 )));
             }
         }
-        if self.delimiter == self.framing.terminator() {
-            return Err(SampleError::invalid(
-                "the delimiter cannot be the record terminator",
-            ));
-        }
-        if self.memory < knuffle_io::MIN_LIMIT {
-            return Err(SampleError::invalid(format!(
-                "memory limit of {} bytes: at least 1M is needed",
-                self.memory
-            )));
-        }
-        Ok(())
+        crate::options::check_delimiter(self.framing, self.delimiter)?;
+        crate::options::check_memory(self.memory)
     }
 }
 
@@ -170,7 +160,9 @@ fn exact(
 ) -> Result<(), SampleError> {
     // Standard input, pipes and devices are read from copies (a FIFO
     // opened a second time would wait for a writer forever).
-    let spool = Spool::of(inputs, options.temp_dir.as_deref())?;
+    let kinds = crate::input_kind::kinds_of(inputs);
+    let copies = crate::plan::copies(crate::plan::Reads::Twice, &kinds);
+    let spool = Spool::of(&kinds, &copies, options.temp_dir.as_deref())?;
     let open = || {
         RecordReader::open_with_spool(
             inputs,

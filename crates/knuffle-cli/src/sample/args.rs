@@ -1,13 +1,15 @@
-//! The command line of `knuffle sample` (clap), and the [`Plan`]: every
-//! decision (mode, framing, delimiter, memory) made once, here.
+//! The command line of `knuffle sample` (clap), and the [`Plan`]: the
+//! options converted once, the mode and framing decided by the engine
+//! (`knuffle_sample::SampleFlags`), the memory limit and the seed here.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::Parser;
 
-use knuffle_sample::{FieldName, Mode, Probability, RandomValues, SampleOptions};
+use knuffle_sample::{SampleFlags, SampleOptions};
 
+use super::flag_names::CLI_NAMES;
 use super::format::RecordFormat;
 use super::status::cli_error;
 use super::tables::{self, TablePlan};
@@ -134,7 +136,12 @@ pub(crate) struct Args {
     count: Option<u64>,
 
     /// Keep each record independently with probability P (0.001 or 1/3; exact).
-    #[arg(short = 'p', long = "prob", value_name = "P", allow_negative_numbers = true, conflicts_with_all = ["count", "weight_field"])]
+    #[arg(
+        short = 'p',
+        long = "prob",
+        value_name = "P",
+        allow_negative_numbers = true
+    )]
     prob: Option<String>,
 
     /// Weight each record by FIELD (a number from 1, or a header name with --header).
@@ -142,25 +149,23 @@ pub(crate) struct Args {
     weight_field: Option<String>,
 
     /// Sample with replacement (endless without -n).
-    #[arg(short = 'r', long, conflicts_with_all = ["prob", "inorder"])]
+    #[arg(short = 'r', long)]
     replace: bool,
 
     /// Key fields (numbers from 1 or header names, comma-separated) for -p or --per-key.
-    #[arg(short = 'k', long = "key-fields", value_name = "FIELDS",
-          conflicts_with_all = ["count", "weight_field", "replace", "inorder"])]
+    #[arg(short = 'k', long = "key-fields", value_name = "FIELDS")]
     key_fields: Option<String>,
 
     /// Stratified: a uniform sample of N records from every key group (with -k).
-    #[arg(long, value_name = "N", requires = "key_fields", allow_negative_numbers = true,
-          conflicts_with_all = ["prob"])]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     per_key: Option<u64>,
 
     /// Drop records whose weight is not a positive finite number (counted on standard error).
-    #[arg(long, requires = "weight_field")]
+    #[arg(long)]
     skip_bad_weights: bool,
 
     /// Write the sample of -n in input order instead of random (or drawn) order.
-    #[arg(long, requires = "count")]
+    #[arg(long)]
     inorder: bool,
 
     /// The first record of each FILE is a header: the first FILE's is written first.
@@ -172,12 +177,12 @@ pub(crate) struct Args {
 
     /// Prefix each record with its random value and a delimiter (-p: the draw j/b; -k -p:
     /// the key's draw; -w without -r: the key u^(1/w)); the header gets random_value.
-    #[arg(long, conflicts_with_all = ["replace", "per_key"])]
+    #[arg(long)]
     print_random: bool,
 
     /// Write every record in input order with its random value (as --print-random), the
     /// sampled ones and the others: -p, -k -p, or -w without -n.
-    #[arg(long, conflicts_with_all = ["replace", "per_key", "count", "print_random"])]
+    #[arg(long)]
     gen_random_inorder: bool,
 
     /// Write the sample to FILE (replaced only once complete; may be an input; for tables,
@@ -233,61 +238,21 @@ pub struct Plan {
 impl Args {
     /// Decides the plan, or says what is wrong (status 2).
     pub fn plan(&self) -> Result<Plan, CliError> {
-        let mode = if let Some(fields) = &self.key_fields {
-            let fields = FieldName::parse_list("-k", fields).map_err(cli_error)?;
-            match (&self.prob, self.per_key) {
-                (Some(text), _) => Mode::Distinct {
-                    fields,
-                    probability: Probability::parse(text).map_err(cli_error)?,
-                },
-                (None, Some(per_key)) => Mode::Stratified { fields, per_key },
-                (None, None) => {
-                    return Err(CliError::invalid(
-                        "-k needs -p P (distinct sampling) or --per-key N (stratified)",
-                    ));
-                }
-            }
-        } else if self.replace {
-            Mode::Replacement {
-                field: match &self.weight_field {
-                    Some(field) => Some(FieldName::parse("-w", field).map_err(cli_error)?),
-                    None => None,
-                },
-                count: self.count,
-            }
-        } else if let Some(text) = &self.prob {
-            Mode::Bernoulli(Probability::parse(text).map_err(cli_error)?)
-        } else if let Some(field) = &self.weight_field {
-            Mode::Weighted {
-                field: FieldName::parse("-w", field).map_err(cli_error)?,
-                count: self.count,
-            }
-        } else {
-            Mode::Uniform { count: self.count }
+        let flags = SampleFlags {
+            count: self.count,
+            prob: self.prob.clone(),
+            weights: self.weight_field.clone(),
+            replace: self.replace,
+            key: self.key_fields.clone(),
+            per_key: self.per_key,
+            skip_bad_weights: self.skip_bad_weights,
+            in_order: self.inorder,
+            print_random: self.print_random,
+            gen_random_inorder: self.gen_random_inorder,
         };
+        let mode = flags.mode(CLI_NAMES).map_err(cli_error)?;
         let (framing, delimiter) = self.format.decide()?;
-        let asked = self.print_random || self.gen_random_inorder;
-        let random_values = match (&mode, asked) {
-            (_, false) => RandomValues::Off,
-            (Mode::Bernoulli(_) | Mode::Distinct { .. } | Mode::Weighted { .. }, true) => {
-                if self.gen_random_inorder {
-                    RandomValues::Every
-                } else {
-                    RandomValues::Sampled
-                }
-            }
-            (_, true) => {
-                let option = if self.print_random {
-                    "--print-random"
-                } else {
-                    "--gen-random-inorder"
-                };
-                return Err(CliError::invalid(format!(
-                    "{option} needs a mode that gives each record a random value: -p, -k with \
-                     -p, or -w without -r (-n, -r and --per-key draw none per record)"
-                )));
-            }
-        };
+        let random_values = flags.random_values(&mode, CLI_NAMES).map_err(cli_error)?;
         let memory = emit::memory_limit(self.memory.as_deref())?;
         let seed = RunSeed::choose(self.seed.clone());
         let options = SampleOptions {

@@ -1,11 +1,12 @@
 //! The record-format options `knuffle sample` and `knuffle split` share
-//! (`-d`, `--csv`, `-z`), and the one decision made from them: the
-//! records' framing and the field delimiter.
+//! (`-d`, `--csv`, `-z`); the sampling engine decides the records'
+//! framing and the field delimiter from them.
 
 use clap::Args;
 
-use knuffle_sample::{Framing, parse_delimiter};
+use knuffle_sample::{Framing, RecordFlags};
 
+use super::flag_names::CLI_NAMES;
 use super::status::cli_error;
 use crate::failure::CliError;
 
@@ -17,7 +18,7 @@ pub struct RecordFormat {
     delimiter: Option<String>,
 
     /// Records are RFC 4180 CSV (quoted fields may hold delimiters and newlines).
-    #[arg(long, conflicts_with = "zero_terminated")]
+    #[arg(long)]
     csv: bool,
 
     /// Records end with NUL, not newline.
@@ -37,20 +38,15 @@ impl RecordFormat {
         }
     }
 
-    /// The framing of the records and the field delimiter (which cannot
-    /// be the records' terminator).
+    /// The framing of the records and the field delimiter (the engine's
+    /// decision).
     pub fn decide(&self) -> Result<(Framing, u8), CliError> {
-        let framing = if self.csv {
-            Framing::Csv
-        } else {
-            Framing::Lines(if self.zero_terminated { 0 } else { b'\n' })
-        };
-        let delimiter = parse_delimiter(self.delimiter.as_deref(), self.csv).map_err(cli_error)?;
-        if delimiter == framing.terminator() {
-            return Err(CliError::invalid(
-                "the delimiter cannot be the record terminator",
-            ));
+        RecordFlags {
+            csv: self.csv,
+            zero_terminated: self.zero_terminated,
+            delimiter: self.delimiter.clone(),
         }
-        Ok((framing, delimiter))
+        .decide(CLI_NAMES)
+        .map_err(cli_error)
     }
 }

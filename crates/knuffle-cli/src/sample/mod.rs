@@ -14,11 +14,13 @@ use crate::emit;
 use crate::failure::CliError;
 
 pub(crate) mod args;
+mod flag_names;
 mod format;
 mod status;
 mod table_sample;
 mod tables;
 
+pub(crate) use flag_names::{CLI_NAMES, engine_rules};
 pub(crate) use format::RecordFormat;
 pub(crate) use status::cli_error;
 
@@ -26,7 +28,7 @@ pub(crate) use args::Args;
 
 /// Runs `knuffle sample` with the arguments after `sample`.
 pub fn run(args: &[OsString]) -> Result<ExitCode, CliError> {
-    let args: Args = emit::parse("knuffle sample", args)?;
+    let args: Args = emit::parse_with("knuffle sample", args, flag_names::engine_rules)?;
     let plan = args.plan()?;
     if let Some(table) = &plan.table {
         return table_sample::run(&plan, table);

@@ -87,7 +87,7 @@ pub fn run(
 pub fn opens_first_argument_as_file(args: &[OsString]) -> bool {
     match options::parse(args, Personality::Knuffle) {
         Ok(Command::Shuffle(options)) => {
-            options.head_count > 0
+            options.head_count != knuffle_records::HeadCount::AtMost(0)
                 && matches!(&options.input, options::InputSpec::Files(files)
                     if files.first() == args.first())
         }

@@ -25,15 +25,8 @@ pub struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    /// The randomness: `--random-source` (opened only when GNU would open
-    /// it: `needed`), `--seed`, or the operating system.
-    pub fn randomness(&self, needed: bool) -> Result<Randomness, CliError> {
-        let mut randomness = self.unopened_randomness()?;
-        randomness.open_if(needed)?;
-        Ok(randomness)
-    }
-
-    /// The randomness, a random source not opened yet.
+    /// The randomness, a random source not opened yet (the record library
+    /// opens it when GNU would).
     fn unopened_randomness(&self) -> Result<Randomness, CliError> {
         if let Some(name) = &self.options.random_source {
             return Ok(Randomness::gnu_source(name));
@@ -46,18 +39,22 @@ impl<'a> Run<'a> {
 
     /// The record library's options for these options.
     fn record_options(&self) -> knuffle_records::Options {
-        let options = self.options;
-        knuffle_records::Options {
-            delimiter: options.delimiter,
-            header: options.header,
-            count: (options.head_count != u64::MAX).then_some(options.head_count),
-            repeat: options.repeat,
-            memory: options.memory,
-            temp_dir: options.temp_dir.as_ref().map(Into::into),
-            // A single regular FILE is read from the page cache directly;
-            // `mapped_input` reports the file shrinking meanwhile.
-            map_input: true,
-        }
+        record_options(self.options)
+    }
+}
+
+/// The record library's options for `options`.
+fn record_options(options: &Options) -> knuffle_records::Options {
+    knuffle_records::Options {
+        delimiter: options.delimiter,
+        header: options.header,
+        count: options.head_count,
+        repeat: options.repeat,
+        memory: options.memory,
+        temp_dir: options.temp_dir.as_ref().map(Into::into),
+        // A single regular FILE is read from the page cache directly;
+        // `mapped_input` reports the file shrinking meanwhile.
+        map_input: true,
     }
 }
 
@@ -79,22 +76,16 @@ fn warn_if_seed_too_short(program: &str, seed: Option<&str>, h: u64) {
 
 /// Executes shuf mode.
 pub fn execute(options: &Options, program: &str) -> Result<(), CliError> {
-    let endless = options.repeat && options.head_count == u64::MAX;
     // The bar (on a terminal, after a second) and the seed warning.
     let seed = options.seed.as_deref();
     let progress = Progress::new(Box::new(move |h| warn_if_seed_too_short(program, seed, h)));
     let run = Run {
         options,
         program,
-        output: OutputPlan::new(options.output.as_deref(), endless).reporting_to(&progress),
+        output: OutputPlan::new(options.output.as_deref(), record_options(options).endless())
+            .reporting_to(&progress),
         progress: &progress,
     };
-    if options.head_count == 0 {
-        // GNU reads no input, opens the random source only for -r, and
-        // still creates (truncates) the output file.
-        run.randomness(options.repeat)?;
-        return Ok(run.output.open()?.finish()?);
-    }
     match &options.input {
         InputSpec::Echo(operands) => {
             let words = operands.iter().map(|o| o.as_encoded_bytes().to_vec());
@@ -126,15 +117,12 @@ fn files(run: &Run<'_>, names: &[OsString]) -> Result<(), CliError> {
         names.iter().map(Input::from_name).collect()
     };
     let options = run.options;
-    let gnu_whole_input = options.random_source.is_some() && options.head_count == u64::MAX;
-    if options.memory.is_some() && (options.repeat || gnu_whole_input) {
+    let ignored = run
+        .record_options()
+        .memory_ignored_because(options.random_source.is_some());
+    if let (Some(why), Some(_)) = (ignored, options.memory) {
         // GNU's in-memory behaviour is kept for these: the whole input is
         // held, whatever --memory says.
-        let why = if options.repeat {
-            "-r"
-        } else {
-            "--random-source"
-        };
         eprintln!(
             "{}: warning: --memory does not apply with {why}: the input is read into memory as GNU shuf does",
             run.program

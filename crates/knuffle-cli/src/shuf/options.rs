@@ -14,6 +14,8 @@
 
 use std::ffi::{OsStr, OsString};
 
+use knuffle_records::HeadCount;
+
 use super::errors::{CliError, quote};
 use super::flags::{FLAGS, Flag, Opt};
 
@@ -46,9 +48,9 @@ pub enum InputSpec {
 pub struct Options {
     /// The input lines.
     pub input: InputSpec,
-    /// `-n`: at most this many lines; `u64::MAX` means no limit (as in GNU,
-    /// where `SIZE_MAX` is "unlimited").
-    pub head_count: u64,
+    /// `-n`: at most this many lines (the record engine's type, carried
+    /// as it is to its plan).
+    pub head_count: HeadCount,
     /// `-o FILE`.
     pub output: Option<OsString>,
     /// `--random-source FILE`.
@@ -73,7 +75,7 @@ impl Options {
     fn new() -> Self {
         Options {
             input: InputSpec::Files(Vec::new()),
-            head_count: u64::MAX,
+            head_count: HeadCount::All,
             output: None,
             random_source: None,
             repeat: false,
@@ -295,7 +297,7 @@ fn apply(
             state.input_range = Some(parse_range(&value)?);
         }
         Opt::HeadCount => match parse_count(&value) {
-            CountParse::Value(count) => options.head_count = options.head_count.min(count),
+            CountParse::Value(count) => options.head_count = options.head_count.and(count),
             // GNU ignores a count too large for size_t: "no limit" is right.
             CountParse::Overflow => {}
             CountParse::Invalid => {
@@ -500,7 +502,7 @@ mod tests {
         let o = shuffle(&["a", "-rn3", "-z", "--head-count=5", "-n", "4", "b"]);
         assert!(o.repeat);
         assert_eq!(o.delimiter, 0);
-        assert_eq!(o.head_count, 3);
+        assert_eq!(o.head_count, HeadCount::AtMost(3));
         assert_eq!(o.input, InputSpec::Files(args(&["a", "b"])));
         let o = shuffle(&["-e", "x", "--", "-n", "-"]);
         assert_eq!(o.input, InputSpec::Echo(args(&["x", "-n", "-"])));
@@ -509,7 +511,7 @@ mod tests {
     #[test]
     fn long_prefixes_prefer_gnu_options() {
         assert!(shuffle(&["--rep"]).repeat);
-        assert_eq!(shuffle(&["--head", "7"]).head_count, 7);
+        assert_eq!(shuffle(&["--head", "7"]).head_count, HeadCount::AtMost(7));
         assert_eq!(shuffle(&["--header", "1"]).header, 1);
         assert_eq!(shuffle(&["--se", "x"]).seed.as_deref(), Some("x"));
         assert_eq!(
@@ -572,7 +574,7 @@ mod tests {
         );
         assert_eq!(
             shuffle(&["-n", "99999999999999999999"]).head_count,
-            u64::MAX
+            HeadCount::All
         );
     }
 

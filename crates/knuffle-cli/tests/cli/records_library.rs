@@ -7,7 +7,9 @@ use std::io::Write;
 use std::path::Path;
 use std::process::Command;
 
-use knuffle_records::{Input, Options, Randomness, shuffle_records, shuffle_records_to_file};
+use knuffle_records::{
+    HeadCount, Input, Options, Randomness, shuffle_records, shuffle_records_to_file,
+};
 
 fn knuffle(args: &[&str]) -> Vec<u8> {
     let output = Command::new(env!("CARGO_BIN_EXE_knuffle"))
@@ -59,7 +61,7 @@ fn cases() -> Vec<(Vec<&'static str>, Options)> {
         (
             vec!["-n", "70000"],
             Options {
-                count: Some(70_000),
+                count: HeadCount::AtMost(70_000),
                 ..Options::default()
             },
         ),
@@ -67,7 +69,7 @@ fn cases() -> Vec<(Vec<&'static str>, Options)> {
         (
             vec!["-n", "5", "--header", "1"],
             Options {
-                count: Some(5),
+                count: HeadCount::AtMost(5),
                 header: 1,
                 ..Options::default()
             },
@@ -77,7 +79,7 @@ fn cases() -> Vec<(Vec<&'static str>, Options)> {
             vec!["-r", "-n", "1000"],
             Options {
                 repeat: true,
-                count: Some(1000),
+                count: HeadCount::AtMost(1000),
                 ..Options::default()
             },
         ),
@@ -94,7 +96,7 @@ fn cases() -> Vec<(Vec<&'static str>, Options)> {
             Options {
                 memory: memory(1),
                 header: 3,
-                count: Some(100_000),
+                count: HeadCount::AtMost(100_000),
                 ..Options::default()
             },
         ),
@@ -140,7 +142,7 @@ fn the_library_writes_what_the_command_writes_with_a_gnu_random_source() {
         (
             vec!["-n", "7"],
             Options {
-                count: Some(7),
+                count: HeadCount::AtMost(7),
                 ..Options::default()
             },
         ),
