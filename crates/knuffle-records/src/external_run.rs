@@ -23,7 +23,7 @@ pub(crate) fn run(
         temp_dir: temp_dir(options.temp_dir.as_deref()),
         delimiter: options.delimiter,
         header: options.header,
-        count: options.count.get(),
+        count: options.count,
     };
     let mut out = LazyOutput {
         plan: run.output,

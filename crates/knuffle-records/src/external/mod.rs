@@ -82,6 +82,8 @@ use knuffle_io::temp::TempSpace;
 use scatter::Scatter;
 use sink::Sink;
 
+use crate::options::HeadCount;
+
 /// The settings of an external shuffle.
 #[derive(Clone, Debug)]
 pub struct ExternalConfig {
@@ -95,7 +97,7 @@ pub struct ExternalConfig {
     /// first, as they are (`--header N`).
     pub header: u64,
     /// Write at most this many records (`-n`).
-    pub count: Option<u64>,
+    pub count: HeadCount,
 }
 
 /// What an external shuffle did.
@@ -139,7 +141,7 @@ fn shuffle_in_blocks<R: Rng + Send + ?Sized>(
     let plan = Plan::for_limit(config.memory);
     let block_bytes = block_bytes.unwrap_or(plan.io_buffer / 2);
     let temp = TempSpace::new(config.temp_dir.clone())?;
-    let mut sink = Sink::new(out, plan.io_buffer, config.count, progress, &temp);
+    let mut sink = Sink::new(out, plan.io_buffer, config.count.get(), progress, &temp);
 
     let buckets = Scatter::run(&plan, plan.buckets, &temp, config.delimiter, |scatter| {
         let mut feeder = Feeder {
@@ -200,7 +202,7 @@ mod tests {
             temp_dir: std::env::temp_dir(),
             delimiter,
             header,
-            count,
+            count: count.into(),
         };
         let mut out = Vec::new();
         let input = Input::reader(Box::new(std::io::Cursor::new(input.to_vec())));
@@ -317,7 +319,7 @@ mod tests {
             temp_dir: std::env::temp_dir(),
             delimiter: b'\n',
             header: 0,
-            count: None,
+            count: HeadCount::All,
         };
         let mut rng = knuffle::Seed::from_text("uniformity").rng();
         let mut counts = [0u64; 24];
