@@ -54,7 +54,9 @@
 //! module imports one that imports it back).
 //!
 //! 1. **Foundations**: `error`, `buffers` (buffer sizes), `read`
-//!    (`read_some`), `bytes`, `options`, `progress`, `allocate_ahead`
+//!    (`read_some`), `bytes`, `options` (with `HeadCount`, and the
+//!    engine's answers about them: endless output, when `--memory` does
+//!    not apply), `progress`, `allocate_ahead`
 //!    (disk space allocated ahead of sequential writes).
 //! 2. **Randomness**: `gnu_random` (GNU's `randint`/`randperm`), then
 //!    `randomness` (knuffle's generator or a GNU source).
@@ -71,10 +73,10 @@
 //!    scatter, sink, input, gather) run by `external_run`, `spill` (pipes:
 //!    in memory or external); `external`'s temporary files are
 //!    knuffle-io's `temp`.
-//! 7. **Plan and entry**: `plan` (every decision, once: the strategy, the
-//!    memory limit, the count, whether the one file is mapped; then the
-//!    strategy executed by its module; the one place the source of
-//!    randomness is told apart), `records` (opens the inputs and hands
+//! 7. **Plan and entry**: `plan` (every decision, once: the facts of the
+//!    run gathered, the strategy chosen by a pure function of them, how
+//!    the one file is held; then the strategy executed by its module; the
+//!    one place the source of randomness is told apart), `records` (opens the inputs and hands
 //!    them to the plan), and this file's [`shuffle_records`] family. The
 //!    walk goes down: `records` -> `plan` -> a strategy -> `engine` ->
 //!    `output`.
