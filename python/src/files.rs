@@ -7,7 +7,7 @@ use std::io;
 use std::path::PathBuf;
 
 use knuffle::DefaultRng;
-use knuffle_io::{MIN_LIMIT, parse_size};
+use knuffle_io::{LimitError, check_limit, parse_limit};
 use knuffle_records::{
     Destination, Error, HeadCount, Input, NoProgress, Options, Randomness, shuffle_records_to,
 };
@@ -56,21 +56,18 @@ impl MemoryLimit {
 
     /// The limit in bytes (at least 1M), or a `ValueError`.
     pub fn bytes(&self) -> PyResult<u64> {
-        let (bytes, shown) = match self {
-            MemoryLimit::Bytes(bytes) => (*bytes, bytes.to_string()),
-            MemoryLimit::Text(text) => (
-                parse_size(text).map_err(|e| {
-                    PyValueError::new_err(format!("memory=: {e}; memory= takes {MEMORY_FORMS}"))
-                })?,
-                format!("'{text}'"),
-            ),
+        let (limit, shown) = match self {
+            MemoryLimit::Bytes(bytes) => (check_limit(*bytes), bytes.to_string()),
+            MemoryLimit::Text(text) => (parse_limit(text), format!("'{text}'")),
         };
-        if bytes < MIN_LIMIT {
-            return Err(PyValueError::new_err(format!(
+        limit.map_err(|error| match error {
+            LimitError::Invalid(e) => {
+                PyValueError::new_err(format!("memory=: {e}; memory= takes {MEMORY_FORMS}"))
+            }
+            LimitError::TooSmall => PyValueError::new_err(format!(
                 "memory size {shown} is too small: at least 1M (1048576 bytes) is needed"
-            )));
-        }
-        Ok(bytes)
+            )),
+        })
     }
 }
 

@@ -172,13 +172,12 @@ pub fn memory_limit(text: Option<&str>) -> Result<u64, CliError> {
     let Some(text) = text else {
         return Ok(knuffle_io::default_limit());
     };
-    match knuffle_io::parse_size(text) {
-        Ok(size) if size >= knuffle_io::MIN_LIMIT => Ok(size),
-        Ok(_) => Err(CliError::invalid(format!(
-            "invalid --memory size: '{text}' (at least 1M)"
-        ))),
-        Err(message) => Err(CliError::invalid(message)),
-    }
+    knuffle_io::parse_limit(text).map_err(|error| match error {
+        knuffle_io::LimitError::Invalid(message) => CliError::invalid(message),
+        knuffle_io::LimitError::TooSmall => {
+            CliError::invalid(format!("invalid --memory size: '{text}' (at least 1M)"))
+        }
+    })
 }
 
 #[cfg(test)]

@@ -36,7 +36,7 @@ pub mod temp;
 mod written_file;
 
 pub use error::{FileError, TempError, describe};
-pub use memory::{MIN_LIMIT, default_limit, parse_size};
+pub use memory::{LimitError, MIN_LIMIT, check_limit, default_limit, parse_limit, parse_size};
 pub use same_file::OutputFile;
 /// Writing a file by knuffle's one rule: a regular file (or a symlink's
 /// target) replaced atomically, a device or FIFO written in place, a

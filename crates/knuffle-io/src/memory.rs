@@ -57,6 +57,29 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("memory size too large: '{text}'"))
 }
 
+/// Why a memory limit is refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LimitError {
+    /// The text is not a size ([`parse_size`]'s message).
+    Invalid(String),
+    /// Below [`MIN_LIMIT`].
+    TooSmall,
+}
+
+/// A memory limit given as a size ([`parse_size`]): at least
+/// [`MIN_LIMIT`]. Each front end words the refusal its own way.
+pub fn parse_limit(text: &str) -> Result<u64, LimitError> {
+    check_limit(parse_size(text).map_err(LimitError::Invalid)?)
+}
+
+/// A memory limit given in bytes: at least [`MIN_LIMIT`].
+pub fn check_limit(bytes: u64) -> Result<u64, LimitError> {
+    if bytes < MIN_LIMIT {
+        return Err(LimitError::TooSmall);
+    }
+    Ok(bytes)
+}
+
 /// The default memory limit: the smallest of three quarters of the memory
 /// available now (`MemAvailable` in `/proc/meminfo`), three quarters of the
 /// room left under the cgroup's limit (v2 `memory.max`, v1
@@ -257,6 +280,18 @@ fn cgroup_mount(mounts: &str, version: CgroupVersion) -> Option<(String, String)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_limit_is_a_size_of_at_least_one_mebibyte() {
+        assert_eq!(parse_limit("1M"), Ok(MIN_LIMIT));
+        assert_eq!(parse_limit("1048575"), Err(LimitError::TooSmall));
+        assert_eq!(check_limit(MIN_LIMIT - 1), Err(LimitError::TooSmall));
+        assert_eq!(check_limit(MIN_LIMIT), Ok(MIN_LIMIT));
+        assert_eq!(
+            parse_limit("lots"),
+            Err(LimitError::Invalid("invalid memory size: 'lots'".into()))
+        );
+    }
 
     #[test]
     fn sizes_parse_like_sort() {

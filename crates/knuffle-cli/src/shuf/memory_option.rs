@@ -3,7 +3,7 @@
 
 use std::ffi::OsStr;
 
-use knuffle_io::{MIN_LIMIT, parse_size};
+use knuffle_io::{LimitError, parse_limit};
 
 use super::errors::{CliError, quote};
 
@@ -11,12 +11,11 @@ use super::errors::{CliError, quote};
 pub fn parse_memory(value: &OsStr) -> Result<u64, CliError> {
     let invalid = || CliError::plain(format!("invalid memory size: {}", quote(value)));
     let text = value.to_str().ok_or_else(invalid)?;
-    let size = parse_size(text).map_err(|_| invalid())?;
-    if size < MIN_LIMIT {
-        return Err(CliError::plain(format!(
+    parse_limit(text).map_err(|error| match error {
+        LimitError::Invalid(_) => invalid(),
+        LimitError::TooSmall => CliError::plain(format!(
             "memory size {} is too small: at least 1M is needed",
             quote(value)
-        )));
-    }
-    Ok(size)
+        )),
+    })
 }
