@@ -84,6 +84,19 @@ mod tests {
 
     const MIB: u64 = 1 << 20;
 
+    /// (memory, bytes, rows, estimate, columns, expected).
+    type HoldRow = (
+        u64,
+        u64,
+        usize,
+        f64,
+        u64,
+        Result<Option<usize>, &'static str>,
+    );
+
+    /// (memory, count, rows, bytes, compacts, refused).
+    type SampleRow = (u64, u64, u64, u64, bool, Result<(), &'static str>);
+
     #[test]
     fn rows_are_held_in_memory_while_they_fit_then_go_through_buckets() {
         // (memory, bytes of rows read so far, rows, estimate of all the
@@ -91,7 +104,7 @@ mod tests {
         // bucket files or the refusal. 200 MiB holds 144 MiB of rows
         // (buckets of 72 MiB); 4 MiB holds 2,831,156 bytes (buckets of
         // 1 MiB at least); 1 MiB holds 1 MiB.
-        let table: [(u64, u64, usize, f64, u64, Result<Option<usize>, &str>); 9] = [
+        let table: [HoldRow; 9] = [
             (200 * MIB, 144 * MIB, 1000, 0.0, 3, Ok(None)),
             (
                 200 * MIB,
@@ -149,7 +162,7 @@ mod tests {
         // (memory, -n K, rows kept, their bytes) -> (compacted, refused
         // after compaction with this message). 4 MiB holds 2,831,156 bytes
         // of rows; K below a batch compacts at 16,384 rows.
-        let table: [(u64, u64, u64, u64, bool, Result<(), &str>); 6] = [
+        let table: [SampleRow; 6] = [
             (4 * MIB, 10, 16_383, 1_000, false, Ok(())),
             (4 * MIB, 10, 16_384, 1_000, true, Ok(())),
             (4 * MIB, 100_000, 199_999, 1_000, false, Ok(())),
