@@ -67,10 +67,10 @@
 //!    visible until complete),
 //!    `spill` (bucket files), `gather` (rows taken by position).
 //! 4. `output_plan` (the output's format and Parquet layout, decided before
-//!    a row is read), `hold_plan` (as rows come: held in memory or through
-//!    bucket files, how many), `table_plan` (a table job's decisions from
-//!    its facts alone, no I/O: its schema pass, memory, reading, output,
-//!    refusals),
+//!    a row is read), `table_options` (what a table job is told),
+//!    `table_plan` (a table job's decisions from its facts alone, no I/O:
+//!    its schema pass, memory, reading, output, refusals), `hold_plan` (as
+//!    rows come: held in memory or through bucket files, how many),
 //!    `table_facts` (the I/O before the plan: inputs listed, their schema
 //!    read, the destination checked; then the plan), `shuffle` (the plan
 //!    executed: in memory, through buckets, or `-n`),
@@ -147,6 +147,7 @@ mod stream_pass1;
 mod stream_prefetch;
 mod stream_stats;
 mod table_facts;
+mod table_options;
 mod table_plan;
 
 pub use epoch::{
@@ -166,4 +167,4 @@ pub use stream::TableStream;
 pub use stream_options::{Consumer, StreamOptions};
 pub use stream_prefetch::{Prefetching, prefetch_stream};
 pub use stream_stats::{Pass1, Prefetch, PrefetchReader, StatsReader, StreamStats};
-pub use table_plan::Options;
+pub use table_options::Options;

@@ -28,7 +28,7 @@ use crate::output::{Destination, Emitter, WriteSettings};
 use crate::source::{self, Reading, Source};
 use crate::spill::{self, ARRAY_OVERHEAD, LabelRange, Spill, Spilled};
 use crate::table_facts::{Prepared, prepare};
-use crate::table_plan::Options;
+use crate::table_options::Options;
 
 /// The memory a held batch takes.
 fn held_bytes(batch: &RecordBatch) -> u64 {

@@ -32,7 +32,8 @@ use crate::sample_columns::KeyColumns;
 use crate::sample_rows::Rows;
 use crate::source::{self, Source};
 use crate::table_facts::{Prepared, prepare};
-use crate::table_plan::{Options, reading};
+use crate::table_options::Options;
+use crate::table_plan::reading;
 
 /// A split of a table: the shares, and the key columns of a group split.
 #[derive(Clone, Debug)]

@@ -15,8 +15,9 @@ use crate::format::Format;
 use crate::opening::Opening;
 use crate::output::{Destination, WriteSettings};
 use crate::source::{self, Reading, Source, Surveyed};
+use crate::table_options::Options;
 use crate::table_plan::{
-    BATCH_ROWS, Failed, FooterShare, InputFacts, Options, SchemaPass, SchemaRead, TableFacts, plan,
+    BATCH_ROWS, Failed, FooterShare, InputFacts, SchemaPass, SchemaRead, TableFacts, plan,
 };
 
 /// The inputs of a run, their schema and the output's settings, with
