@@ -2,8 +2,10 @@
 //! inputs listed, their schema read (the only input opened once; several
 //! inputs each surveyed once, their Parquet layouts and footers kept for
 //! the rows pass), the destination checked. These are the facts the plan
-//! decides from (table_plan.rs); [`prepare`] gathers them, plans, and
-//! returns what the job executes ([`Prepared`]).
+//! decides from (table_plan.rs); [`prepare`] gathers them, plans (the
+//! output's format once the inputs are listed, before any is read; the
+//! rest once their schema is), and returns what the job executes
+//! ([`Prepared`]).
 
 use std::path::PathBuf;
 
@@ -18,6 +20,7 @@ use crate::source::{self, Reading, Source, Surveyed};
 use crate::table_options::Options;
 use crate::table_plan::{
     BATCH_ROWS, Failed, FooterShare, InputFacts, SchemaPass, SchemaRead, TableFacts, plan,
+    plan_format,
 };
 
 /// The inputs of a run, their schema and the output's settings, with
@@ -32,14 +35,24 @@ pub(crate) struct Prepared {
 }
 
 /// Gathers the facts of a job reading `inputs` into `destination`, plans
-/// it, and hands on the inputs as their schema pass left them.
+/// it, and hands on the inputs as their schema pass left them. No input
+/// is read for a job refused once they are listed (`plan_format`).
 pub(crate) fn prepare(
     inputs: &[PathBuf],
     destination: &Destination,
     options: &Options,
 ) -> Result<Prepared, Error> {
-    let (facts, sources, opening) = gather(inputs, destination, options);
-    let plan = plan(facts, destination, options)?;
+    let (sources, listed) = match source::list(inputs, options.format) {
+        // Listing gives one input at least.
+        Ok(sources) => {
+            let first = sources[0].format;
+            (sources, Ok(first))
+        }
+        Err(error) => (Vec::new(), Err(error)),
+    };
+    let format = plan_format(listed, destination, options)?;
+    let (facts, opening) = gather(&sources, destination, options);
+    let plan = plan(facts, format, destination, options)?;
     Ok(Prepared {
         sources,
         schema: plan.schema,
@@ -49,40 +62,30 @@ pub(crate) fn prepare(
     })
 }
 
-/// The facts of a job: every I/O step in order, up to the first that
-/// fails (its error is a fact too).
+/// The facts of a job once its inputs (`sources`) are listed: every I/O
+/// step in order, up to the first that fails (its error is a fact too).
 fn gather(
-    inputs: &[PathBuf],
+    sources: &[Source],
     destination: &Destination,
     options: &Options,
-) -> (TableFacts, Vec<Source>, Opening) {
-    let sources = match source::list(inputs, options.format) {
-        Ok(sources) => sources,
-        Err(error) => {
-            let facts = TableFacts {
-                failed: Some(Failed::Listing(error)),
-                ..TableFacts::default()
-            };
-            return (facts, Vec::new(), Opening::default());
-        }
-    };
+) -> (TableFacts, Opening) {
     let pass = SchemaPass::of(sources.len(), options.infer_types, options.memory);
     let mut facts = TableFacts::default();
-    let (surveyed, opening) = match read_schema(&sources, pass) {
+    let (surveyed, opening) = match read_schema(sources, pass) {
         Ok(read) => read,
         Err(error) => {
-            facts.inputs = input_facts(&sources, Vec::new());
+            facts.inputs = input_facts(sources, Vec::new());
             facts.failed = Some(Failed::Schema(error));
-            return (facts, sources, Opening::default());
+            return (facts, Opening::default());
         }
     };
     let (schema, layouts) = surveyed;
-    facts.inputs = input_facts(&sources, layouts);
+    facts.inputs = input_facts(sources, layouts);
     facts.schema = Some(schema);
     if let Err(error) = destination.check() {
         facts.failed = Some(Failed::Destination(error));
     }
-    (facts, sources, opening)
+    (facts, opening)
 }
 
 /// What is known of each of `sources`, with their Parquet `layouts` (by
@@ -96,7 +99,6 @@ fn input_facts(
         .iter()
         .map(|source| InputFacts {
             path: source.path.clone(),
-            format: source.format,
             layout: layouts.next().flatten(),
         })
         .collect()

@@ -1,9 +1,12 @@
 //! The plan of a table job (shuffle, `-n`, sample, split), decided from
 //! facts alone. A job runs in three steps: its facts are gathered (all its
 //! I/O before a row is read: the inputs listed, their schema and Parquet
-//! layouts read, the destination checked; table_facts.rs), then [`plan`]
+//! layouts read, the destination checked; table_facts.rs), then the plan
 //! decides from those facts and the [`Options`] (no file opened, no path
-//! looked at, nothing read), then the job executes the plan. This module
+//! looked at, nothing read), then the job executes the plan. The plan is
+//! decided in two steps, so that nothing is read for a job refused before
+//! (its options, or its output's name): [`plan_format`] once the inputs are
+//! listed, [`plan`] once their schema is read. This module
 //! owns the decisions: how the schema is read ([`SchemaPass`]), how the
 //! memory limit is shared ([`Budget`]) and inputs are read ([`reading`]),
 //! which footers stay open for the rows pass ([`FooterShare`]), the
@@ -128,19 +131,16 @@ pub(crate) fn reading(budget: &Budget) -> Reading {
 pub(crate) struct InputFacts {
     /// Its path (for messages).
     pub(crate) path: PathBuf,
-    /// Its format.
-    pub(crate) format: Format,
     /// A Parquet file's layout, as its footer says.
     pub(crate) layout: Option<ParquetLayout>,
 }
 
-/// An I/O step of the gathering that failed: the steps after it were not
-/// taken, and the plan reports its error where the step stands among the
-/// plan's own refusals (so the first refusal is the one it always was).
+/// An I/O step of the gathering after the inputs are listed that failed:
+/// the steps after it were not taken, and the plan reports its error where
+/// the step stands among the plan's own refusals (so the first refusal is
+/// the one it always was).
 #[derive(Debug)]
 pub(crate) enum Failed {
-    /// Listing the inputs (before the output's format is decided).
-    Listing(Error),
     /// Reading their schema (before the width is checked).
     Schema(Error),
     /// Checking the destination (before its column and names are).
@@ -170,12 +170,26 @@ pub(crate) struct TablePlan {
     pub(crate) settings: WriteSettings,
 }
 
-/// The plan of a job writing `destination` under `options`, from `facts`:
-/// the refusals in the order the user has always seen them, then the
-/// output's format, Parquet layout, writer memory and rows per written
-/// batch (a split's parts share one writer's memory and batches).
+/// The first decisions of a job writing `destination` under `options`,
+/// once its inputs are listed (`listed`: the first one's format, or why
+/// they could not be): the options checked, then the output's format.
+pub(crate) fn plan_format(
+    listed: Result<Format, Error>,
+    destination: &Destination,
+    options: &Options,
+) -> Result<Format, Error> {
+    options.validate()?;
+    output_format(destination, options.output_format, listed?)
+}
+
+/// The rest of the plan of a job writing `destination` under `options` in
+/// `format` ([`plan_format`]), from `facts`: the refusals in the order the
+/// user has always seen them, then the output's Parquet layout, writer
+/// memory and rows per written batch (a split's parts share one writer's
+/// memory and batches).
 pub(crate) fn plan(
     facts: TableFacts,
+    format: Format,
     destination: &Destination,
     options: &Options,
 ) -> Result<TablePlan, Error> {
@@ -184,14 +198,6 @@ pub(crate) fn plan(
         schema,
         failed,
     } = facts;
-    options.validate()?;
-    let failed = match failed {
-        Some(Failed::Listing(error)) => return Err(error),
-        other => other,
-    };
-    let first_input = inputs.first().map(|input| input.format);
-    let first_input = first_input.expect("inputs are listed or their listing failed");
-    let format = output_format(destination, options.output_format, first_input)?;
     let budget = Budget::of(options.memory);
     let schema = match (failed, schema) {
         (Some(Failed::Schema(error)), _) => return Err(error),
@@ -342,30 +348,31 @@ mod tests {
     }
 
     fn run(row: Row) {
-        let failed = row.failed.map(|step| match step {
-            Step::Listing => Failed::Listing(Error::invalid("in.csv: cannot be listed")),
-            Step::Schema => Failed::Schema(Error::invalid("in.csv: a bad header")),
-            Step::Destination => Failed::Destination(Error::invalid("out: not writable")),
+        let listed = match (row.failed, row.inputs.first()) {
+            (Some(Step::Listing), _) | (_, None) => Err(Error::invalid("in.csv: cannot be listed")),
+            (_, Some(&(_, format, _))) => Ok(format),
+        };
+        let failed = row.failed.and_then(|step| match step {
+            Step::Listing => None,
+            Step::Schema => Some(Failed::Schema(Error::invalid("in.csv: a bad header"))),
+            Step::Destination => Some(Failed::Destination(Error::invalid("out: not writable"))),
         });
-        let listed = !matches!(row.failed, Some(Step::Listing));
         let facts = TableFacts {
-            inputs: if listed {
-                row.inputs
-                    .into_iter()
-                    .map(|(path, format, layout)| InputFacts {
-                        path: path.into(),
-                        format,
-                        layout,
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            },
+            inputs: row
+                .inputs
+                .into_iter()
+                .map(|(path, _, layout)| InputFacts {
+                    path: path.into(),
+                    layout,
+                })
+                .collect(),
             schema: matches!(row.failed, None | Some(Step::Destination))
                 .then(|| schema(row.columns)),
             failed,
         };
-        let got = plan(facts, &row.destination, &row.options).map(|plan| Decided {
+        let got = plan_format(listed, &row.destination, &row.options);
+        let got = got.and_then(|format| plan(facts, format, &row.destination, &row.options));
+        let got = got.map(|plan| Decided {
             format: plan.settings.format,
             compression: plan.settings.parquet.compression,
             row_group_rows: plan.settings.parquet.row_group_rows,
