@@ -52,6 +52,7 @@ pub(crate) enum SchemaRead {
 /// keeps for the rows pass may take.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SchemaPass {
+    /// How the schema is read.
     pub(crate) read: SchemaRead,
     /// How the only input is read (its rows too).
     pub(crate) reading: Reading,
@@ -77,12 +78,14 @@ impl SchemaPass {
     }
 }
 
-/// Footers are kept for the rows pass while they take at most a sixteenth
-/// of the memory limit (each footer alone is checked against the whole
-/// limit when read, parquet_footer.rs); with many shards the rest are
-/// read again when their rows are.
+/// Footers are kept for the rows pass while they take at most a quarter
+/// of what the limit keeps back for the readers' buffers
+/// ([`Budget::reserve`]: the rows' and the writer's shares stay whole, and
+/// each footer alone is checked against the whole limit when read,
+/// parquet_footer.rs); with many shards the rest are read again when
+/// their rows are.
 pub(crate) fn footer_share(budget: &Budget) -> u64 {
-    budget.total / 16
+    budget.reserve() / 4
 }
 
 /// Which footers stay open: each while the ones kept so far and it fit
@@ -695,52 +698,39 @@ mod tests {
     fn the_schema_pass_of_each_job() {
         // (inputs, --infer-types, memory) -> (how, batch rows, row groups
         // decoded at once in, a batch's memory, the footers' share).
+        use SchemaRead::{EachInput, InferTypes, OnlyInput};
+        // The footers' share: a quarter of the reserve (16 MiB, or an
+        // eighth of a smaller limit).
         let table = [
             (
                 1,
                 false,
                 200 * MIB,
-                SchemaRead::OnlyInput,
+                OnlyInput,
                 37_748_736,
                 18_874_368,
-                13_107_200,
+                4_194_304,
             ),
             (
                 3,
                 false,
                 200 * MIB,
-                SchemaRead::EachInput,
+                EachInput,
                 37_748_736,
                 18_874_368,
-                13_107_200,
+                4_194_304,
             ),
             (
                 1,
                 true,
                 200 * MIB,
-                SchemaRead::InferTypes,
+                InferTypes,
                 37_748_736,
                 18_874_368,
-                13_107_200,
+                4_194_304,
             ),
-            (
-                3,
-                true,
-                4 * MIB,
-                SchemaRead::InferTypes,
-                707_789,
-                353_894,
-                262_144,
-            ),
-            (
-                1,
-                false,
-                MIB,
-                SchemaRead::OnlyInput,
-                262_144,
-                262_144,
-                65_536,
-            ),
+            (3, true, 4 * MIB, InferTypes, 707_789, 353_894, 131_072),
+            (1, false, MIB, OnlyInput, 262_144, 262_144, 32_768),
         ];
         for (inputs, infer, memory, read, parallel, batch, share) in table {
             let pass = SchemaPass::of(inputs, infer, memory);
@@ -765,7 +755,7 @@ mod tests {
             (100, &[40, 40, 40], &[true, true, false]),
             (100, &[40, 70, 20], &[true, false, true]),
             (100, &[100, 1], &[true, false]),
-            (13_107_200, &[5_000, 5_000], &[true, true]),
+            (4_194_304, &[5_000, 5_000], &[true, true]),
         ];
         for (share, footers, kept) in table {
             let mut rule = FooterShare::of(share);
