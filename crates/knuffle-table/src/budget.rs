@@ -27,9 +27,15 @@ impl Budget {
         self.rows / 8 / (GATHER_AHEAD as u64 + 3)
     }
 
+    /// What the limit keeps back for code, the buffers of the readers and
+    /// writers, and allocator slack: 16 MiB, or an eighth of a smaller
+    /// limit.
+    pub(crate) fn reserve(&self) -> u64 {
+        reserve(self.total)
+    }
+
     pub(crate) fn of(memory: u64) -> Budget {
-        // Code, buffers of the readers and writers, allocator slack.
-        let fixed = (16u64 << 20).min(memory / 8);
+        let fixed = reserve(memory);
         let writer = (memory / 5).min(512 << 20);
         let rows = memory.saturating_sub(fixed + writer).max(1 << 20);
         Budget {
@@ -39,4 +45,9 @@ impl Budget {
             writer: usize::try_from(writer).unwrap_or(usize::MAX),
         }
     }
+}
+
+/// [`Budget::reserve`] of a limit of `memory` bytes.
+fn reserve(memory: u64) -> u64 {
+    (16u64 << 20).min(memory / 8)
 }

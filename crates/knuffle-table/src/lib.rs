@@ -48,7 +48,9 @@
 //!    `ipc_in` (Arrow IPC messages), `json_in` (JSON Lines: its schema;
 //!    `json_kinds`, a field's one JSON type; `json_lines`, its rows, each
 //!    error naming its line),
-//!    `parquet_footer` (a Parquet footer), `compressed_in` (gzip and zstd
+//!    `parquet_footer` (a Parquet footer), `opened` (what opening an input
+//!    gives, how it is read), `parquet_in` (a Parquet input: its footer
+//!    read once, its row groups decoded), `compressed_in` (gzip and zstd
 //!    text read decompressed, other compressions refused); `parquet_out`
 //!    (a Parquet writer encoding columns in parallel), `sink` (a table
 //!    written in one format); `recognise` (whether a job of the commands that
@@ -56,6 +58,8 @@
 //!    directories), `schema_merge` (several inputs' schemas as one, by
 //!    column name).
 //! 3. `source` (inputs: files, directories of shards, one schema),
+//!    `opening` (what the schema pass leaves the rows pass: the only input
+//!    opened, Parquet footers kept),
 //!    `csv_infer` (`--infer-types`' first pass: CSV columns typed from every
 //!    value),
 //!    `partition_out` (`--partition-by`: a Hive layout by a column's
@@ -63,7 +67,13 @@
 //!    visible until complete),
 //!    `spill` (bucket files), `gather` (rows taken by position).
 //! 4. `output_plan` (the output's format and Parquet layout, decided before
-//!    a row is read), `shuffle` (the plan: in memory, through buckets, or `-n`),
+//!    a row is read), `table_options` (what a table job is told),
+//!    `table_plan` (a table job's decisions from its facts alone, no I/O:
+//!    its schema pass, memory, reading, output, refusals), `hold_plan` (as
+//!    rows come: held in memory or through bucket files, how many),
+//!    `table_facts` (the I/O before the plan: inputs listed, their schema
+//!    read, the destination checked; then the plan), `shuffle` (the plan
+//!    executed: in memory, through buckets, or `-n`),
 //!    `fuzzing` (the bodies of the readers' fuzz targets).
 //! 5. The sampling modes of `knuffle sample` on tables, the decisions of
 //!    the line modes: `sample_rows` (what a sample is asked, reports and
@@ -98,16 +108,20 @@ mod format;
 pub mod fuzzing;
 mod gather;
 mod hive;
+mod hold_plan;
 mod ipc_in;
 mod json_in;
 mod json_kinds;
 mod json_lines;
 mod layout;
 mod open_files;
+mod opened;
+mod opening;
 mod order;
 mod output;
 mod output_plan;
 mod parquet_footer;
+mod parquet_in;
 mod parquet_out;
 mod partition_out;
 mod recognise;
@@ -132,6 +146,9 @@ mod stream_options;
 mod stream_pass1;
 mod stream_prefetch;
 mod stream_stats;
+mod table_facts;
+mod table_options;
+mod table_plan;
 
 pub use epoch::{
     BUCKET_BITS, BUCKETS, Cursor, DEFAULT_WINDOW_ROWS, EpochOrder, MAX_ROWS, TooManyRows, Window,
@@ -144,9 +161,10 @@ pub use output::{Destination, MAX_SHARDS, ShardSplit};
 pub use partition_out::{MAX_OPEN, MAX_PARTITIONS};
 pub use recognise::{names_binary_table, table_input, table_job};
 pub use sample::{SampleReport, TableSample, sample_table};
-pub use shuffle::{Options, Report, shuffle_table};
+pub use shuffle::{Report, shuffle_table};
 pub use split::{SplitReport, TableSplit, split_table};
 pub use stream::TableStream;
 pub use stream_options::{Consumer, StreamOptions};
 pub use stream_prefetch::{Prefetching, prefetch_stream};
 pub use stream_stats::{Pass1, Prefetch, PrefetchReader, StatsReader, StreamStats};
+pub use table_options::Options;

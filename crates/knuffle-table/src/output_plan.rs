@@ -12,14 +12,13 @@ use crate::error::Error;
 use crate::format::Format;
 use crate::layout::ParquetLayout;
 use crate::output::{Destination, WRITE_ROWS};
-use crate::source::{self, Opened, Reading, Source};
 
 /// The output's format: `--output-format`, else the name's extension (each
-/// part's, for a split), else the first input's.
+/// part's, for a split), else the first input's (`first_input`).
 pub(crate) fn output_format(
     destination: &Destination,
     output_format: Option<Format>,
-    sources: &[Source],
+    first_input: Format,
 ) -> Result<Format, Error> {
     // A name that says another format (out.txt) is not written as the
     // input's format under that name.
@@ -43,7 +42,7 @@ pub(crate) fn output_format(
     };
     let format = match (output_format, destination) {
         (Some(format), _) => format,
-        (None, Destination::File(path)) => named(path)?.unwrap_or(sources[0].format),
+        (None, Destination::File(path)) => named(path)?.unwrap_or(first_input),
         (None, Destination::Parts(paths, _)) => {
             // Every part's name is checked; the first that names a format
             // decides it.
@@ -51,9 +50,9 @@ pub(crate) fn output_format(
             for path in paths {
                 first = first.or(named(path)?);
             }
-            first.unwrap_or(sources[0].format)
+            first.unwrap_or(first_input)
         }
-        (None, Destination::Shards(_, _) | Destination::Partitioned(_, _)) => sources[0].format,
+        (None, Destination::Shards(_, _) | Destination::Partitioned(_, _)) => first_input,
     };
     // A split's parts are one format: an extension that names another is
     // a mistake, not a wish.
@@ -73,31 +72,19 @@ pub(crate) fn output_format(
 
 /// The layout of a Parquet output: the first Parquet input's compression
 /// and metadata, and the largest row group of any Parquet input (a shard
-/// of one row must not make every row group one row).
+/// of one row must not make every row group one row); `layouts` are the
+/// Parquet inputs', in order.
 pub(crate) fn parquet_layout(
-    sources: &[Source],
-    first: Option<&Opened>,
-    reading: Reading,
+    layouts: &[&ParquetLayout],
     compression: Option<Compression>,
     row_group_rows: Option<usize>,
-) -> Result<ParquetLayout, Error> {
-    let mut layout = match first {
-        Some(opened) => opened.parquet.clone().unwrap_or_default(),
-        None => {
-            let mut found: Option<ParquetLayout> = None;
-            for source in sources.iter().filter(|s| s.format == Format::Parquet) {
-                let this = source::open(source, None, reading)?
-                    .parquet
-                    .unwrap_or_default();
-                match &mut found {
-                    None => found = Some(this),
-                    Some(layout) => {
-                        layout.row_group_rows = layout.row_group_rows.max(this.row_group_rows);
-                    }
-                }
-            }
-            found.unwrap_or_default()
-        }
+) -> ParquetLayout {
+    let mut layout = match layouts {
+        [] => ParquetLayout::default(),
+        [first, ..] => ParquetLayout {
+            row_group_rows: layouts.iter().map(|l| l.row_group_rows).max().unwrap_or(0),
+            ..(*first).clone()
+        },
     };
     if let Some(compression) = compression {
         layout.compression = compression;
@@ -106,7 +93,7 @@ pub(crate) fn parquet_layout(
         debug_assert!(rows > 0, "Options::validate refuses 0");
         layout.row_group_rows = rows;
     }
-    Ok(layout)
+    layout
 }
 
 /// Bytes a Parquet writer takes per column, at least, whatever its rows

@@ -42,8 +42,8 @@ const MAP: u8 = 11;
 const I32: u8 = 5;
 
 /// Checks the footer of the Parquet file `file` (`path` for messages):
-/// `memory` is the memory limit.
-pub(crate) fn check(path: &Path, file: &mut File, memory: u64) -> Result<(), Error> {
+/// `memory` is the memory limit. Returns the footer's length.
+pub(crate) fn check(path: &Path, file: &mut File, memory: u64) -> Result<u64, Error> {
     let invalid = |text: String| Error::invalid(format!("{}: {text}", path.display()));
     let size = file.metadata().map_err(|e| Error::io_at(path, &e))?.len();
     if !file.metadata().is_ok_and(|m| m.is_file()) {
@@ -75,22 +75,31 @@ pub(crate) fn check(path: &Path, file: &mut File, memory: u64) -> Result<(), Err
             "its footer claims {length} bytes of a {size}-byte file (truncated or corrupt)"
         )));
     }
-    let needed = length.saturating_mul(FOOTER_EXPANSION);
-    if needed > memory {
-        return Err(invalid(format!(
-            "its footer ({} KiB) needs about {} MiB to read, more than the memory limit; \
-             raise the memory limit (--memory)",
-            length >> 10,
-            needed >> 20
-        )));
-    }
+    check_memory(path, length, memory)?;
     let mut footer = vec![0u8; length as usize];
     file.seek(SeekFrom::Start(size - 8 - length))
         .and_then(|_| file.read_exact(&mut footer))
         .map_err(|e| Error::io_at(path, &e))?;
     file.seek(SeekFrom::Start(0))
         .map_err(|e| Error::io_at(path, &e))?;
-    check_metadata(&footer).map_err(|text| invalid(format!("corrupt Parquet footer: {text}")))
+    check_metadata(&footer).map_err(|text| invalid(format!("corrupt Parquet footer: {text}")))?;
+    Ok(length)
+}
+
+/// A footer of `length` bytes (of the file `path`) must fit in `memory`,
+/// the memory limit, decoded.
+pub(crate) fn check_memory(path: &Path, length: u64, memory: u64) -> Result<(), Error> {
+    let needed = length.saturating_mul(FOOTER_EXPANSION);
+    if needed > memory {
+        return Err(Error::invalid(format!(
+            "{}: its footer ({} KiB) needs about {} MiB to read, more than the memory limit; \
+             raise the memory limit (--memory)",
+            path.display(),
+            length >> 10,
+            needed >> 20
+        )));
+    }
+    Ok(())
 }
 
 /// Checks the FileMetaData struct `bytes` (see the module's notes).

@@ -25,7 +25,9 @@ use crate::error::Error;
 use crate::output::{Destination, Emitter};
 use crate::sample_rows::Rows;
 pub use crate::sample_rows::{SampleReport, TableSample};
-use crate::shuffle::{Options, prepare, shuffle_table};
+use crate::shuffle::shuffle_table;
+use crate::table_facts::prepare;
+use crate::table_options::Options;
 use crate::{sample_reservoir, sample_stream};
 
 /// Samples the rows of the tables `inputs` (files or directories of

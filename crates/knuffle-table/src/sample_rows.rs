@@ -6,8 +6,9 @@ use arrow::array::RecordBatch;
 use knuffle_sample::Mode;
 
 use crate::error::Error;
-use crate::shuffle::{Prepared, reading};
 use crate::source;
+use crate::table_facts::Prepared;
+use crate::table_plan::reading;
 
 /// A sample of a table: the mode and how its sample is written.
 #[derive(Clone, Debug)]
@@ -58,16 +59,13 @@ impl Rows {
         let Prepared {
             sources,
             schema,
-            mut first,
+            mut opening,
             budget,
             ..
         } = self.0;
         let mut rows = 0u64;
-        for source in &sources {
-            let opened = match first.take() {
-                Some(opened) => opened,
-                None => source::open(source, Some(schema.clone()), reading(&budget))?,
-            };
+        for (index, source) in sources.iter().enumerate() {
+            let opened = opening.open(index, source, &schema, reading(&budget))?;
             let mut in_file = 0u64;
             for batch in opened.batches {
                 let batch = source::conform(batch?, &schema, &source.path)?;

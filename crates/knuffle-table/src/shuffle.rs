@@ -13,70 +13,26 @@ use std::path::PathBuf;
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
-use parquet::basic::Compression;
 
 use crate::batch_merge::{HELD_BATCHES, merge_small_tail};
 use crate::budget::{Budget, GATHER_AHEAD};
 use crate::error::Error;
-use crate::format::Format;
 use crate::gather::Gather;
+use crate::hold_plan::{
+    ORDER_BYTES_PER_ROW, bucket_target, buckets_for, check_sample_held, check_spill_width, holds,
+    sample_compacts,
+};
+use crate::opening::Opening;
 use crate::order::TableOrder;
 use crate::output::{Destination, Emitter, WriteSettings};
-use crate::output_plan::{
-    check_column_writers, check_width, output_format, parquet_layout, write_rows,
-};
-use crate::source::{self, Opened, Reading, Source};
+use crate::source::{self, Reading, Source};
 use crate::spill::{self, ARRAY_OVERHEAD, LabelRange, Spill, Spilled};
-
-/// Rows per batch read from the inputs.
-pub const BATCH_ROWS: usize = 8192;
-
-/// Bytes of a bucket's ordering beyond its rows: a sort key (8) and a
-/// position (4) per row, and its labels and row numbers again (12).
-pub(crate) const ORDER_BYTES_PER_ROW: u64 = 24;
+use crate::table_facts::{Prepared, prepare};
+use crate::table_options::Options;
 
 /// The memory a held batch takes.
 fn held_bytes(batch: &RecordBatch) -> u64 {
     batch.get_array_memory_size() as u64 + ARRAY_OVERHEAD * batch.num_columns() as u64
-}
-
-/// What a table shuffle is told.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// The seed text: the same seed and rows give the same order.
-    pub seed: String,
-    /// Bytes the shuffle may hold in memory.
-    pub memory: u64,
-    /// Where bucket files go (none: `$TMPDIR`, else `/tmp`).
-    pub temp_dir: Option<PathBuf>,
-    /// The inputs' format, when their names do not tell it.
-    pub format: Option<Format>,
-    /// The output's format (none: from the output file's extension, else
-    /// the first input's; an extension that names no format is an error).
-    pub output_format: Option<Format>,
-    /// Only the first K rows of the order (a uniform sample in random
-    /// order).
-    pub count: Option<u64>,
-    /// Parquet output compression (none: the first Parquet input's, else
-    /// Snappy).
-    pub compression: Option<Compression>,
-    /// Rows per Parquet row group (none: the first Parquet input's largest,
-    /// else 1 Mi).
-    pub row_group_rows: Option<usize>,
-    /// CSV and TSV columns typed from all their values (csv_types.rs).
-    pub infer_types: bool,
-}
-
-impl Options {
-    /// The one check of the options themselves (before a file is opened),
-    /// with the error the user sees; options are named as the command line
-    /// spells them (the Python bindings rename them).
-    pub fn validate(&self) -> Result<(), Error> {
-        if self.row_group_rows == Some(0) {
-            return Err(Error::invalid("--row-group-rows must be at least 1"));
-        }
-        Ok(())
-    }
 }
 
 /// What a shuffle did.
@@ -100,7 +56,7 @@ pub fn shuffle_table(
     let Prepared {
         sources,
         schema,
-        first,
+        opening,
         settings,
         budget,
     } = prepare(inputs, destination, options)?;
@@ -112,92 +68,10 @@ pub fn shuffle_table(
         temp_dir: options.temp_dir.clone().unwrap_or_else(std::env::temp_dir),
         count: options.count,
     };
-    run.execute(&sources, first, destination, settings)
+    run.execute(&sources, opening, destination, settings)
 }
 
-/// The inputs of a run, their schema and the output's settings, with
-/// everything checked that can be before a row is read.
-pub(crate) struct Prepared {
-    pub(crate) sources: Vec<Source>,
-    pub(crate) schema: SchemaRef,
-    /// The only input, opened already (it may be a pipe).
-    pub(crate) first: Option<Opened>,
-    pub(crate) settings: WriteSettings,
-    pub(crate) budget: Budget,
-}
-
-/// Lists and opens `inputs`, decides their schema and the output's
-/// format and layout, and checks that `destination` can be written.
-pub(crate) fn prepare(
-    inputs: &[PathBuf],
-    destination: &Destination,
-    options: &Options,
-) -> Result<Prepared, Error> {
-    options.validate()?;
-    let sources = source::list(inputs, options.format)?;
-    let format = output_format(destination, options.output_format, &sources)?;
-    let budget = Budget::of(options.memory);
-    // One input is opened once (it may be a pipe); several are each read
-    // twice, for their schemas and then their rows.
-    let (schema, first) = match sources.as_slice() {
-        _ if options.infer_types => (
-            crate::csv_infer::common_schema(&sources, reading(&budget))?,
-            None,
-        ),
-        [only] => {
-            let opened = source::open(only, None, reading(&budget))?;
-            (opened.schema.clone(), Some(opened))
-        }
-        _ => (source::common_schema(&sources)?, None),
-    };
-    check_width(&schema, budget.total).map_err(|e| match sources.as_slice() {
-        [only] => e.context(only.path.display()),
-        _ => e,
-    })?;
-    destination.check()?;
-    if let Destination::Partitioned(_, column) = destination {
-        crate::partition_out::check_column(&schema, column)?;
-    }
-    crate::output::compression(destination, format)?;
-    let parquet = parquet_layout(
-        &sources,
-        first.as_ref(),
-        Reading::one_at_a_time(BATCH_ROWS),
-        options.compression,
-        options.row_group_rows,
-    )?;
-    if format == Format::Parquet {
-        check_column_writers(&schema, budget.total, 1)?;
-    }
-    let settings = WriteSettings {
-        format,
-        parquet,
-        writer_memory: budget.writer,
-        write_rows: write_rows(&schema, budget.batches_out()),
-    };
-    Ok(Prepared {
-        sources,
-        schema,
-        first,
-        settings,
-        budget,
-    })
-}
-
-/// Inputs are read in batches of [`BATCH_ROWS`] (fewer when a batch would
-/// take more than an eighth of the rows' share of memory); Parquet row
-/// groups are decoded several at once when they take at most a quarter of
-/// the rows' share of memory.
-pub(crate) fn reading(budget: &Budget) -> Reading {
-    Reading {
-        batch_rows: BATCH_ROWS,
-        parallel_bytes: budget.rows / 4,
-        memory: budget.total,
-        batch_memory: (budget.rows / 8).max(256 << 10),
-    }
-}
-
-/// Reads every row of `sources` (the first one maybe opened already), each
+/// Reads every row of `sources` (as `opening` left them), each
 /// batch conformed to `schema`, and hands each non-empty batch to `visit`
 /// with its first row number, its labels in `order`, and an estimate of the
 /// share of the input read so far (for the number of bucket files).
@@ -206,7 +80,7 @@ pub(crate) fn read_labelled(
     order: &TableOrder,
     schema: &SchemaRef,
     sources: &[Source],
-    mut first: Option<Opened>,
+    mut opening: Opening,
     reading: Reading,
     mut visit: impl FnMut(RecordBatch, u64, Vec<u32>, &dyn Fn() -> f64) -> Result<(), Error>,
 ) -> Result<u64, Error> {
@@ -216,11 +90,8 @@ pub(crate) fn read_labelled(
         .sum();
     let mut rows_in = 0u64;
     let mut bytes_done = 0u64;
-    for source in sources {
-        let opened = match first.take() {
-            Some(opened) => opened,
-            None => source::open(source, Some(schema.clone()), reading)?,
-        };
+    for (index, source) in sources.iter().enumerate() {
+        let opened = opening.open(index, source, schema, reading)?;
         let file_bytes = std::fs::metadata(&source.path).map_or(0, |m| m.len());
         let file_rows = opened.rows;
         let mut rows_in_file = 0u64;
@@ -255,13 +126,6 @@ pub(crate) fn read_labelled(
     }
     Ok(rows_in)
 }
-
-/// What a column costs while rows go through bucket files, whatever the
-/// rows: its arrays in every bucket's waiting slices and the Arrow IPC
-/// writer's and reader's buffers (measured with arrow-ipc 60.1: peaks of
-/// about 4 KiB a column for 100,000 columns of 8 rows, 9 KiB for 10,000
-/// columns of 200 rows, beyond the limit).
-pub(crate) const SPILL_COLUMN_BYTES: u64 = 8 << 10;
 
 /// Rows read so far: held in memory while they fit, then moved to buckets.
 pub(crate) enum Held {
@@ -300,7 +164,7 @@ impl Run {
     fn execute(
         self,
         sources: &[Source],
-        first: Option<Opened>,
+        opening: Opening,
         destination: &Destination,
         settings: WriteSettings,
     ) -> Result<Report, Error> {
@@ -310,8 +174,8 @@ impl Run {
             &self.order,
             &self.schema,
             sources,
-            first,
-            reading(&self.budget),
+            opening,
+            crate::table_plan::reading(&self.budget),
             |batch, first_row, labels, share_read| {
                 if let Some(sample) = &mut sample {
                     return sample.add(&self, batch, first_row, labels);
@@ -391,8 +255,7 @@ impl Run {
                 mut bytes,
             } => {
                 bytes += held_bytes(&batch) + ORDER_BYTES_PER_ROW * labels.len() as u64;
-                let fits =
-                    bytes <= self.budget.rows && all.len() + labels.len() < u32::MAX as usize;
+                let fits = holds(&self.budget, bytes, all.len() + labels.len());
                 batches.push(batch);
                 all.extend_from_slice(&labels);
                 if fits {
@@ -403,8 +266,7 @@ impl Run {
                     });
                 }
                 // Too large: bucket files, as many as the whole input
-                // will need for one bucket to fit (an estimate; a bucket
-                // that turns out larger is split again when read).
+                // will need (hold_plan.rs).
                 let estimate = bytes as f64 / share_read();
                 let first_row = first + labels.len() as u64 - all.len() as u64;
                 self.spill_held(batches, &all, first_row, estimate, open)
@@ -446,9 +308,9 @@ impl Run {
         estimate: f64,
         open: &mut dyn FnMut(usize) -> Result<Spill, Error>,
     ) -> Result<Spill, Error> {
-        self.check_width(estimate)?;
-        let target = self.bucket_target() as f64;
-        let buckets = ((estimate * 1.25 / target).ceil() as usize).clamp(2, 4096);
+        let columns = crate::json_in::leaf_count(&self.schema) as u64;
+        check_spill_width(&self.budget, columns, estimate)?;
+        let buckets = buckets_for(&self.budget, estimate);
         let schema = self.spill_schema.clone();
         let mut spill = open(buckets)?;
         let mut first_row = first_row;
@@ -462,31 +324,6 @@ impl Run {
             at += n;
         }
         Ok(spill)
-    }
-
-    /// Refuses a table too wide to go through bucket files within the
-    /// memory limit (`estimate`: the bytes its rows take in memory).
-    fn check_width(&self, estimate: f64) -> Result<(), Error> {
-        let columns = crate::json_in::leaf_count(&self.schema) as u64;
-        let needed = columns.saturating_mul(SPILL_COLUMN_BYTES);
-        if needed <= self.budget.total {
-            return Ok(());
-        }
-        Err(Error::memory(format!(
-            "the rows do not fit in the memory limit ({} MiB; about {} MiB of rows), and \
-             their {columns} columns take about {} MiB to go through bucket files; raise the \
-             memory limit (--memory) to at least {} MiB",
-            self.budget.total >> 20,
-            (estimate as u64) >> 20,
-            needed.div_ceil(1 << 20),
-            needed.div_ceil(1 << 20)
-        )))
-    }
-
-    /// The size a bucket should have: its rows and its ordering fit in the
-    /// rows' share of memory, with room for the batches being gathered.
-    pub(crate) fn bucket_target(&self) -> u64 {
-        (self.budget.rows / 2).max(1 << 20)
     }
 
     /// The batches of bucket `b` (one that fits in memory), its small ones
@@ -580,7 +417,8 @@ impl Run {
             let range = spilled.range_of(b);
             let size = bucket.bytes + ORDER_BYTES_PER_ROW * bucket.rows;
             if size > self.budget.rows && range.hi - range.lo > 1 {
-                let buckets = (size.div_ceil(self.bucket_target()) as usize + 1).clamp(2, 4096);
+                let buckets =
+                    (size.div_ceil(bucket_target(&self.budget)) as usize + 1).clamp(2, 4096);
                 let mut again = Spill::new(
                     &self.temp_dir,
                     self.spill_schema.clone(),
@@ -685,23 +523,10 @@ impl Sample {
         self.rows += kept.num_rows() as u64;
         self.bytes += held_bytes(&kept);
         self.batches.push(kept);
-        // Compacted at twice the rows kept, or sooner when the rows held
-        // take half of their memory (a small -n under a small limit).
-        if self.rows >= self.count.max(BATCH_ROWS as u64).saturating_mul(2)
-            || self.bytes > run.budget.rows / 2
-        {
+        if sample_compacts(&run.budget, self.count, self.rows, self.bytes) {
             self.compact(run)?;
         }
-        let bytes = self.bytes;
-        if bytes > run.budget.rows {
-            return Err(Error::invalid(format!(
-                "-n {}: the sampled rows take more than --memory allows ({} MiB held); raise \
-                 --memory or take fewer rows",
-                self.count,
-                bytes >> 20
-            )));
-        }
-        Ok(())
+        check_sample_held(&run.budget, self.count, self.bytes)
     }
 
     /// Keeps only the rows with a label at most the K-th smallest.

@@ -1,29 +1,26 @@
-//! The inputs of a table shuffle: files, several files, or directories of
-//! shards, each opened as a stream of Arrow record batches, all of one
-//! schema.
+//! The inputs of a table job: files, several files, or directories of
+//! shards, each opened as a stream of Arrow record batches (a Parquet
+//! file's footer read once, parquet_in.rs), all of one schema (each input
+//! surveyed once for it: its schema, a Parquet file's layout and footer).
 
-use std::collections::VecDeque;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::datatypes::{Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
-use parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
-};
-use parquet::file::metadata::ParquetMetaData;
 
 use crate::compressed_in;
 use crate::contain::{Contained, contained};
 use crate::csv_in::{self, CsvLimits};
-use crate::error::{Error, arrow_error, parquet_error};
+use crate::error::{Error, arrow_error};
 use crate::format::Format;
 use crate::hive::{self, Partition};
 use crate::ipc_in::{self, IpcLimits};
 use crate::json_in;
 use crate::layout::ParquetLayout;
-use crate::parquet_footer;
+pub(crate) use crate::opened::{Opened, Reading};
+use crate::parquet_in::{self, Footer};
 use crate::schema_merge;
 
 /// One input file and its format.
@@ -117,84 +114,29 @@ fn walk(dir: &Path, format: Option<Format>, out: &mut Vec<Source>) -> Result<(),
     Ok(())
 }
 
-/// A stream of record batches.
-pub type Batches = Box<dyn Iterator<Item = Result<RecordBatch, Error>> + Send>;
-
-/// An input opened: its schema, its batches, and what is known up front.
-pub struct Opened {
-    /// The schema of its batches.
-    pub schema: SchemaRef,
-    /// The batches, in file order.
-    pub batches: Batches,
-    /// The number of rows, when the file says (Parquet).
-    pub rows: Option<u64>,
-    /// A Parquet file's layout (compression, row groups, metadata).
-    pub parquet: Option<ParquetLayout>,
-}
-
-/// The schema of `source` without reading its rows (a CSV's header, a
-/// JSON Lines file's inferred types: the whole file is read for those).
-pub fn schema_of(source: &Source) -> Result<SchemaRef, Error> {
-    Ok(open(source, None, Reading::one_at_a_time(1024))?.schema)
-}
-
-/// How an input is read: rows per batch, and the memory that decoding
-/// several Parquet row groups at once may take.
-#[derive(Clone, Copy, Debug)]
-pub struct Reading {
-    /// Rows per batch (at most: a reader takes fewer when a batch of that
-    /// many would take more than `batch_memory`).
-    pub batch_rows: usize,
-    /// Bytes several row groups decoded at once may take.
-    pub parallel_bytes: u64,
-    /// The memory limit: what a reader's metadata (a Parquet footer) may
-    /// take at most.
-    pub memory: u64,
-    /// Bytes one batch being read may take (a reader's buffers for it
-    /// included); a row that alone takes more is an error that says to
-    /// raise the memory limit.
-    pub batch_memory: u64,
-}
-
-/// A batch's memory when the memory limit is not given to the reader.
-pub const DEFAULT_BATCH_MEMORY: u64 = 64 << 20;
-
-impl Reading {
-    /// Batches of `batch_rows`, one row group at a time.
-    pub fn one_at_a_time(batch_rows: usize) -> Reading {
-        Reading {
-            batch_rows,
-            parallel_bytes: 0,
-            memory: DEFAULT_BATCH_MEMORY * 8,
-            batch_memory: DEFAULT_BATCH_MEMORY,
-        }
-    }
-
-    /// `batch_memory` as a size in memory.
-    pub fn batch_bytes(&self) -> usize {
-        usize::try_from(self.batch_memory).unwrap_or(usize::MAX)
-    }
-
-    /// Rows per batch for rows of `columns` columns, each field taking
-    /// at least `bytes_per_field` bytes: at most `batch_rows`, at least one.
-    pub fn rows_for(&self, columns: usize, bytes_per_field: usize) -> usize {
-        let row = columns.max(1).saturating_mul(bytes_per_field).max(1);
-        (self.batch_bytes() / row).clamp(1, self.batch_rows.max(1))
-    }
-}
-
 /// Opens `source` for reading as `reading` says; `schema`
 /// overrides the one a JSON Lines file would be read with (the merged
 /// schema of several files). Whatever the file holds, the result is its
 /// batches or an error naming it: a panic of a reader is caught
 /// ([`contained`]), and a schema with a column name twice is refused.
 pub fn open(source: &Source, schema: Option<SchemaRef>, reading: Reading) -> Result<Opened, Error> {
+    open_from(source, schema, reading, None)
+}
+
+/// [`open`], from the footer of the Parquet file `source` when it was read
+/// already (`footer`; the file is not read again for it).
+pub(crate) fn open_from(
+    source: &Source,
+    schema: Option<SchemaRef>,
+    reading: Reading,
+    footer: Option<Footer>,
+) -> Result<Opened, Error> {
     let partition = &source.partition;
     let schema = match schema {
         Some(schema) if !partition.is_empty() => Some(partition.strip(&schema)),
         other => other,
     };
-    let opened = open_own(source, schema, reading)?;
+    let opened = open_own_from(source, schema, reading, footer)?;
     if partition.is_empty() {
         return Ok(opened);
     }
@@ -227,12 +169,48 @@ pub(crate) fn open_own(
     schema: Option<SchemaRef>,
     reading: Reading,
 ) -> Result<Opened, Error> {
+    open_own_from(source, schema, reading, None)
+}
+
+/// The file of `source`, opened, refused when a format read only as it is
+/// (Parquet, Arrow) is compressed as a whole.
+pub(crate) fn open_file(source: &Source) -> Result<File, Error> {
+    let path = &source.path;
+    let file = File::open(path).map_err(|e| Error::io_at(path, &e))?;
+    compressed_in::refuse_whole(path, &file, source.format)?;
+    Ok(file)
+}
+
+/// [`open_own`], from `footer` when it was read already.
+fn open_own_from(
+    source: &Source,
+    schema: Option<SchemaRef>,
+    reading: Reading,
+    footer: Option<Footer>,
+) -> Result<Opened, Error> {
+    let path = source.path.clone();
+    let opened = match footer {
+        Some(footer) => parquet_in::open_read(path.clone(), footer, reading)?,
+        None => open_file_as(source, open_file(source)?, schema, reading)?,
+    };
+    check_distinct_names(&path, &opened.schema)?;
+    Ok(Opened {
+        batches: Box::new(Contained::new(&path, opened.batches)),
+        ..opened
+    })
+}
+
+/// The opened file of `source` read in its format.
+fn open_file_as(
+    source: &Source,
+    file: File,
+    schema: Option<SchemaRef>,
+    reading: Reading,
+) -> Result<Opened, Error> {
     let path = source.path.clone();
     let batch_rows = reading.batch_rows;
-    let file = File::open(&path).map_err(|e| Error::io_at(&path, &e))?;
-    compressed_in::refuse_whole(&path, &file, source.format)?;
-    let opened = match source.format {
-        Format::Parquet => open_parquet(path.clone(), file, reading)?,
+    Ok(match source.format {
+        Format::Parquet => parquet_in::open(path.clone(), file, reading)?,
         Format::ArrowFile | Format::ArrowStream => contained(&path, || {
             let limits = IpcLimits {
                 memory: reading.memory,
@@ -272,11 +250,6 @@ pub(crate) fn open_own(
                 parquet: None,
             })
         })?,
-    };
-    check_distinct_names(&path, &opened.schema)?;
-    Ok(Opened {
-        batches: Box::new(Contained::new(&path, opened.batches)),
-        ..opened
     })
 }
 
@@ -300,272 +273,30 @@ fn check_distinct_names(path: &Path, schema: &Schema) -> Result<(), Error> {
     Ok(())
 }
 
-fn open_parquet(path: PathBuf, mut file: File, reading: Reading) -> Result<Opened, Error> {
-    parquet_footer::check(&path, &mut file, reading.memory)?;
-    let metadata = contained(&path, || {
-        ArrowReaderMetadata::load(&file, Default::default()).map_err(|e| parquet_error(&path, e))
-    })?;
-    let rows = check_row_counts(&path, metadata.metadata())?;
-    // Refused when its batches are read (its schema alone is fine).
-    let too_wide = check_column_readers(&path, metadata.metadata(), &reading).err();
-    // Row groups decoded at once: as many as there are threads, when that
-    // many of the largest fit in the memory allowed for it.
-    let groups = metadata.metadata().row_groups();
-    let largest = groups
-        .iter()
-        .map(|g| u64::try_from(g.total_byte_size()).unwrap_or(0))
-        .max()
-        .unwrap_or(0);
-    let threads = rayon::current_num_threads().max(1);
-    let parallel = if largest.saturating_mul(threads as u64) <= reading.parallel_bytes {
-        threads
-    } else {
-        1
-    };
-    // Rows per batch: as many as fit in a batch's memory at the largest
-    // bytes per row of any row group (its uncompressed size over its rows,
-    // at least 8 bytes a column).
-    let columns = metadata.schema().fields().len();
-    let row_bytes = groups
-        .iter()
-        .map(|g| {
-            let bytes = u64::try_from(g.total_byte_size()).unwrap_or(0);
-            bytes / u64::try_from(g.num_rows()).unwrap_or(1).max(1)
-        })
-        .max()
-        .unwrap_or(0)
-        .max(8 * columns as u64);
-    let batch_rows = reading.rows_for(1, usize::try_from(row_bytes).unwrap_or(usize::MAX));
-    let layout = ParquetLayout::of(metadata.metadata());
-    let schema = metadata.schema().clone();
-    if columns == 0 {
-        // Rows without columns: the decoders give no batches; the row
-        // groups' counts are the rows.
-        let counts: Vec<usize> = groups
-            .iter()
-            .map(|g| usize::try_from(g.num_rows()).unwrap_or(0))
-            .filter(|&n| n > 0)
-            .collect();
-        let empty = schema.clone();
-        let batches = counts.into_iter().map(move |rows| {
-            RecordBatch::try_new_with_options(
-                empty.clone(),
-                Vec::new(),
-                &arrow::array::RecordBatchOptions::new().with_row_count(Some(rows)),
-            )
-            .map_err(|e| arrow_error(&path, e))
-        });
-        return Ok(Opened {
-            schema,
-            batches: Box::new(batches.collect::<Vec<_>>().into_iter()),
-            rows: Some(rows),
-            parquet: Some(layout),
-        });
-    }
-    if let Some(error) = too_wide {
-        return Ok(Opened {
-            schema,
-            batches: Box::new(std::iter::once(Err(error))),
-            rows: Some(rows),
-            parquet: Some(layout),
-        });
-    }
-    let groups = RowGroups {
-        groups: GroupDecoder {
-            path,
-            file,
-            metadata,
-            batch_rows,
-            parallel,
-        },
-        next: 0,
-        ready: VecDeque::new(),
-        current: None,
-    };
-    Ok(Opened {
-        schema,
-        batches: Box::new(groups),
-        rows: Some(rows),
-        parquet: Some(layout),
-    })
-}
-
-/// Bytes the Parquet decoder takes per column of a file, at least, whatever
-/// its rows (its page reader, decoders and buffers: about 10 KiB each in
-/// parquet 60.1, measured on files of 10,000 and 100,000 columns).
-pub(crate) const PARQUET_READER_COLUMN_BYTES: u64 = 10 << 10;
-
-/// A Parquet file's column readers must fit in the memory a reader may
-/// take (a 10,000-column file takes 100 MB to read a row at a time).
-fn check_column_readers(
-    path: &Path,
-    metadata: &ParquetMetaData,
-    reading: &Reading,
-) -> Result<(), Error> {
-    let columns = metadata.file_metadata().schema_descr().num_columns() as u64;
-    let needed = columns.saturating_mul(PARQUET_READER_COLUMN_BYTES);
-    let allowed = reading.parallel_bytes.max(reading.batch_memory);
-    if needed > allowed {
-        return Err(Error::memory(format!(
-            "{}: {columns} columns take about {} MiB to read, more than the memory limit \
-             allows a reader ({} MiB); raise the memory limit (--memory)",
-            path.display(),
-            needed.div_ceil(1 << 20),
-            allowed >> 20
-        )));
-    }
-    Ok(())
-}
-
-/// The rows of a Parquet file: its footer's count, which must be the sum
-/// of its row groups' (a footer saying 0 rows over row groups of 2,000
-/// would otherwise be read as whatever one of them says).
-fn check_row_counts(path: &Path, metadata: &ParquetMetaData) -> Result<u64, Error> {
-    let mut sum = 0u64;
-    for (index, group) in metadata.row_groups().iter().enumerate() {
-        let rows = u64::try_from(group.num_rows()).map_err(|_| {
-            Error::invalid(format!(
-                "{}: corrupt Parquet footer: row group {index} has {} rows",
-                path.display(),
-                group.num_rows()
-            ))
-        })?;
-        sum = sum.saturating_add(rows);
-    }
-    let said = metadata.file_metadata().num_rows();
-    if u64::try_from(said) != Ok(sum) {
-        return Err(Error::invalid(format!(
-            "{}: corrupt Parquet footer: it says {said} rows, its row groups hold {sum}",
-            path.display()
-        )));
-    }
-    Ok(sum)
-}
-
-/// A Parquet file's batches, row group after row group; with `parallel`
-/// above 1, that many row groups are decoded at once (on rayon's threads)
-/// and their batches handed out in file order; else one row group's
-/// batches are read as they are handed out.
-struct RowGroups {
-    groups: GroupDecoder,
-    next: usize,
-    ready: VecDeque<Result<RecordBatch, Error>>,
-    /// The row group being read, when one at a time.
-    current: Option<ParquetRecordBatchReader>,
-}
-
-/// What decodes a row group of a Parquet file (shared by rayon's threads).
-struct GroupDecoder {
-    path: PathBuf,
-    file: File,
-    metadata: ArrowReaderMetadata,
-    batch_rows: usize,
-    parallel: usize,
-}
-
-impl GroupDecoder {
-    fn reader(&self, group: usize) -> Result<ParquetRecordBatchReader, Error> {
-        // Each decoder its own descriptor (a shared one shares its offset);
-        // the first group reads the descriptor opened first.
-        let file = if self.parallel > 1 {
-            File::open(&self.path)
-        } else {
-            self.file.try_clone()
-        }
-        .map_err(|e| Error::io_at(&self.path, &e))?;
-        contained(&self.path, || {
-            ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.metadata.clone())
-                .with_row_groups(vec![group])
-                .with_batch_size(self.batch_rows)
-                .build()
-                .map_err(|e| parquet_error(&self.path, e))
-        })
-    }
-
-    fn decode(&self, group: usize) -> Result<Vec<RecordBatch>, Error> {
-        let reader = self.reader(group)?;
-        contained(&self.path, || {
-            reader
-                .map(|batch| batch.map_err(|e| arrow_error(&self.path, e)))
-                .collect()
-        })
-    }
-}
-
-impl RowGroups {
-    fn next_one_at_a_time(&mut self) -> Option<Result<RecordBatch, Error>> {
-        let groups = self.groups.metadata.metadata().num_row_groups();
-        loop {
-            if let Some(reader) = &mut self.current {
-                match reader.next() {
-                    Some(batch) => {
-                        return Some(batch.map_err(|e| arrow_error(&self.groups.path, e)));
-                    }
-                    None => self.current = None,
-                }
-            }
-            if self.next >= groups {
-                return None;
-            }
-            match self.groups.reader(self.next) {
-                Ok(reader) => self.current = Some(reader),
-                Err(e) => {
-                    self.next = groups;
-                    return Some(Err(e));
-                }
-            }
-            self.next += 1;
-        }
-    }
-}
-
-impl Iterator for RowGroups {
-    type Item = Result<RecordBatch, Error>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.groups.parallel <= 1 {
-            return self.next_one_at_a_time();
-        }
-        let groups = self.groups.metadata.metadata().num_row_groups();
-        while self.ready.is_empty() && self.next < groups {
-            let end = (self.next + self.groups.parallel).min(groups);
-            let decoder = &self.groups;
-            let decoded: Vec<Result<Vec<RecordBatch>, Error>> = if end - self.next > 1 {
-                use rayon::prelude::*;
-                (self.next..end)
-                    .into_par_iter()
-                    .map(|g| decoder.decode(g))
-                    .collect()
-            } else {
-                vec![decoder.decode(self.next)]
-            };
-            self.next = end;
-            for group in decoded {
-                match group {
-                    Ok(batches) => self.ready.extend(batches.into_iter().map(Ok)),
-                    Err(e) => {
-                        self.ready.push_back(Err(e));
-                        self.next = groups;
-                        break;
-                    }
-                }
-            }
-        }
-        self.ready.pop_front()
-    }
-}
-
-/// The one schema of all `sources`: their columns matched by name, in the
-/// first file's order, each of the type that every file's converts to
-/// without loss (schema_merge.rs), nullable when it is in any file; JSON
-/// Lines files are read with the merge of their inferred schemas.
-pub fn common_schema(sources: &[Source]) -> Result<SchemaRef, Error> {
-    merge_schemas(sources, schemas_of(sources)?)
-}
-
 /// The schema of each of `sources` (regular files only).
 pub(crate) fn schemas_of(sources: &[Source]) -> Result<Vec<SchemaRef>, Error> {
-    let mut schemas = Vec::with_capacity(sources.len());
+    let surveyed = survey_all(sources, &mut |_| false)?;
+    Ok(surveyed.into_iter().map(|s| s.schema).collect())
+}
+
+/// What the schema pass learns of an input without reading its rows.
+pub(crate) struct Surveyed {
+    /// Its schema.
+    pub(crate) schema: SchemaRef,
+    /// A Parquet file's layout.
+    pub(crate) layout: Option<ParquetLayout>,
+    /// A Parquet file's footer, when kept for its rows to be read without
+    /// reading it again.
+    pub(crate) footer: Option<Footer>,
+}
+
+/// Each of `sources` (regular files only) surveyed: its schema, a Parquet
+/// file's layout, and its footer when `keep` says.
+pub(crate) fn survey_all(
+    sources: &[Source],
+    keep: &mut dyn FnMut(&Footer) -> bool,
+) -> Result<Vec<Surveyed>, Error> {
+    let mut surveyed = Vec::with_capacity(sources.len());
     for source in sources {
         let metadata = fs::metadata(&source.path).map_err(|e| Error::io_at(&source.path, &e))?;
         if !metadata.is_file() {
@@ -574,13 +305,32 @@ pub(crate) fn schemas_of(sources: &[Source]) -> Result<Vec<SchemaRef>, Error> {
                 source.path.display()
             )));
         }
-        schemas.push(schema_of(source)?);
+        let (opened, footer) = survey(source, Reading::one_at_a_time(1024))?;
+        surveyed.push(Surveyed {
+            schema: opened.schema,
+            layout: opened.parquet,
+            footer: footer.filter(|footer| keep(footer)),
+        });
     }
-    Ok(schemas)
+    Ok(surveyed)
 }
 
-/// The one schema of `sources` whose schemas are `schemas` (see
-/// [`common_schema`]).
+/// `source` opened as `reading` says, and a Parquet file's footer as read
+/// for it (the rows pass opens the file from it without reading it again).
+pub(crate) fn survey(source: &Source, reading: Reading) -> Result<(Opened, Option<Footer>), Error> {
+    if source.format != Format::Parquet {
+        return Ok((open(source, None, reading)?, None));
+    }
+    let footer = Footer::read(&source.path, open_file(source)?, reading.memory)?;
+    let opened = open_from(source, None, reading, Some(footer.again(&source.path)?))?;
+    Ok((opened, Some(footer)))
+}
+
+/// The one schema of all `sources`, whose schemas are `schemas`: their
+/// columns matched by name, in the first file's order, each of the type
+/// that every file's converts to without loss (schema_merge.rs), nullable
+/// when it is in any file; JSON Lines files are read with the merge of
+/// their inferred schemas.
 pub(crate) fn merge_schemas(
     sources: &[Source],
     schemas: Vec<SchemaRef>,

@@ -27,13 +27,13 @@ use knuffle::Seed;
 use knuffle_sample::{ExactDraw, FieldName, Parts, split_key_rng};
 
 use crate::error::Error;
-use crate::format::Format;
 use crate::output::{Destination, Emitter, Written};
-use crate::output_plan::{check_column_writers, write_rows};
 use crate::sample_columns::KeyColumns;
 use crate::sample_rows::Rows;
-use crate::shuffle::{Options, Prepared, prepare, reading};
 use crate::source::{self, Source};
+use crate::table_facts::{Prepared, prepare};
+use crate::table_options::Options;
+use crate::table_plan::reading;
 
 /// A split of a table: the shares, and the key columns of a group split.
 #[derive(Clone, Debug)]
@@ -79,18 +79,10 @@ pub fn split_table(
         only_files(&source::list(inputs, options.format)?)?;
     }
     let destination = Destination::Parts(outputs.to_vec(), split.parts.clone());
+    // The parts' writers, open at once, share the memory of one (the
+    // plan's settings are each part's).
     let mut prepared = prepare(inputs, &destination, options)?;
-    if prepared.settings.format == Format::Parquet {
-        // Every part's writer is open at once.
-        check_column_writers(&prepared.schema, options.memory, parts as u64)?;
-    }
-    // The parts' writers, and their waiting rows, share the memory of one.
-    let mut settings = prepared.settings.clone();
-    settings.writer_memory = (settings.writer_memory / parts).max(1);
-    settings.write_rows = write_rows(
-        &prepared.schema,
-        prepared.budget.batches_out() / parts as u64,
-    );
+    let settings = prepared.settings.clone();
     let law = match &split.key {
         None => Law::Exact(split.parts.sizes(count_rows(&mut prepared)?)),
         Some(fields) => Law::ByKey(fields),
@@ -146,20 +138,16 @@ fn only_files(sources: &[Source]) -> Result<(), Error> {
     Ok(())
 }
 
-/// The rows of the inputs, counted (a Parquet file by its footer, others
-/// read). The one input opened already is counted and closed.
+/// The rows of the inputs, counted (a Parquet file by its footer, kept
+/// for the rows pass; others read). The one input opened already is
+/// counted and closed.
 fn count_rows(prepared: &mut Prepared) -> Result<u64, Error> {
     let mut rows = 0u64;
-    let mut first = prepared.first.take();
-    for source in &prepared.sources {
-        let opened = match first.take() {
-            Some(opened) => opened,
-            None => source::open(
-                source,
-                Some(prepared.schema.clone()),
-                reading(&prepared.budget),
-            )?,
-        };
+    let reading = reading(&prepared.budget);
+    for (index, source) in prepared.sources.iter().enumerate() {
+        let opened = prepared
+            .opening
+            .open_before_last(index, source, &prepared.schema, reading)?;
         rows += match opened.rows {
             Some(said) => said,
             None => {

@@ -28,8 +28,9 @@ use arrow::datatypes::SchemaRef;
 
 use crate::error::Error;
 use crate::gather::Gather;
+use crate::opening::Opening;
 use crate::shuffle::{Buckets, Held, Run};
-use crate::source::{self, Opened};
+use crate::source;
 use crate::stream_cache::{self, Entry};
 use crate::stream_manifest;
 use crate::stream_options::{Consumer, StreamOptions};
@@ -82,12 +83,12 @@ impl TableStream {
             Some(dir) => Some(Entry::of_stream(dir, &sources, options)?),
             None => None,
         };
-        let (inputs, first) = Inputs::of(sources, options.columns.as_deref())?;
         let (memory, background_memory) = if options.prefetch {
             stream_prefetch::split_memory(options.memory)
         } else {
             (options.memory, 0)
         };
+        let (inputs, opening) = Inputs::of(sources, options.columns.as_deref(), memory)?;
         let temp_dir = options.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
         let run = inputs.run(&options.seed, options.epoch, memory, &temp_dir);
         let prefetch = options.prefetch.then(|| Job {
@@ -103,7 +104,7 @@ impl TableStream {
         let producer = Producer {
             run,
             inputs,
-            first,
+            opening,
             cache,
             prefetch,
             consumer,
@@ -188,7 +189,8 @@ impl Drop for TableStream {
 struct Producer {
     run: Run,
     inputs: Inputs,
-    first: Option<Opened>,
+    /// The inputs as their schema pass left them.
+    opening: Opening,
     /// The epoch's entry in the cache directory, if there is one.
     cache: Option<Entry>,
     /// The next epoch's pass 1 in the background, if asked for.
@@ -214,7 +216,7 @@ impl Producer {
         let Producer {
             run,
             inputs,
-            first,
+            opening,
             cache,
             prefetch,
             stop,
@@ -222,7 +224,7 @@ impl Producer {
             ..
         } = self;
         let Some(entry) = cache else {
-            let held = inputs.hold(&run, first, &stop)?;
+            let held = inputs.hold(&run, opening, &stop)?;
             stats.get().pass1 = Some(Pass1::Private);
             match held {
                 Held::Memory {
@@ -241,7 +243,7 @@ impl Producer {
         stats.get().removed += stream_cache::remove_abandoned(entry.root());
         let schema = stream_manifest::schema_value(&inputs.projected);
         let ready = entry.open(&schema, false, |file, place| {
-            inputs.spill_to(&run, first, &stop, file, place)
+            inputs.spill_to(&run, opening, &stop, file, place)
         })?;
         ready.record(&mut stats.get());
         if let Some(job) = prefetch

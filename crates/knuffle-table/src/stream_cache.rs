@@ -657,6 +657,7 @@ mod tests {
 
     use super::*;
     use crate::error::ErrorKind;
+    use crate::opening::Opening;
     use crate::source;
     use crate::stream_pass1::Inputs;
 
@@ -682,7 +683,7 @@ mod tests {
         let sources = source::list(std::slice::from_ref(&input), None).unwrap();
         let dataset = Dataset::of(&sources, "changed", None, None).unwrap();
         let entry = Entry::new(&dir.path().join("cache"), &dataset, 0);
-        let (inputs, first) = Inputs::of(sources, None).unwrap();
+        let (inputs, opening) = Inputs::of(sources, None, 1 << 20).unwrap();
         let run = inputs.run("changed", 0, 1 << 20, dir.path());
         let schema = stream_manifest::schema_value(&inputs.projected);
         let never = AtomicBool::new(false);
@@ -694,7 +695,7 @@ mod tests {
         };
         let error = entry
             .open(&schema, false, |file, place| {
-                let spilled = inputs.spill_to(&run, first, &never, file, place);
+                let spilled = inputs.spill_to(&run, opening, &never, file, place);
                 replace(100);
                 spilled
             })
@@ -715,7 +716,7 @@ mod tests {
         };
         let error = claimed
             .write(&schema, |file, place| {
-                let spilled = inputs.spill_to(&run, None, &never, file, place);
+                let spilled = inputs.spill_to(&run, Opening::default(), &never, file, place);
                 replace(200);
                 spilled
             })

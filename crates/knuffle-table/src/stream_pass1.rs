@@ -13,10 +13,13 @@ use arrow::datatypes::SchemaRef;
 
 use crate::budget::Budget;
 use crate::error::Error;
+use crate::opening::Opening;
 use crate::order::{TableOrder, epoch_seed};
-use crate::shuffle::{BATCH_ROWS, Held, Run, read_labelled};
-use crate::source::{self, Opened, Reading, Source};
+use crate::shuffle::{Held, Run, read_labelled};
+use crate::source::{Reading, Source};
 use crate::spill::{self, LabelRange, Spill, Spilled};
+use crate::table_facts::read_schema;
+use crate::table_plan::{BATCH_ROWS, SchemaPass};
 
 /// What pass 1 reads: the input files, their schema, and the columns kept.
 #[derive(Clone)]
@@ -31,19 +34,20 @@ pub(crate) struct Inputs {
 }
 
 impl Inputs {
-    /// The inputs `sources` with the columns `columns` (none: all); a single
-    /// input is opened now and handed back, to be read from there.
+    /// The inputs `sources` with the columns `columns` (none: all), for a
+    /// pass 1 in `memory` bytes: their schema read as a table job's is
+    /// (table_facts.rs; a single input opened now, to be read from there;
+    /// Parquet footers kept while they fit), and what pass 1 is left.
     pub(crate) fn of(
         sources: Vec<Source>,
         columns: Option<&[String]>,
-    ) -> Result<(Inputs, Option<Opened>), Error> {
-        let (schema, first) = match sources.as_slice() {
-            [only] => {
-                let opened = source::open(only, None, no_thread_pool())?;
-                (opened.schema.clone(), Some(opened))
-            }
-            _ => (source::common_schema(&sources)?, None),
+        memory: u64,
+    ) -> Result<(Inputs, Opening), Error> {
+        let pass = SchemaPass {
+            reading: no_thread_pool(),
+            ..SchemaPass::of(sources.len(), false, memory)
         };
+        let ((schema, _), opening) = read_schema(&sources, pass)?;
         let projection = projection(&schema, columns)?;
         let projected = Arc::new(
             schema
@@ -56,7 +60,7 @@ impl Inputs {
             projection,
             projected,
         };
-        Ok((inputs, first))
+        Ok((inputs, opening))
     }
 
     /// The settings of the pass 1 and 2 of epoch `epoch` of `seed`, in
@@ -77,7 +81,7 @@ impl Inputs {
     fn read(
         &self,
         run: &Run,
-        first: Option<Opened>,
+        opening: Opening,
         stop: &AtomicBool,
         mut visit: impl FnMut(RecordBatch, u64, Vec<u32>, &dyn Fn() -> f64) -> Result<(), Error>,
     ) -> Result<u64, Error> {
@@ -85,7 +89,7 @@ impl Inputs {
             &run.order,
             &self.schema,
             &self.sources,
-            first,
+            opening,
             no_thread_pool(),
             |batch, first_row, labels, share_read| {
                 if stop.load(Ordering::Relaxed) {
@@ -104,15 +108,20 @@ impl Inputs {
     pub(crate) fn hold(
         &self,
         run: &Run,
-        first: Option<Opened>,
+        opening: Opening,
         stop: &AtomicBool,
     ) -> Result<Held, Error> {
         let mut held = Some(Held::nothing());
-        self.read(run, first, stop, |batch, first_row, labels, share_read| {
-            let before = held.take().expect("rows are held between batches");
-            held = Some(run.hold(before, batch, first_row, labels, share_read)?);
-            Ok(())
-        })?;
+        self.read(
+            run,
+            opening,
+            stop,
+            |batch, first_row, labels, share_read| {
+                let before = held.take().expect("rows are held between batches");
+                held = Some(run.hold(before, batch, first_row, labels, share_read)?);
+                Ok(())
+            },
+        )?;
         Ok(held.expect("rows are held after the last batch"))
     }
 
@@ -121,7 +130,7 @@ impl Inputs {
     pub(crate) fn spill_to(
         &self,
         run: &Run,
-        first: Option<Opened>,
+        opening: Opening,
         stop: &AtomicBool,
         file: File,
         place: String,
@@ -139,11 +148,16 @@ impl Inputs {
             )
         };
         let mut held = Some(Held::nothing());
-        self.read(run, first, stop, |batch, first_row, labels, share_read| {
-            let before = held.take().expect("rows are held between batches");
-            held = Some(run.hold_in(before, batch, first_row, labels, share_read, &mut open)?);
-            Ok(())
-        })?;
+        self.read(
+            run,
+            opening,
+            stop,
+            |batch, first_row, labels, share_read| {
+                let before = held.take().expect("rows are held between batches");
+                held = Some(run.hold_in(before, batch, first_row, labels, share_read, &mut open)?);
+                Ok(())
+            },
+        )?;
         let held = held.expect("rows are held after the last batch");
         run.spill_all(held, &mut open)?.finish()
     }

@@ -15,6 +15,7 @@ use std::sync::atomic::AtomicBool;
 use std::thread::JoinHandle;
 
 use crate::error::Error;
+use crate::opening::Opening;
 use crate::source;
 use crate::stream_cache::{self, Claim, Claimed, Entry};
 use crate::stream_manifest;
@@ -46,7 +47,8 @@ impl Job {
         let schema = stream_manifest::schema_value(&self.inputs.projected);
         let never = AtomicBool::new(false);
         claimed.write(&schema, |file, place| {
-            self.inputs.spill_to(&run, None, &never, file, place)
+            self.inputs
+                .spill_to(&run, Opening::default(), &never, file, place)
         })
     }
 }
@@ -139,11 +141,12 @@ pub fn prefetch_stream(inputs: &[PathBuf], options: &StreamOptions) -> Result<Pr
             let _set_on_end = set_on_end;
             let stats = shared;
             stats.get().removed += stream_cache::remove_abandoned(this.root());
-            let (inputs, first) = Inputs::of(sources, options.columns.as_deref())?;
+            let memory = split_memory(options.memory).1;
+            let (inputs, opening) = Inputs::of(sources, options.columns.as_deref(), memory)?;
             let job = Job {
                 inputs,
                 seed: options.seed.clone(),
-                memory: split_memory(options.memory).1,
+                memory,
                 temp_dir: options.temp_dir.clone().unwrap_or_else(std::env::temp_dir),
             };
             let run = job
@@ -154,7 +157,7 @@ pub fn prefetch_stream(inputs: &[PathBuf], options: &StreamOptions) -> Result<Pr
             // The epoch's own pass 1, which its streams wait for: not the
             // next epoch's written ahead.
             let ready = this.open(&schema, false, |file, place| {
-                job.inputs.spill_to(&run, first, &never, file, place)
+                job.inputs.spill_to(&run, opening, &never, file, place)
             })?;
             let bytes = ready.bytes;
             ready.record(&mut stats.get());
