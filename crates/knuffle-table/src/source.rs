@@ -250,6 +250,7 @@ pub(crate) fn open_own(
             let limits = CsvLimits {
                 batch_rows,
                 batch_bytes: reading.batch_bytes(),
+                workers: crate::text_chunks::workers(&reading),
             };
             let input = compressed_in::text(&path, file)?;
             let (schema, batches) =
@@ -263,8 +264,15 @@ pub(crate) fn open_own(
         }
         Format::JsonLines => contained(&path, || {
             let input = compressed_in::text(&path, file)?;
-            let (schema, batches) =
-                json_in::open(&path, input, schema, batch_rows, reading.batch_bytes())?;
+            let workers = crate::text_chunks::workers(&reading);
+            let (schema, batches) = json_in::open(
+                &path,
+                input,
+                schema,
+                batch_rows,
+                reading.batch_bytes(),
+                workers,
+            )?;
             Ok(Opened {
                 schema,
                 batches,
