@@ -14,6 +14,14 @@
 //!   limit, so a wide table (columns x rows of offsets) or a long record
 //!   cannot take more than the limit allows; a record longer than that is
 //!   an error that says which limit to raise.
+//!
+//! The records are parsed on one thread, as they come (what a ragged or
+//! long record's message says depends on the parser's buffers and where
+//! the input was cut, so the parse is not split); with several threads
+//! (text_chunks.rs), a batch's columns are made on them at once
+//! (csv_convert.rs) while the next batch's records are parsed: a pipeline
+//! of two stages, its batches in file order and its first error the one
+//! reported, as on one thread.
 
 use std::fs::File;
 use std::io::BufRead;

@@ -57,7 +57,7 @@ pub(crate) fn common_schema(sources: &[Source], reading: Reading) -> Result<Sche
 /// value of all of them.
 fn infer(sources: &[Source], reading: Reading) -> Result<HashMap<String, DataType>, Error> {
     let mut columns: HashMap<String, Candidates> = HashMap::new();
-    let workers = crate::text_chunks::workers(&reading);
+    let workers = crate::text_chunks::workers(reading.parallel_bytes, reading.batch_memory);
     for source in sources {
         if !matches!(source.format, Format::Csv(_)) {
             continue;

@@ -13,6 +13,10 @@
 //!
 //! Rows per batch are chosen from the memory limit and the number of
 //! columns (the decoder holds each column's values of a batch).
+//!
+//! With several threads (text_chunks.rs), the schema's lines
+//! (json_infer.rs) and each batch's lines (json_lines.rs) are parsed on
+//! them at once.
 
 use std::fs::File;
 use std::path::Path;

@@ -166,8 +166,65 @@ fn file() -> impl Strategy<Value = Vec<u8>> {
         })
 }
 
+/// A line whose keys keep one type each (so that most files have a
+/// schema): keys in any order, some missing or null, integers, fractions
+/// and integers above 2^63-1, nested objects and arrays.
+fn consistent_line() -> impl Strategy<Value = String> {
+    let a = prop::sample::select(vec!["1", "-2", "3.5", "18446744073709551615", "null"]);
+    let b = prop::sample::select(vec!["\"\u{e9}\u{20ac}\"", "\"\\n\"", "null"]);
+    let c = prop::sample::select(vec!["[1, 2]", "[2.5]", "[]", "[null]", "null"]);
+    let d = prop::sample::select(vec![
+        "{\"p\": 1}",
+        "{\"q\": \"x\", \"p\": 2.5}",
+        "{}",
+        "{\"r\": [{\"s\": true}]}",
+    ]);
+    let e = prop::sample::select(vec!["true", "false", "18446744073709551615"]);
+    (
+        a,
+        b,
+        c,
+        d,
+        e,
+        prop::collection::vec(any::<bool>(), 5),
+        any::<u8>(),
+    )
+        .prop_map(|(a, b, c, d, e, with, rotate)| {
+            let mut fields = vec![
+                format!("\"a\": {a}"),
+                format!("\"b\": {b}"),
+                format!("\"c\": {c}"),
+                format!("\"d\": {d}"),
+                format!(
+                    "\"{}\": {e}",
+                    if e.starts_with('1') { "u" } else { "\u{e9}" }
+                ),
+            ];
+            fields.rotate_left(rotate as usize % 5);
+            let fields: Vec<String> = fields
+                .into_iter()
+                .zip(with)
+                .filter_map(|(field, with)| with.then_some(field))
+                .collect();
+            format!("{{{}}}", fields.join(", "))
+        })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn chunks_infer_the_schema_lines_do(
+        lines in prop::collection::vec(consistent_line(), 0..40),
+        chunk_bytes in 1usize..200,
+        workers in 1usize..4,
+    ) {
+        let text = lines.join("\n").into_bytes();
+        let path = Path::new("t.jsonl");
+        let expected = outcome(reference(path, &mut &text[..], 4096));
+        let got = outcome(infer(path, &mut &text[..], 4096, workers, chunk_bytes));
+        prop_assert_eq!(got, expected);
+    }
 
     #[test]
     fn chunks_infer_what_lines_do(

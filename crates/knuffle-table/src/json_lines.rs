@@ -191,10 +191,8 @@ impl LineBatches {
         if let Some(then) = lines.then {
             return Err(then);
         }
-        if !whole {
-            if let Ok(batch) = arrow::compute::concat_batches(&decoding.schema, &batches) {
-                return Ok(Some(batch));
-            }
+        if !whole && let Ok(batch) = arrow::compute::concat_batches(&decoding.schema, &batches) {
+            return Ok(Some(batch));
         }
         decoding.decode_whole(&lines)
     }

@@ -231,6 +231,7 @@ pub(crate) fn open_own(
     let batch_rows = reading.batch_rows;
     let file = File::open(&path).map_err(|e| Error::io_at(&path, &e))?;
     compressed_in::refuse_whole(&path, &file, source.format)?;
+    let workers = crate::text_chunks::workers(reading.parallel_bytes, reading.batch_memory);
     let opened = match source.format {
         Format::Parquet => open_parquet(path.clone(), file, reading)?,
         Format::ArrowFile | Format::ArrowStream => contained(&path, || {
@@ -250,7 +251,7 @@ pub(crate) fn open_own(
             let limits = CsvLimits {
                 batch_rows,
                 batch_bytes: reading.batch_bytes(),
-                workers: crate::text_chunks::workers(&reading),
+                workers,
             };
             let input = compressed_in::text(&path, file)?;
             let (schema, batches) =
@@ -264,7 +265,6 @@ pub(crate) fn open_own(
         }
         Format::JsonLines => contained(&path, || {
             let input = compressed_in::text(&path, file)?;
-            let workers = crate::text_chunks::workers(&reading);
             let (schema, batches) = json_in::open(
                 &path,
                 input,

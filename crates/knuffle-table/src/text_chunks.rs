@@ -12,23 +12,23 @@
 
 use std::io::{self, BufRead};
 
-use crate::source::Reading;
-
 /// Bytes a chunk of lines holds (at least one whole line: a longer line
 /// makes a longer chunk).
 pub(crate) const CHUNK_BYTES: usize = 1 << 20;
 
-/// Threads that parse the text of a file (rayon's): more than one only when
-/// the reading allows decoding more than one batch at once
+/// Threads that parse the text of a file (rayon's), from how it is read
+/// (`Reading` of source.rs: `parallel_bytes`, `batch_memory`): more than
+/// one only when the reading allows decoding more than one batch at once
 /// (`parallel_bytes`, the share of the memory limit that Parquet row groups
-/// decoded at once take): a stream opened in a forked process has none
-/// (its pool has no threads), and its text is read on its own thread.
-pub(crate) fn workers(reading: &Reading) -> usize {
-    let batch = reading.batch_memory.max(1);
-    if reading.parallel_bytes < batch {
+/// decoded at once take), at most one more than the batches that share
+/// holds: a stream opened in a forked process has none (its pool has no
+/// threads), and its text is read on its own thread.
+pub(crate) fn workers(parallel_bytes: u64, batch_memory: u64) -> usize {
+    let batch = batch_memory.max(1);
+    if parallel_bytes < batch {
         return 1;
     }
-    let allowed = usize::try_from(1 + reading.parallel_bytes / batch).unwrap_or(usize::MAX);
+    let allowed = usize::try_from(1 + parallel_bytes / batch).unwrap_or(usize::MAX);
     rayon::current_num_threads().clamp(1, allowed)
 }
 
