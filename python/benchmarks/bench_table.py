@@ -1,9 +1,11 @@
-"""Shuffling a Parquet (and CSV) table: knuffle table against the tools
-people use, and the floor (the same table read and written unshuffled).
+"""Shuffling a Parquet (and CSV, JSON Lines) table: knuffle table against
+the tools people use, and the floor (the same table read and written
+unshuffled).
 
     python python/benchmarks/bench_table.py                  # 10^7 rows, 3 rounds
     python python/benchmarks/bench_table.py --rows 100000    # a quick check
     python python/benchmarks/bench_table.py --csv            # the CSV form too
+    python python/benchmarks/bench_table.py --jsonl          # the JSON Lines form too
 
 Every contestant is its own process (its peak resident memory is its own:
 VmHWM, polled), reads the same input file and writes a file
@@ -20,6 +22,12 @@ Contestants (each a one-line program, shown with --show):
 * Hugging Face datasets: from_parquet + shuffle(seed) + flatten_indices +
   to_parquet;
 * floors: pyarrow read_table + write_table, DuckDB COPY without ORDER BY.
+
+Each form is read and written in that form (a CSV shuffled into a CSV, a
+JSON Lines file into a JSON Lines file: DuckDB read_json + ORDER BY
+random() into FORMAT json, polars read_ndjson + write_ndjson, datasets
+from_json + to_json); pyarrow writes no JSON, so its two contestants sit
+out the JSON Lines form.
 
 Run it on an idle machine only (nothing building or testing): on 2 cores a
 concurrent build inflates every figure.
@@ -53,8 +61,8 @@ con.execute(f"COPY (SELECT * FROM read_{FMT}('{IN}') ORDER BY random()) TO '{OUT
 """,
     "polars": """
 import polars as pl
-df = pl.read_{FMT}('{IN}')
-df.sample(fraction=1.0, shuffle=True, seed=1).write_{FMT}('{OUT}')
+df = pl.read_{PLFMT}('{IN}')
+df.sample(fraction=1.0, shuffle=True, seed=1).write_{PLFMT}('{OUT}')
 """,
     "pyarrow take": """
 import numpy as np, pyarrow.parquet as pq, pyarrow.csv as pc
@@ -142,6 +150,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--csv", action="store_true", help="also the table as CSV")
+    parser.add_argument("--jsonl", action="store_true", help="also the table as JSON Lines")
     parser.add_argument("--knuffle", default=os.path.join(ROOT, "target/release/knuffle"))
     parser.add_argument("--only", nargs="*", help="contestants to run (names as printed)")
     parser.add_argument("--show", action="store_true", help="print each contestant's program")
@@ -158,6 +167,11 @@ def main() -> None:
 
             inputs["csv"] = os.path.join(work, "table.csv")
             pc.write_csv(pq.read_table(source), inputs["csv"])
+        if args.jsonl:
+            import polars as pl
+
+            inputs["jsonl"] = os.path.join(work, "table.jsonl")
+            pl.read_parquet(source).write_ndjson(inputs["jsonl"])
         warm_memory(4)
         for fmt, path in inputs.items():
             bench(fmt, path, work, args)
@@ -175,15 +189,26 @@ def contestants(fmt: str, path: str, work: str, knuffle: str) -> dict[str, list[
         if fmt == "parquet"
         else f"pc.write_csv(t, '{out}')"
     )
-    opts = "(FORMAT parquet, COMPRESSION snappy)" if fmt == "parquet" else "(HEADER)"
+    opts = {
+        "parquet": "(FORMAT parquet, COMPRESSION snappy)",
+        "csv": "(HEADER)",
+        "jsonl": "(FORMAT json)",
+    }[fmt]
+    # The names of the form in DuckDB's read_* and datasets' from_*/to_*,
+    # and in polars' read_*/write_*.
+    name = {"parquet": "parquet", "csv": "csv", "jsonl": "json"}[fmt]
+    polars = {"parquet": "parquet", "csv": "csv", "jsonl": "ndjson"}[fmt]
     found = {
         "knuffle": [knuffle, "table", path, "-o", out, "--seed", "1", "-T", tmp],
         "knuffle 200M": [knuffle, "table", path, "-o", out, "--seed", "1", "--memory", "200M",
                          "-T", tmp],
     }
-    for name, program in PROGRAMS.items():
+    for contestant, program in PROGRAMS.items():
+        if fmt == "jsonl" and "pyarrow" in contestant:
+            continue
         code = (
-            program.replace("{FMT}", "parquet" if fmt == "parquet" else "csv")
+            program.replace("{FMT}", name)
+            .replace("{PLFMT}", polars)
             .replace("{IN}", path)
             .replace("{OUT}", out)
             .replace("{TMP}", tmp)
@@ -191,7 +216,7 @@ def contestants(fmt: str, path: str, work: str, knuffle: str) -> dict[str, list[
             .replace("{READ}", read)
             .replace("{WRITE}", write)
         )
-        found[name] = [sys.executable, "-c", code]
+        found[contestant] = [sys.executable, "-c", code]
     return found
 
 

@@ -14,18 +14,26 @@
 //!   limit, so a wide table (columns x rows of offsets) or a long record
 //!   cannot take more than the limit allows; a record longer than that is
 //!   an error that says which limit to raise.
+//!
+//! The records are parsed on one thread, as they come (what a ragged or
+//! long record's message says depends on the parser's buffers and where
+//! the input was cut, so the parse is not split); with several threads
+//! (text_chunks.rs), a batch's columns are made on them at once
+//! (csv_convert.rs) while the next batch's records are parsed: a pipeline
+//! of two stages, its batches in file order and its first error the one
+//! reported, as on one thread.
 
 use std::fs::File;
 use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, StringBuilder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use arrow::record_batch::{RecordBatch, RecordBatchOptions};
+use arrow::record_batch::RecordBatch;
 use csv_core::{ReadRecordResult, Reader, ReaderBuilder};
 use knuffle_io::compressed::Decompressed;
 
+use crate::csv_convert::{self, Records};
 use crate::csv_types;
 use crate::error::Error;
 
@@ -82,6 +90,8 @@ pub(crate) struct CsvLimits {
     /// Bytes a batch may take (its text and [`BYTES_PER_FIELD`] per field);
     /// also the longest record.
     pub batch_bytes: usize,
+    /// Threads the batches are made on (text_chunks.rs).
+    pub workers: usize,
 }
 
 /// A CSV (`delimiter` `,`) or TSV (TAB, no quoting) table's batches.
@@ -102,6 +112,8 @@ pub(crate) struct CsvBatches {
     ends: Vec<usize>,
     ended: usize,
     done: bool,
+    /// The records of the next batch, read ahead (several workers).
+    pending: Option<Result<Option<Owned>, Error>>,
 }
 
 /// Opens a CSV or TSV file: its header read, its schema (every column
@@ -135,6 +147,7 @@ pub(crate) fn open(
         ends: vec![0; 64],
         ended: 0,
         done: false,
+        pending: None,
     };
     // The header: a record of names (none at all: a table of no columns).
     let columns = batches.read_record(usize::MAX)?;
@@ -270,7 +283,9 @@ impl CsvBatches {
         ))
     }
 
-    fn next_batch(&mut self) -> Result<Option<RecordBatch>, Error> {
+    /// Reads the records of the next batch into `text` and `ends`: how
+    /// many, or none at the end of the input.
+    fn read_batch(&mut self) -> Result<Option<usize>, Error> {
         let columns = self.schema.fields().len();
         self.used = 0;
         self.ended = 0;
@@ -288,61 +303,70 @@ impl CsvBatches {
                 Some(_) => rows += 1,
             }
         }
-        if rows == 0 {
-            return Ok(None);
-        }
-        let mut arrays: Vec<ArrayRef> = Vec::with_capacity(columns);
-        for column in 0..columns {
-            let bytes: usize = (0..rows)
-                .map(|row| self.field(row * columns + column).len())
-                .sum();
-            let mut builder = StringBuilder::with_capacity(rows, bytes);
-            for row in 0..rows {
-                let field = self.field(row * columns + column);
-                if field.is_empty() {
-                    builder.append_null();
-                    continue;
-                }
-                let text = std::str::from_utf8(field).map_err(|_| {
-                    self.invalid(format!(
-                        "record {}, column '{}': not UTF-8 text",
-                        self.records - (rows - row) as u64 + 1,
-                        self.schema.field(column).name()
-                    ))
-                })?;
-                builder.append_value(text);
-            }
-            let strings = builder.finish();
-            let field = self.schema.field(column);
-            if field.data_type() == &DataType::Utf8 {
-                arrays.push(Arc::new(strings));
-                continue;
-            }
-            let typed = csv_types::convert(&strings, field.data_type()).map_err(|row| {
-                csv_types::misfit_error(
-                    &self.path,
-                    self.records - (rows - row) as u64 + 1,
-                    field.name(),
-                    strings.value(row),
-                    field.data_type(),
-                )
-            })?;
-            arrays.push(typed);
-        }
-        let batch = RecordBatch::try_new_with_options(
-            self.schema.clone(),
-            arrays,
-            &RecordBatchOptions::new().with_row_count(Some(rows)),
-        )
-        .map_err(|e| self.invalid(e))?;
-        Ok(Some(batch))
+        Ok((rows > 0).then_some(rows))
     }
 
-    /// The text of field `index` of the batch.
-    fn field(&self, index: usize) -> &[u8] {
-        let start = if index == 0 { 0 } else { self.ends[index - 1] };
-        &self.text[start..self.ends[index]]
+    /// The records of the next batch, copied out of the reader's buffers
+    /// (which keep their sizes: what a ragged record's message counts
+    /// depends on them).
+    fn read_owned(&mut self) -> Result<Option<Owned>, Error> {
+        Ok(self.read_batch()?.map(|rows| Owned {
+            text: self.text[..self.used].to_vec(),
+            ends: self.ends[..self.ended].to_vec(),
+            rows,
+            last: self.records,
+        }))
     }
+
+    /// The next batch: on one thread, its records read then made into
+    /// columns; on several, the columns of a batch made (csv_convert.rs)
+    /// while the next batch's records are read, and its read's error (if
+    /// one) reported after the batch.
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>, Error> {
+        let workers = self.limits.workers;
+        if workers <= 1 {
+            let Some(rows) = self.read_batch()? else {
+                return Ok(None);
+            };
+            let records = Records {
+                text: &self.text[..self.used],
+                ends: &self.ends[..self.ended],
+                rows,
+                last: self.records,
+            };
+            return csv_convert::batch(&self.path, &self.schema, &records, 1).map(Some);
+        }
+        let current = match self.pending.take() {
+            Some(read) => read,
+            None => self.read_owned(),
+        };
+        let Some(owned) = current? else {
+            return Ok(None);
+        };
+        let (path, schema) = (self.path.clone(), self.schema.clone());
+        let (batch, next) = rayon::join(
+            || {
+                let records = Records {
+                    text: &owned.text,
+                    ends: &owned.ends,
+                    rows: owned.rows,
+                    last: owned.last,
+                };
+                csv_convert::batch(&path, &schema, &records, workers)
+            },
+            || self.read_owned(),
+        );
+        self.pending = Some(next);
+        batch.map(Some)
+    }
+}
+
+/// The records of a batch read ahead (see [`Records`]).
+struct Owned {
+    text: Vec<u8>,
+    ends: Vec<usize>,
+    rows: usize,
+    last: u64,
 }
 
 impl Iterator for CsvBatches {
@@ -353,8 +377,13 @@ impl Iterator for CsvBatches {
             Ok(batch) => batch.map(Ok),
             Err(e) => {
                 self.done = true;
+                self.pending = None;
                 Some(Err(e))
             }
         }
     }
 }
+
+#[cfg(test)]
+#[path = "csv_in_tests.rs"]
+mod tests;

@@ -5,8 +5,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow::array::AsArray;
+use arrow::array::{ArrayRef, AsArray};
 use arrow::datatypes::{DataType, SchemaRef};
+use rayon::prelude::*;
 
 use crate::csv_types::Candidates;
 use crate::error::Error;
@@ -56,6 +57,7 @@ pub(crate) fn common_schema(sources: &[Source], reading: Reading) -> Result<Sche
 /// value of all of them.
 fn infer(sources: &[Source], reading: Reading) -> Result<HashMap<String, DataType>, Error> {
     let mut columns: HashMap<String, Candidates> = HashMap::new();
+    let workers = crate::text_chunks::workers(reading.parallel_bytes, reading.batch_memory);
     for source in sources {
         if !matches!(source.format, Format::Csv(_)) {
             continue;
@@ -69,11 +71,30 @@ fn infer(sources: &[Source], reading: Reading) -> Result<HashMap<String, DataTyp
             .collect();
         for batch in opened.batches {
             let batch = batch?;
-            for (name, column) in names.iter().zip(batch.columns()) {
-                let candidates = columns.entry(name.clone()).or_insert_with(Candidates::new);
+            // Each column's candidates after the batch's values, the
+            // columns seen on several threads at once when the reading
+            // allows them.
+            let before: Vec<Candidates> = names
+                .iter()
+                .map(|name| *columns.entry(name.clone()).or_insert_with(Candidates::new))
+                .collect();
+            let see = |(mut candidates, column): (Candidates, &ArrayRef)| {
                 if let Some(strings) = column.as_string_opt::<i32>() {
                     candidates.see(strings);
                 }
+                candidates
+            };
+            let seen: Vec<Candidates> = if workers > 1 {
+                before
+                    .into_par_iter()
+                    .zip(batch.columns().par_iter())
+                    .map(see)
+                    .collect()
+            } else {
+                before.into_iter().zip(batch.columns()).map(see).collect()
+            };
+            for (name, candidates) in names.iter().zip(seen) {
+                columns.insert(name.clone(), candidates);
             }
         }
         for name in &names {

@@ -44,10 +44,12 @@
 //!    `csv_types` (`--infer-types`' rule: which type a CSV column's values
 //!    all keep as written), the readers of the formats, each checking what
 //!    it reads before the Arrow and Parquet decoders see it: `csv_in` (CSV
-//!    and TSV),
-//!    `ipc_in` (Arrow IPC messages), `json_in` (JSON Lines: its schema;
+//!    and TSV; `csv_convert`, a batch's records made into columns),
+//!    `ipc_in` (Arrow IPC messages), `json_in` (JSON Lines: its schema,
+//!    `json_infer` inferring it from chunks of lines on several threads;
 //!    `json_kinds`, a field's one JSON type; `json_lines`, its rows, each
-//!    error naming its line),
+//!    error naming its line), `text_chunks` (a text cut into chunks of
+//!    whole lines; how many threads a text reader uses),
 //!    `parquet_footer` (a Parquet footer), `opened` (what opening an input
 //!    gives, how it is read), `parquet_in` (a Parquet input: its footer
 //!    read once, its row groups decoded), `compressed_in` (gzip and zstd
@@ -98,6 +100,7 @@ mod batch_merge;
 mod budget;
 mod compressed_in;
 mod contain;
+mod csv_convert;
 mod csv_in;
 mod csv_infer;
 mod csv_types;
@@ -111,6 +114,7 @@ mod hive;
 mod hold_plan;
 mod ipc_in;
 mod json_in;
+mod json_infer;
 mod json_kinds;
 mod json_lines;
 mod layout;
@@ -149,6 +153,7 @@ mod stream_stats;
 mod table_facts;
 mod table_options;
 mod table_plan;
+mod text_chunks;
 
 pub use epoch::{
     BUCKET_BITS, BUCKETS, Cursor, DEFAULT_WINDOW_ROWS, EpochOrder, MAX_ROWS, TooManyRows, Window,

@@ -209,6 +209,7 @@ fn open_file_as(
 ) -> Result<Opened, Error> {
     let path = source.path.clone();
     let batch_rows = reading.batch_rows;
+    let workers = crate::text_chunks::workers(reading.parallel_bytes, reading.batch_memory);
     Ok(match source.format {
         Format::Parquet => parquet_in::open(path.clone(), file, reading)?,
         Format::ArrowFile | Format::ArrowStream => contained(&path, || {
@@ -228,6 +229,7 @@ fn open_file_as(
             let limits = CsvLimits {
                 batch_rows,
                 batch_bytes: reading.batch_bytes(),
+                workers,
             };
             let input = compressed_in::text(&path, file)?;
             let (schema, batches) =
@@ -241,8 +243,14 @@ fn open_file_as(
         }
         Format::JsonLines => contained(&path, || {
             let input = compressed_in::text(&path, file)?;
-            let (schema, batches) =
-                json_in::open(&path, input, schema, batch_rows, reading.batch_bytes())?;
+            let (schema, batches) = json_in::open(
+                &path,
+                input,
+                schema,
+                batch_rows,
+                reading.batch_bytes(),
+                workers,
+            )?;
             Ok(Opened {
                 schema,
                 batches,

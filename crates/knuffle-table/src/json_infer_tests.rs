@@ -1,0 +1,274 @@
+//! The schema inferred from chunks on several threads is the one inferred
+//! line by line on one (the reader before chunks, kept here as the
+//! reference), whatever the chunks' size: same columns, types and errors.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Read};
+use std::path::Path;
+
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use serde_json::Value;
+
+use super::*;
+
+/// The schema of every line of `input`, line after line on this thread.
+fn reference(path: &Path, input: &mut impl BufRead, max_line: usize) -> Result<Schema, Error> {
+    let invalid = |text: String| Error::invalid(format!("{}: {text}", path.display()));
+    let mut integers: HashMap<String, Integers> = HashMap::new();
+    let mut kinds = Kinds::default();
+    let mut line = Vec::new();
+    let mut number = 0u64;
+    let mut failure = None;
+    let schema = {
+        let lines = std::iter::from_fn(|| {
+            if failure.is_some() {
+                return None;
+            }
+            loop {
+                line.clear();
+                number += 1;
+                let read = input
+                    .by_ref()
+                    .take(max_line as u64 + 1)
+                    .read_until(b'\n', &mut line);
+                match read {
+                    Err(e) => {
+                        failure = Some(Error::io_at(path, &e));
+                        return None;
+                    }
+                    Ok(0) => return None,
+                    Ok(_) => {}
+                }
+                if line.len() > max_line {
+                    failure = Some(invalid(format!(
+                        "line {number} is longer than {} KiB, the most the memory limit \
+                         allows one line; raise the memory limit (--memory)",
+                        max_line >> 10
+                    )));
+                    return None;
+                }
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                let value: Value = match serde_json::from_slice(&line) {
+                    Ok(value) => value,
+                    Err(e) => {
+                        failure = Some(invalid(format!(
+                            "line {number}: not a JSON value: {}",
+                            without_position(&e)
+                        )));
+                        return None;
+                    }
+                };
+                let Value::Object(object) = &value else {
+                    failure = Some(invalid(format!(
+                        "line {number}: not a JSON object (JSON Lines holds one object per line)"
+                    )));
+                    return None;
+                };
+                if let Err(conflict) = kinds.see(path, number, object) {
+                    failure = Some(conflict);
+                    return None;
+                }
+                Integers::see(&mut integers, object);
+                return Some(Ok::<Value, arrow::error::ArrowError>(value));
+            }
+        });
+        arrow::json::reader::infer_json_schema_from_iterator(lines)
+    };
+    if let Some(failure) = failure {
+        return Err(failure);
+    }
+    let schema = schema.map_err(|e| arrow_error(path, e))?;
+    finish(path, &schema, &integers)
+}
+
+fn outcome(result: Result<Schema, Error>) -> Result<Schema, String> {
+    result.map_err(|e| e.message().to_owned())
+}
+
+/// A JSON value of a few types, nested a little (strings with multi-byte
+/// characters and escaped newlines).
+fn value() -> impl Strategy<Value = String> {
+    let scalar = prop_oneof![
+        Just("null".to_owned()),
+        Just("true".to_owned()),
+        (-3i64..4).prop_map(|i| i.to_string()),
+        Just("18446744073709551615".to_owned()),
+        Just("2.5".to_owned()),
+        Just("1e3".to_owned()),
+        Just("\"x\"".to_owned()),
+        Just("\"\u{e9}\u{20ac}\u{1f600}\\n\"".to_owned()),
+    ];
+    scalar.prop_recursive(2, 8, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..3).prop_map(|v| format!("[{}]", v.join(","))),
+            prop::collection::vec(
+                (prop::sample::select(vec!["p", "q", "\u{fc}"]), inner),
+                0..3
+            )
+            .prop_map(|fields| {
+                let fields: Vec<String> =
+                    fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+                format!("{{{}}}", fields.join(","))
+            }),
+        ]
+    })
+}
+
+/// A line of a JSON Lines file: mostly objects, sometimes blank, not JSON,
+/// not an object or long.
+fn line() -> impl Strategy<Value = String> {
+    let object = prop::collection::vec(
+        (
+            prop::sample::select(vec!["a", "b", "c", "\u{e9}t\u{e9}"]),
+            value(),
+        ),
+        0..4,
+    )
+    .prop_map(|fields| {
+        let mut seen = Vec::new();
+        let fields: Vec<String> = fields
+            .into_iter()
+            .filter(|(k, _)| {
+                let new = !seen.contains(k);
+                seen.push(*k);
+                new
+            })
+            .map(|(k, v)| format!("\"{k}\": {v}"))
+            .collect();
+        format!("{{{}}}", fields.join(", "))
+    });
+    prop_oneof![
+        20 => object,
+        1 => Just(String::new()),
+        1 => Just("  \r".to_owned()),
+        1 => Just("{\"a\": ".to_owned()),
+        1 => Just("[1]".to_owned()),
+        1 => Just(format!("{{\"a\": \"{}\"}}", "y".repeat(90))),
+    ]
+}
+
+fn file() -> impl Strategy<Value = Vec<u8>> {
+    (
+        prop::collection::vec(line(), 0..40),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(lines, crlf, last_newline)| {
+            let mut text = lines.join(if crlf { "\r\n" } else { "\n" });
+            if last_newline {
+                text.push('\n');
+            }
+            text.into_bytes()
+        })
+}
+
+/// A line whose keys keep one type each (so that most files have a
+/// schema): keys in any order, some missing or null, integers, fractions
+/// and integers above 2^63-1, nested objects and arrays.
+fn consistent_line() -> impl Strategy<Value = String> {
+    let a = prop::sample::select(vec!["1", "-2", "3.5", "18446744073709551615", "null"]);
+    let b = prop::sample::select(vec!["\"\u{e9}\u{20ac}\"", "\"\\n\"", "null"]);
+    let c = prop::sample::select(vec!["[1, 2]", "[2.5]", "[]", "[null]", "null"]);
+    let d = prop::sample::select(vec![
+        "{\"p\": 1}",
+        "{\"q\": \"x\", \"p\": 2.5}",
+        "{}",
+        "{\"r\": [{\"s\": true}]}",
+    ]);
+    let e = prop::sample::select(vec!["true", "false", "18446744073709551615"]);
+    (
+        a,
+        b,
+        c,
+        d,
+        e,
+        prop::collection::vec(any::<bool>(), 5),
+        any::<u8>(),
+    )
+        .prop_map(|(a, b, c, d, e, with, rotate)| {
+            let mut fields = vec![
+                format!("\"a\": {a}"),
+                format!("\"b\": {b}"),
+                format!("\"c\": {c}"),
+                format!("\"d\": {d}"),
+                format!(
+                    "\"{}\": {e}",
+                    if e.starts_with('1') { "u" } else { "\u{e9}" }
+                ),
+            ];
+            fields.rotate_left(rotate as usize % 5);
+            let fields: Vec<String> = fields
+                .into_iter()
+                .zip(with)
+                .filter_map(|(field, with)| with.then_some(field))
+                .collect();
+            format!("{{{}}}", fields.join(", "))
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn chunks_infer_the_schema_lines_do(
+        lines in prop::collection::vec(consistent_line(), 0..40),
+        chunk_bytes in 1usize..200,
+        workers in 1usize..4,
+    ) {
+        let text = lines.join("\n").into_bytes();
+        let path = Path::new("t.jsonl");
+        let expected = outcome(reference(path, &mut &text[..], 4096));
+        let got = outcome(infer(path, &mut &text[..], 4096, workers, chunk_bytes));
+        prop_assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn chunks_infer_what_lines_do(
+        text in file(),
+        chunk_bytes in 1usize..64,
+        workers in 1usize..4,
+        buffer in 1usize..8,
+        max_line in prop::sample::select(vec![80usize, 4096]),
+    ) {
+        let path = Path::new("t.jsonl");
+        let expected = outcome(reference(path, &mut std::io::BufReader::new(&text[..]), max_line));
+        let mut input = std::io::BufReader::with_capacity(buffer, &text[..]);
+        let got = outcome(infer(path, &mut input, max_line, workers, chunk_bytes));
+        prop_assert_eq!(got, expected);
+    }
+}
+
+#[test]
+fn shapes_keep_the_first_seen_order_and_the_uint64_rule() {
+    let text = b"{\"b\": 1, \"a\": [1]}\n{\"a\": [2.5, 1], \"c\": 18446744073709551615}\n\
+                 {\"b\": 2, \"a\": [3]}\n{\"c\": 1}\n";
+    for chunk_bytes in [1, 5, 1000] {
+        let mut input = &text[..];
+        let schema = infer(Path::new("t"), &mut input, 1000, 2, chunk_bytes).unwrap();
+        let names: Vec<_> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(names, ["b", "a", "c"]);
+        assert_eq!(schema.field(2).data_type(), &DataType::UInt64);
+        assert_eq!(
+            schema.field(1).data_type(),
+            &DataType::List(Arc::new(Field::new_list_field(DataType::Float64, true)))
+        );
+    }
+}
+
+#[test]
+fn the_first_bad_line_in_file_order_is_the_one_named() {
+    let text = b"{\"a\": 1}\n{\"a\": \"x\"}\nnot json\n[1]\n";
+    for chunk_bytes in [1, 9, 10, 20, 1000] {
+        let mut input = &text[..];
+        let error = infer(Path::new("t"), &mut input, 1000, 3, chunk_bytes).unwrap_err();
+        assert_eq!(
+            error.message(),
+            "t: line 2: field 'a' is a string here and a number on line 1; a column holds \
+             one type (write every value of it as a number)"
+        );
+    }
+}
