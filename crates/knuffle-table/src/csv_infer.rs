@@ -12,12 +12,19 @@ use rayon::prelude::*;
 use crate::csv_types::Candidates;
 use crate::error::Error;
 use crate::format::Format;
-use crate::source::{self, Reading, Source};
+use crate::parquet_in::Footer;
+use crate::source::{self, Reading, Source, Surveyed};
 
 /// The common schema of `sources` (source.rs) with the CSV and TSV
-/// columns typed from all their values: every CSV and TSV input is read
-/// once here, before the shuffle reads it again.
-pub(crate) fn common_schema(sources: &[Source], reading: Reading) -> Result<SchemaRef, Error> {
+/// columns typed from all their values, and each input surveyed once
+/// (its schema, a Parquet file's layout, its footer when `keep` says):
+/// every CSV and TSV input is read once here, before the shuffle reads it
+/// again.
+pub(crate) fn common_schema(
+    sources: &[Source],
+    reading: Reading,
+    keep: &mut dyn FnMut(&Footer) -> bool,
+) -> Result<(SchemaRef, Vec<Surveyed>), Error> {
     for source in sources {
         let metadata =
             std::fs::metadata(&source.path).map_err(|e| Error::io_at(&source.path, &e))?;
@@ -30,8 +37,8 @@ pub(crate) fn common_schema(sources: &[Source], reading: Reading) -> Result<Sche
         }
     }
     let types = infer(sources, reading)?;
-    let mut schemas = source::schemas_of(sources)?;
-    for (source, schema) in sources.iter().zip(&mut schemas) {
+    let mut surveyed = source::survey_all(sources, keep)?;
+    for (source, Surveyed { schema, .. }) in sources.iter().zip(&mut surveyed) {
         if !matches!(source.format, Format::Csv(_)) {
             continue;
         }
@@ -50,7 +57,8 @@ pub(crate) fn common_schema(sources: &[Source], reading: Reading) -> Result<Sche
             schema.metadata().clone(),
         ));
     }
-    source::merge_schemas(sources, schemas)
+    let schemas = surveyed.iter().map(|s| s.schema.clone()).collect();
+    Ok((source::merge_schemas(sources, schemas)?, surveyed))
 }
 
 /// The type of each column of the CSV and TSV inputs (by name), from every

@@ -281,12 +281,6 @@ fn check_distinct_names(path: &Path, schema: &Schema) -> Result<(), Error> {
     Ok(())
 }
 
-/// The schema of each of `sources` (regular files only).
-pub(crate) fn schemas_of(sources: &[Source]) -> Result<Vec<SchemaRef>, Error> {
-    let surveyed = survey_all(sources, &mut |_| false)?;
-    Ok(surveyed.into_iter().map(|s| s.schema).collect())
-}
-
 /// What the schema pass learns of an input without reading its rows.
 pub(crate) struct Surveyed {
     /// Its schema.

@@ -13,14 +13,12 @@ use arrow::datatypes::SchemaRef;
 
 use crate::budget::Budget;
 use crate::error::Error;
-use crate::format::Format;
 use crate::opening::Opening;
 use crate::output::{Destination, WriteSettings};
-use crate::source::{self, Reading, Source, Surveyed};
+use crate::source::{self, Source, Surveyed};
 use crate::table_options::Options;
 use crate::table_plan::{
-    BATCH_ROWS, Failed, FooterShare, InputFacts, SchemaPass, SchemaRead, TableFacts, plan,
-    plan_format,
+    Failed, FooterShare, InputFacts, SchemaPass, SchemaRead, TableFacts, plan, plan_format,
 };
 
 /// The inputs of a run, their schema and the output's settings, with
@@ -124,43 +122,40 @@ pub(crate) fn read_schema(
             Ok(((schema, layouts), Opening::new(Some(opened), vec![footer])))
         }
         (SchemaRead::InferTypes, _) => {
-            let schema = crate::csv_infer::common_schema(sources, pass.reading)?;
-            // The Parquet inputs' layouts and footers (csv_infer.rs reads
-            // their schemas without keeping them).
-            let mut layouts = Vec::with_capacity(sources.len());
-            let mut footers = Vec::with_capacity(sources.len());
-            for source in sources {
-                let (layout, footer) = if source.format == Format::Parquet {
-                    let (opened, footer) =
-                        source::survey(source, Reading::one_at_a_time(BATCH_ROWS))?;
-                    (opened.parquet, footer.filter(|footer| keep(footer)))
-                } else {
-                    (None, None)
-                };
-                layouts.push(layout);
-                footers.push(footer);
-            }
+            let (schema, surveyed) =
+                crate::csv_infer::common_schema(sources, pass.reading, &mut keep)?;
+            let (_, layouts, footers) = unzip(surveyed);
             Ok(((schema, layouts), Opening::new(None, footers)))
         }
         _ => {
-            let surveyed = source::survey_all(sources, &mut keep)?;
-            let mut schemas = Vec::with_capacity(surveyed.len());
-            let mut layouts = Vec::with_capacity(surveyed.len());
-            let mut footers = Vec::with_capacity(surveyed.len());
-            for Surveyed {
-                schema,
-                layout,
-                footer,
-            } in surveyed
-            {
-                schemas.push(schema);
-                layouts.push(layout);
-                footers.push(footer);
-            }
+            let (schemas, layouts, footers) = unzip(source::survey_all(sources, &mut keep)?);
             let schema = source::merge_schemas(sources, schemas)?;
             Ok(((schema, layouts), Opening::new(None, footers)))
         }
     }
+}
+
+/// The schemas, layouts and footers of the inputs surveyed, each by index.
+type Unzipped = (
+    Vec<SchemaRef>,
+    Vec<Option<crate::layout::ParquetLayout>>,
+    Vec<Option<crate::parquet_in::Footer>>,
+);
+
+/// `surveyed`, field by field.
+fn unzip(surveyed: Vec<Surveyed>) -> Unzipped {
+    let mut unzipped: Unzipped = (Vec::new(), Vec::new(), Vec::new());
+    for Surveyed {
+        schema,
+        layout,
+        footer,
+    } in surveyed
+    {
+        unzipped.0.push(schema);
+        unzipped.1.push(layout);
+        unzipped.2.push(footer);
+    }
+    unzipped
 }
 
 #[cfg(test)]
@@ -235,6 +230,15 @@ mod tests {
                 assert_eq!(report.unwrap().rows_out, 10 * n as u64);
             });
             assert_eq!(read, n, "shuffle of {n}");
+            let output = out.join(format!("typed-{n}.parquet"));
+            let typed = Options {
+                infer_types: true,
+                ..options()
+            };
+            let read = footers_read(|| {
+                shuffle_table(inputs, &Destination::File(output), &typed).unwrap();
+            });
+            assert_eq!(read, n, "--infer-types of {n}");
             let output = out.join(format!("first-{n}.csv"));
             let sample = Options {
                 count: Some(5),
