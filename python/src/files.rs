@@ -105,12 +105,12 @@ impl FileJob {
         let memory: Option<Bound<'_, PyAny>> = get(options, "memory")?;
         let memory = memory.as_ref().map(MemoryLimit::from_python).transpose()?;
         let temp_dir: Option<PathBuf> = get(options, "temp_dir")?;
-        let options = Options {
+        let mut options = Options {
             delimiter: if zero_terminated { 0 } else { b'\n' },
             header,
             count: HeadCount::from(count),
             repeat,
-            memory: memory.as_ref().map(MemoryLimit::bytes).transpose()?,
+            memory: None,
             temp_dir,
             // Python has no SIGBUS handler: a private copy.
             map_input: false,
@@ -120,6 +120,7 @@ impl FileJob {
                 "repeat=True needs count= (a file cannot hold an endless output)",
             ));
         }
+        options.memory = memory.as_ref().map(MemoryLimit::bytes).transpose()?;
         Ok(FileJob {
             inputs,
             output,

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use knuffle::Seed;
 use knuffle_sample::{
-    Destination, FieldName, Flag, FlagNames, Framing, Mode, Parts, RecordFlags, SampleError,
+    Destination, FieldName, Flag, FlagNames, Framing, Parts, RecordFlags, SampleError,
     SampleErrorKind, SampleFlags, SampleOptions, SplitOptions,
 };
 use pyo3::exceptions::PyValueError;
@@ -109,13 +109,14 @@ fn sample_options(options: &Bound<'_, PyDict>) -> PyResult<SampleOptions> {
         print_random: get(options, "print_random")?,
         gen_random_inorder: get(options, "gen_random_inorder")?,
     };
-    let mode = flags.mode(PY_NAMES).map_err(to_python)?;
-    if let Mode::Replacement { count: None, .. } = mode {
+    flags.check_combination(PY_NAMES).map_err(to_python)?;
+    if flags.replace && flags.count.is_none() {
         // The command line's endless sample has no file to go to here.
         return Err(PyValueError::new_err(
             "replace=True needs n= (a file cannot hold an endless sample)",
         ));
     }
+    let mode = flags.mode(PY_NAMES).map_err(to_python)?;
     let (framing, delimiter) = record_format(options)?;
     let random_values = flags.random_values(&mode, PY_NAMES).map_err(to_python)?;
     let options = SampleOptions {

@@ -96,6 +96,9 @@ def test_bad_options():
         knuffle.shuffle_file("a", "b", memory=1.5)
     with pytest.raises(ValueError, match="count"):
         knuffle.shuffle_file("a", "b", repeat=True)
+    # An endless output is refused before the memory limit is looked at.
+    with pytest.raises(ValueError, match="repeat=True needs count="):
+        knuffle.shuffle_file("a", "b", repeat=True, memory="100K")
     with pytest.raises(ValueError, match="header"):
         knuffle.shuffle_file("a", "b", header=-1)
     with pytest.raises(ValueError, match="no input"):

@@ -203,6 +203,13 @@ def test_options_are_refused_by_the_command_lines_rules_in_pythons_names(
     assert cli.returncode == 2, cli.stderr
 
 
+def test_a_sample_with_replacement_needs_n_before_its_values_are_read(table):
+    # The rule of sample_file (a file cannot hold an endless sample) comes
+    # before the options' values are parsed, as it always did.
+    with pytest.raises(ValueError, match="replace=True needs n="):
+        knuffle.sample_file(table, replace=True, weights="0")
+
+
 def test_io_failures_are_os_errors(table, tmp_path):
     with pytest.raises(FileNotFoundError, match="missing.tsv"):
         knuffle.sample_file(tmp_path / "missing.tsv", n=1)

@@ -61,9 +61,12 @@ impl Options {
 
     /// Why `memory` does not apply, if it does not: the whole input is
     /// read into memory as GNU shuf does, with `-r`, and with a GNU random
-    /// source (`gnu_source`) without `-n` (the option that caused it).
+    /// source (`gnu_source`) without `-n` (the option that caused it);
+    /// never with `-n 0`, which reads nothing.
     pub fn memory_ignored_because(&self, gnu_source: bool) -> Option<&'static str> {
-        if self.repeat {
+        if self.count == HeadCount::AtMost(0) {
+            None // nothing is read
+        } else if self.repeat {
             Some("-r")
         } else if gnu_source && self.count == HeadCount::All {
             Some("--random-source")

@@ -134,10 +134,16 @@ impl SampleFlags {
         }
     }
 
+    /// An error when options conflict or one lacks another (what clap
+    /// checks on the command line).
+    pub fn check_combination(&self, names: FlagNames) -> Result<(), SampleError> {
+        check_combination(&|flag| self.given(flag), names)
+    }
+
     /// The mode these options ask for; an error when options conflict,
     /// one lacks another, or a text does not parse.
     pub fn mode(&self, names: FlagNames) -> Result<Mode, SampleError> {
-        check_combination(&|flag| self.given(flag), names)?;
+        self.check_combination(names)?;
         let name = names.name;
         let mode = if let Some(fields) = &self.key {
             let fields = FieldName::parse_list(name(Flag::Key), fields)?;

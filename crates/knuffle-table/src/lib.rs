@@ -52,7 +52,8 @@
 //!    whole lines; how many threads a text reader uses),
 //!    `parquet_footer` (a Parquet footer), `opened` (what opening an input
 //!    gives, how it is read), `parquet_in` (a Parquet input: its footer
-//!    read once, its row groups decoded), `compressed_in` (gzip and zstd
+//!    read once, its row groups decoded from the same descriptor,
+//!    `positioned`), `compressed_in` (gzip and zstd
 //!    text read decompressed, other compressions refused); `parquet_out`
 //!    (a Parquet writer encoding columns in parallel), `sink` (a table
 //!    written in one format); `recognise` (whether a job of the commands that
@@ -128,6 +129,7 @@ mod parquet_footer;
 mod parquet_in;
 mod parquet_out;
 mod partition_out;
+mod positioned;
 mod recognise;
 mod sample;
 mod sample_columns;

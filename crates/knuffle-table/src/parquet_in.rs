@@ -17,6 +17,7 @@ use crate::error::{Error, arrow_error, parquet_error};
 use crate::layout::ParquetLayout;
 use crate::opened::{Opened, Reading};
 use crate::parquet_footer;
+use crate::positioned::PositionedFile;
 
 /// A Parquet file's footer, read, checked and decoded: the file's open
 /// descriptor, its metadata, and the footer's length in the file (checked
@@ -80,6 +81,7 @@ pub(crate) fn open(path: PathBuf, file: File, reading: Reading) -> Result<Opened
 pub(crate) fn open_read(path: PathBuf, footer: Footer, reading: Reading) -> Result<Opened, Error> {
     parquet_footer::check_memory(&path, footer.length, reading.memory)?;
     let Footer { file, metadata, .. } = footer;
+    let file_len = file.metadata().map_err(|e| Error::io_at(&path, &e))?.len();
     let rows = check_row_counts(&path, metadata.metadata())?;
     // Refused when its batches are read (its schema alone is fine).
     let too_wide = check_column_readers(&path, metadata.metadata(), &reading).err();
@@ -148,7 +150,7 @@ pub(crate) fn open_read(path: PathBuf, footer: Footer, reading: Reading) -> Resu
     let groups = RowGroups {
         groups: GroupDecoder {
             path,
-            file,
+            file: PositionedFile::new(file, file_len),
             metadata,
             batch_rows,
             parallel,
@@ -232,7 +234,7 @@ struct RowGroups {
 /// What decodes a row group of a Parquet file (shared by rayon's threads).
 struct GroupDecoder {
     path: PathBuf,
-    file: File,
+    file: PositionedFile,
     metadata: ArrowReaderMetadata,
     batch_rows: usize,
     parallel: usize,
@@ -240,14 +242,9 @@ struct GroupDecoder {
 
 impl GroupDecoder {
     fn reader(&self, group: usize) -> Result<ParquetRecordBatchReader, Error> {
-        // Each decoder its own descriptor (a shared one shares its offset);
-        // the first group reads the descriptor opened first.
-        let file = if self.parallel > 1 {
-            File::open(&self.path)
-        } else {
-            self.file.try_clone()
-        }
-        .map_err(|e| Error::io_at(&self.path, &e))?;
+        // Every decoder reads the descriptor the footer was read from, at
+        // its own offsets (positioned.rs).
+        let file = self.file.clone();
         contained(&self.path, || {
             ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.metadata.clone())
                 .with_row_groups(vec![group])

@@ -17,7 +17,7 @@ use std::io::{self, BufRead};
 pub(crate) const CHUNK_BYTES: usize = 1 << 20;
 
 /// Threads that parse the text of a file (rayon's), from how it is read
-/// (`Reading` of source.rs: `parallel_bytes`, `batch_memory`): more than
+/// (`Reading` of opened.rs: `parallel_bytes`, `batch_memory`): more than
 /// one only when the reading allows decoding more than one batch at once
 /// (`parallel_bytes`, the share of the memory limit that Parquet row groups
 /// decoded at once take), at most one more than the batches that share

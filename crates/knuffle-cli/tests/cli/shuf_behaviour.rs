@@ -389,3 +389,25 @@ fn zero_count_reads_nothing() {
         .unwrap();
     assert!(out.status.success() && out.stdout.is_empty());
 }
+
+#[test]
+fn zero_count_with_memory_and_repeat_warns_of_nothing() {
+    // -n 0 reads nothing, so --memory has nothing not to apply to.
+    let dir = work();
+    std::fs::write(dir.path().join("in.txt"), "a\nb\n").unwrap();
+    let out = Command::new(knuffle())
+        .args(["-n", "0", "-r", "--memory", "10M", "in.txt"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
+    // With a count, the warning stays.
+    let out = Command::new(knuffle())
+        .args(["-n", "1", "-r", "--memory", "10M", "in.txt"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--memory does not apply with -r"), "{stderr}");
+}
