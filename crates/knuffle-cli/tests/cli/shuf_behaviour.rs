@@ -409,5 +409,8 @@ fn zero_count_with_memory_and_repeat_warns_of_nothing() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("--memory does not apply with -r"), "{stderr}");
+    assert!(
+        stderr.contains("--memory does not apply with -r"),
+        "{stderr}"
+    );
 }
