@@ -17,6 +17,8 @@ use super::progress_bar::Progress;
 pub struct Run<'a> {
     /// The options.
     pub options: &'a Options,
+    /// The same options as the record library takes them, translated once.
+    records: knuffle_records::Options,
     program: &'a str,
     /// The output, opened late.
     pub output: OutputPlan<'a>,
@@ -35,11 +37,6 @@ impl<'a> Run<'a> {
             return Ok(Randomness::from_seed_text(seed));
         }
         Ok(Randomness::from_os()?)
-    }
-
-    /// The record library's options for these options.
-    fn record_options(&self) -> knuffle_records::Options {
-        record_options(self.options)
     }
 }
 
@@ -79,11 +76,13 @@ pub fn execute(options: &Options, program: &str) -> Result<(), CliError> {
     // The bar (on a terminal, after a second) and the seed warning.
     let seed = options.seed.as_deref();
     let progress = Progress::new(Box::new(move |h| warn_if_seed_too_short(program, seed, h)));
+    let records = record_options(options);
     let run = Run {
         options,
         program,
-        output: OutputPlan::new(options.output.as_deref(), record_options(options).endless())
+        output: OutputPlan::new(options.output.as_deref(), records.endless())
             .reporting_to(&progress),
+        records,
         progress: &progress,
     };
     match &options.input {
@@ -101,7 +100,7 @@ fn operands_input(run: &Run<'_>, input: Input) -> Result<(), CliError> {
     let mut randomness = run.unopened_randomness()?;
     knuffle_records::shuffle_records_planned(
         [input],
-        &run.record_options(),
+        &run.records,
         &mut randomness,
         &run.output,
         run.progress,
@@ -118,7 +117,7 @@ fn files(run: &Run<'_>, names: &[OsString]) -> Result<(), CliError> {
     };
     let options = run.options;
     let ignored = run
-        .record_options()
+        .records
         .memory_ignored_because(options.random_source.is_some());
     if let (Some(why), Some(_)) = (ignored, options.memory) {
         // GNU's in-memory behaviour is kept for these: the whole input is
@@ -140,7 +139,7 @@ fn files(run: &Run<'_>, names: &[OsString]) -> Result<(), CliError> {
     let mut randomness = run.unopened_randomness()?;
     knuffle_records::shuffle_records_planned(
         inputs,
-        &run.record_options(),
+        &run.records,
         &mut randomness,
         &run.output,
         run.progress,
