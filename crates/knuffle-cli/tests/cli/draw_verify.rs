@@ -14,7 +14,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 use crate::support::{
-    code_and_text, draw_data as data, knuffle, knuffle_with_input, python3_works,
+    code_and_text, draw_data as data, knuffle, knuffle_with_input, python3, python3_works,
     reference_verifier_script,
 };
 
@@ -193,7 +193,7 @@ fn verify_accepts_every_golden_transcript() {
 }
 
 fn reference_verifier(transcript: &Path, population: Option<&str>) -> Output {
-    let mut command = Command::new("python3");
+    let mut command = Command::new(python3().expect("python3 runs"));
     command.arg(reference_verifier_script()).arg(transcript);
     if let Some(p) = population {
         command.arg(p);

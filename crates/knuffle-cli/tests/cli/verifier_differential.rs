@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{binary, heavy, python3_works, reference_verifier_script};
+use crate::support::{binary, heavy, python3, python3_works, reference_verifier_script};
 
 /// The longest either verifier may take on one corpus file.
 const TIME_LIMIT: Duration = Duration::from_secs(30);
@@ -414,7 +414,7 @@ fn check_entry(
     let (rust_code, rust_err, rust_slow) = run_limited(rust, &dir.join(format!("{i:03}.rust")));
     // -S: without site packages (the script needs the standard library
     // only), which halves the start-up time of a few hundred runs.
-    let mut python = Command::new("python3");
+    let mut python = Command::new(python3().expect("python3 runs"));
     python
         .arg("-S")
         .arg(reference_verifier_script())

@@ -133,13 +133,28 @@ pub fn reference_verifier_script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/verifiable/reference_verifier.py")
 }
 
+/// The interpreter that `python3` starts, found once: the name on `PATH`
+/// may be a version manager's shell script (pyenv's shim takes about 80 ms
+/// to start the interpreter), which the reference verifier's few hundred
+/// runs would pay each time.
+pub fn python3() -> Option<&'static Path> {
+    static FOUND: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let out = Command::new("python3")
+                .args(["-c", "import sys; sys.stdout.write(sys.executable)"])
+                .output()
+                .ok()?;
+            let path = PathBuf::from(String::from_utf8(out.stdout).ok()?);
+            (out.status.success() && path.is_absolute()).then_some(path)
+        })
+        .as_deref()
+}
+
 /// Whether `python3` runs: else the reference verifier's checks are
 /// skipped, which under `CI=true` fails the test ([`require_or_skip`]).
 pub fn python3_works() -> bool {
-    let works = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
+    let works = python3().is_some();
     if !works {
         require_or_skip("python3 is missing: the reference verifier cannot run");
     }
