@@ -16,7 +16,8 @@ The steps, as Ray tasks:
    row number;
 2. one task per input block labels its rows (Rust, ChaCha20 word ``row``
    of the seed's stream) and cuts the block into ``num_blocks`` pieces,
-   piece ``p`` holding the rows of the ``p``-th label range;
+   piece ``p`` holding the rows of the ``p``-th label range (one Rust
+   counting sort, one gather of the columns);
 3. one task per output block concatenates its pieces and puts them in the
    table order in one Rust call (sort by (label, row), each run of equal
    labels shuffled with its bucket's generator).
@@ -33,7 +34,7 @@ require("knuffle.ray", ("ray", "pyarrow"), "ray")
 import numpy as np
 
 from knuffle import _knuffle
-from knuffle._engines import check_partitions, check_seed, partition_of
+from knuffle._engines import check_partitions, check_seed
 
 __all__ = ["shuffle"]
 
@@ -122,30 +123,29 @@ def _count_block(block: Any) -> int:
 
 def _cut_block(block: Any, seed: str, start: int, partitions: int) -> Any:
     """The rows of one input block (global rows ``start..``) with their
-    labels and row numbers, cut into one piece per output block."""
+    labels and row numbers, cut into one piece per output block (a stable
+    counting sort by output block, in Rust)."""
     table = _arrow(block)
-    n = table.num_rows
-    labels = _knuffle.table_labels(seed, start, n).astype(np.uint32)
-    table = table.append_column(_LABEL, [labels]).append_column(
-        _ROW, [np.arange(start, start + n, dtype=np.int64)]
+    positions, labels, bounds = _knuffle.table_cut(seed, start, table.num_rows, partitions)
+    table = (
+        table.take(positions)
+        .append_column(_LABEL, [labels])
+        .append_column(_ROW, [positions + start])
     )
-    targets = partition_of(labels, partitions)
-    by_target = np.argsort(targets, kind="stable")
-    table = table.take(by_target)
-    bounds = np.searchsorted(targets[by_target], np.arange(partitions + 1))
     pieces = [table.slice(bounds[p], bounds[p + 1] - bounds[p]) for p in range(partitions)]
     return pieces[0] if partitions == 1 else tuple(pieces)
 
 
 def _order_pieces(seed: str, *pieces: Any) -> Any:
-    """One output block: its pieces from every input block, in the table order."""
+    """One output block: its pieces from every input block, in the table
+    order (the pieces' columns are gathered once, not joined first)."""
     import pyarrow as pa
 
-    table = pa.concat_tables(pieces, promote_options="default").combine_chunks()
+    table = pa.concat_tables(pieces, promote_options="default")
     labels = np.ascontiguousarray(table.column(_LABEL).to_numpy())
     rows = np.ascontiguousarray(table.column(_ROW).to_numpy())
     order = _knuffle.table_order_partition(seed, labels, rows)
-    return table.take(order).drop_columns(list(_HELPERS))
+    return table.take(order).drop_columns(list(_HELPERS)).combine_chunks()
 
 
 class _Lazy:

@@ -1,11 +1,12 @@
-//! The two per-partition steps of the engines' shuffles (`knuffle.dask`,
+//! The per-partition steps of the engines' shuffles (`knuffle.dask`,
 //! `knuffle.spark`, `knuffle.ray`), each one Rust call per batch or
 //! partition with the GIL released: the labels of any global row numbers
 //! (a batch is usually one run of consecutive rows, read from the stream
-//! once), and the order of one partition's rows, given as 32-bit labels and
-//! global row numbers, in the table order (docs/table-order.md).
+//! once), a block's rows grouped by output partition, and the order of one
+//! partition's rows, given as 32-bit labels and global row numbers, in the
+//! table order (docs/table-order.md).
 
-use knuffle_table::TableOrder;
+use knuffle_table::{RepeatedRow, TableOrder};
 use numpy::{PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
@@ -60,33 +61,24 @@ fn table_labels_at<'py>(
 }
 
 /// The positions that put the rows `(labels[p], rows[p])` in the table
-/// order: sorted by (label, row), then each run of equal labels in its tie
-/// order ([`TableOrder::order_sorted`]). Input already in (label, row)
-/// order costs one pass (the sort finds the run).
+/// order ([`TableOrder::try_order_positions`]: a counting sort by label, O(n)).
 fn order_positions(order: &TableOrder, labels: &[u32], rows: &[i64]) -> Result<Vec<i64>, String> {
     let n = labels.len();
-    let mut keyed: Vec<(u32, u64, usize)> = Vec::new();
-    keyed
-        .try_reserve_exact(n)
-        .map_err(|_| format!("cannot allocate the order of {n} rows"))?;
-    keyed.extend(
-        labels
-            .iter()
-            .zip(rows)
-            .enumerate()
-            .map(|(p, (&label, &row))| (label, row as u64, p)),
-    );
-    keyed.sort_unstable_by_key(|k| (k.0, k.1));
-    // A row's label follows from its number: a row twice is twice in one run.
-    if let Some(pair) = keyed.windows(2).find(|w| w[0].1 == w[1].1) {
+    if u32::try_from(n).is_err() {
         return Err(format!(
-            "global row {} appears twice (did the input change between the pass \
-             that counted its rows and the shuffle?)",
-            pair[0].1
+            "a partition of {n} rows: at most 2^32 - 1 rows are ordered at once \
+             (use more partitions)"
         ));
     }
-    order.order_sorted(&mut keyed, |k| k.0, |k| k.1);
-    Ok(keyed.into_iter().map(|k| k.2 as i64).collect())
+    let positions = order
+        .try_order_positions(labels, |p| rows[p] as u64)
+        .map_err(|RepeatedRow(row)| {
+            format!(
+                "global row {row} appears twice (did the input change between the pass \
+                 that counted its rows and the shuffle?)"
+            )
+        })?;
+    Ok(positions.into_iter().map(i64::from).collect())
 }
 
 /// `table_order_partition(seed, labels, rows)`: the positions (int64) that
@@ -117,9 +109,96 @@ fn table_order_partition<'py>(
     Ok(PyArray1::from_vec(py, out))
 }
 
+/// The positions `0..count` of one block's rows (global rows `start..`)
+/// grouped by output partition (`label * partitions >> 32`), in row order
+/// within each, with the labels in that order and where each partition's
+/// rows begin: a stable counting sort, O(count + partitions).
+fn cut_block(order: &TableOrder, start: u64, count: usize, partitions: u64) -> Result<Cut, String> {
+    let mut labels = zeroed::<u32>(count)?;
+    order.labels_into(start, &mut labels);
+    let target = |label: u32| ((u64::from(label) * partitions) >> 32) as usize;
+    let mut bounds = zeroed::<i64>(partitions as usize + 1)?;
+    for &label in &labels {
+        bounds[target(label) + 1] += 1;
+    }
+    for p in 0..partitions as usize {
+        bounds[p + 1] += bounds[p];
+    }
+    let mut next = bounds.clone();
+    let mut positions = zeroed::<i64>(count)?;
+    let mut cut_labels = zeroed::<u32>(count)?;
+    for (position, &label) in labels.iter().enumerate() {
+        let slot = &mut next[target(label)];
+        positions[*slot as usize] = position as i64;
+        cut_labels[*slot as usize] = label;
+        *slot += 1;
+    }
+    Ok(Cut {
+        positions,
+        labels: cut_labels,
+        bounds,
+    })
+}
+
+/// `len` zeros, or a message when they do not fit in memory.
+fn zeroed<T: Clone + Default>(len: usize) -> Result<Vec<T>, String> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(len)
+        .map_err(|_| format!("cannot allocate {len} values"))?;
+    out.resize(len, T::default());
+    Ok(out)
+}
+
+struct Cut {
+    positions: Vec<i64>,
+    labels: Vec<u32>,
+    bounds: Vec<i64>,
+}
+
+/// `table_cut(seed, start, count, partitions)`: for one input block of
+/// `count` rows whose first global row is `start`, the positions (int64)
+/// that group its rows by output partition (partition `p` of `partitions`
+/// holds the `p`-th label range; rows in input order within each), their
+/// labels (uint32) in that order, and the `partitions + 1` bounds (int64)
+/// of each partition's positions.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn table_cut<'py>(
+    py: Python<'py>,
+    seed: &str,
+    start: u64,
+    count: usize,
+    partitions: u64,
+) -> PyResult<(
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<u32>>,
+    Bound<'py, PyArray1<i64>>,
+)> {
+    if !(1..=1u64 << 31).contains(&partitions) {
+        return Err(PyValueError::new_err(format!(
+            "partitions must be in 1..2**31, got {partitions}"
+        )));
+    }
+    if start.checked_add(count as u64).is_none() {
+        return Err(PyValueError::new_err(
+            "row numbers past 2^64 - 1 have no label",
+        ));
+    }
+    let order = TableOrder::new(seed);
+    let cut = py
+        .detach(|| cut_block(&order, start, count, partitions))
+        .map_err(PyMemoryError::new_err)?;
+    Ok((
+        PyArray1::from_vec(py, cut.positions),
+        PyArray1::from_vec(py, cut.labels),
+        PyArray1::from_vec(py, cut.bounds),
+    ))
+}
+
 /// Registers the engines' functions on `knuffle._knuffle`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(table_labels_at, m)?)?;
     m.add_function(wrap_pyfunction!(table_order_partition, m)?)?;
+    m.add_function(wrap_pyfunction!(table_cut, m)?)?;
     Ok(())
 }

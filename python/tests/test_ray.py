@@ -135,6 +135,28 @@ def test_positions_at_ten_thousand_rows(ray_runtime):
     assert knuffle.audit(local).biased
 
 
+def test_a_block_is_cut_by_label_range_keeping_row_order():
+    # table_cut (Rust, a counting sort) against numpy: labels, their label
+    # range, a stable sort by range, and where each range begins.
+    from knuffle import _knuffle
+    from knuffle._engines import partition_of
+
+    for start, count, partitions in [(0, 0, 3), (5, 1000, 1), (123_456, 5000, 7), (10, 300, 1000)]:
+        positions, labels, bounds = _knuffle.table_cut("cut", start, count, partitions)
+        expected = _knuffle.table_labels("cut", start, count).astype(np.uint32)
+        targets = partition_of(expected, partitions)
+        order = np.argsort(targets, kind="stable")
+        assert positions.tolist() == order.tolist()
+        assert labels.tolist() == expected[order].tolist()
+        ranges = np.searchsorted(targets[order], np.arange(partitions + 1))
+        assert bounds.tolist() == ranges.tolist()
+    for partitions in (0, 2**31 + 1):
+        with pytest.raises(ValueError, match="partitions must be in"):
+            _knuffle.table_cut("cut", 0, 10, partitions)
+    with pytest.raises(ValueError, match="past 2\\^64"):
+        _knuffle.table_cut("cut", 2**64 - 5, 10, 2)
+
+
 def test_the_example_of_docs_ray_md_runs(ray_runtime, tmp_path, monkeypatch):
     """docs/ray.md's python blocks, verbatim, on this run's Ray runtime."""
     from conftest import REPO

@@ -110,8 +110,8 @@ impl TableOrder {
         let mut ties = Vec::new();
         let mut start = 0;
         while start < items.len() {
+            let end = run_end(items, start, &label);
             let run_label = label(&items[start]);
-            let end = start + items[start..].partition_point(|item| label(item) == run_label);
             if end - start > 1 {
                 let run = &mut items[start..end];
                 ties.clear();
@@ -130,17 +130,34 @@ impl TableOrder {
     }
 
     /// The positions `0..labels.len()` of rows with these labels, in the
-    /// table order, for rows whose numbers increase with their position
-    /// (`row_of(p)` is the row number at position `p`; it is called only
-    /// for rows that share a label).
+    /// table order (`row_of(p)` is the row number at position `p`; it is
+    /// called only for rows that share a label).
     ///
     /// A counting sort on the top 16 bits of the labels, then each of the
-    /// 2^16 groups sorted by (label, position), which is (label, row): O(n)
-    /// for uniform labels, 8 bytes a row.
+    /// 2^16 groups sorted by (label, position): O(n) for uniform labels, 8
+    /// bytes a row. The rows need not ascend with their positions: each run
+    /// of equal labels (rare: about n^2 / 2^33 pairs of rows) is put in row
+    /// order before its tie order is applied.
+    ///
+    /// # Panics
+    /// With 2^32 positions or more, or a row number given twice
+    /// ([`Self::try_order_positions`] reports that instead).
+    pub fn order_positions(&self, labels: &[u32], row_of: impl Fn(usize) -> u64) -> Vec<u32> {
+        self.try_order_positions(labels, row_of)
+            .unwrap_or_else(|RepeatedRow(row)| panic!("row {row} is given twice"))
+    }
+
+    /// [`Self::order_positions`], or the first row number found twice (two
+    /// positions with one row number have one label, so they meet in one
+    /// run).
     ///
     /// # Panics
     /// With 2^32 positions or more.
-    pub fn order_positions(&self, labels: &[u32], row_of: impl Fn(usize) -> u64) -> Vec<u32> {
+    pub fn try_order_positions(
+        &self,
+        labels: &[u32],
+        row_of: impl Fn(usize) -> u64,
+    ) -> Result<Vec<u32>, RepeatedRow> {
         const TOP: u32 = 16;
         let n = labels.len();
         assert!(
@@ -167,14 +184,40 @@ impl TableOrder {
             keys[starts[g]..starts[g + 1]].sort_unstable();
         }
         drop(starts);
-        // A key is (label, position), and positions ascend with rows.
-        self.order_sorted(
-            &mut keys,
-            |&k| (k >> 32) as u32,
-            |&k| row_of(k as u32 as usize),
-        );
-        keys.into_iter().map(|k| k as u32).collect()
+        // A key is (label, position); a run of equal labels goes to
+        // (label, row) order.
+        let row_at = |k: u64| row_of(k as u32 as usize);
+        let label_of = |k: &u64| (k >> 32) as u32;
+        let mut start = 0;
+        while start < n {
+            let end = run_end(&keys, start, label_of);
+            if end - start > 1 {
+                let run = &mut keys[start..end];
+                run.sort_unstable_by_key(|&k| row_at(k));
+                if let Some(pair) = run.windows(2).find(|w| row_at(w[0]) == row_at(w[1])) {
+                    return Err(RepeatedRow(row_at(pair[0])));
+                }
+            }
+            start = end;
+        }
+        self.order_sorted(&mut keys, label_of, |&k| row_at(k));
+        Ok(keys.into_iter().map(|k| k as u32).collect())
     }
+}
+
+/// A row number given for two positions ([`TableOrder::try_order_positions`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RepeatedRow(pub u64);
+
+/// The end of the run of items that share `items[start]`'s label (items
+/// sorted by label; runs are short, so a scan beats a binary search).
+fn run_end<T>(items: &[T], start: usize, label: impl Fn(&T) -> u32) -> usize {
+    let run_label = label(&items[start]);
+    let mut end = start + 1;
+    while end < items.len() && label(&items[end]) == run_label {
+        end += 1;
+    }
+    end
 }
 
 /// The seed text of epoch `epoch` of the epoch order for the seed text
@@ -249,6 +292,42 @@ mod tests {
             p != [0, 1, 2, 3]
         });
         assert!(moved);
+    }
+
+    #[test]
+    fn rows_in_any_order_give_the_order_of_their_numbers() {
+        // 4,000 rows on 64 labels (runs of about 60 ties), given in row
+        // order, reversed and scattered: the same rows come out, in the
+        // order of (label, row) pairs.
+        let n = 4000u64;
+        let order = TableOrder::new("scattered");
+        let label_of = |row: u64| ((row.wrapping_mul(2_654_435_761) >> 7) % 64) as u32;
+        let mut pairs: Vec<(u32, u64)> = (0..n).map(|r| (label_of(r), r)).collect();
+        order.order_pairs(&mut pairs);
+        let reference: Vec<u64> = pairs.into_iter().map(|(_, r)| r).collect();
+        let ascending: Vec<u64> = (0..n).collect();
+        let reversed: Vec<u64> = (0..n).rev().collect();
+        let scattered: Vec<u64> = (0..n).map(|i| (i * 7919) % n).collect();
+        for rows in [ascending, reversed, scattered] {
+            let labels: Vec<u32> = rows.iter().map(|&r| label_of(r)).collect();
+            let positions = order.order_positions(&labels, |p| rows[p]);
+            let got: Vec<u64> = positions.iter().map(|&p| rows[p as usize]).collect();
+            assert_eq!(got, reference);
+        }
+    }
+
+    #[test]
+    fn a_row_given_twice_is_reported() {
+        let order = TableOrder::new("twice");
+        let rows = [5u64, 9, 5, 2];
+        let labels: Vec<u32> = rows.iter().map(|&r| order.labels(r, 1)[0]).collect();
+        assert_eq!(
+            order.try_order_positions(&labels, |p| rows[p]),
+            Err(RepeatedRow(5))
+        );
+        let distinct = [5u64, 9, 6, 2];
+        let labels: Vec<u32> = distinct.iter().map(|&r| order.labels(r, 1)[0]).collect();
+        assert!(order.try_order_positions(&labels, |p| distinct[p]).is_ok());
     }
 
     #[test]
