@@ -17,14 +17,21 @@ The steps, each in the engine's own terms:
    read); prefix sums on the driver give every row its global row number
    ``offset[partition] + position`` (``monotonically_increasing_id`` holds
    the partition and the position);
-2. a vectorized UDF on the row numbers alone gives each row its label
-   (Rust, ChaCha20 word ``row`` of the seed's stream);
+2. a vectorized UDF on the row numbers alone gives each row its sort key:
+   its label (Rust, ChaCha20 word ``row`` of the seed's stream) and, for the
+   rare rows that share their label with another (about n^2 / 2^32 rows),
+   their place in its tie order, which the driver lists beforehand in Rust
+   (``table_tied_rows``, broadcast to the tasks);
 3. ``repartition(B, key)`` sends the rows of label range ``p`` to partition
    ``p`` (``key`` is an integer that Spark's hash partitioner sends to
    ``p``: no sampling pass, unlike ``repartitionByRange`` or ``orderBy``);
-4. ``sortWithinPartitions(label, row)``, then one Arrow pass
-   (``mapInArrow``) shuffles each run of equal labels with its bucket's
-   generator and drops the helper columns.
+4. ``sortWithinPartitions(sort key)`` puts each partition in the table
+   order, in the JVM: no column of the rows passes through Python.
+
+Above ``2**27`` rows the driver does not list the tied rows (their list
+would pass 64 MiB): the key is the label, the partitions are sorted by
+(label, row), and one Arrow pass (``mapInArrow``) shuffles each run of
+equal labels with its bucket's generator.
 """
 
 from __future__ import annotations
@@ -46,7 +53,17 @@ __all__ = ["shuffle"]
 _ROW = "__knuffle_row"
 _LABEL = "__knuffle_label"
 _KEY = "__knuffle_key"
-_HELPERS = (_ROW, _LABEL, _KEY)
+_SORT = "__knuffle_sort"
+_HELPERS = (_ROW, _LABEL, _KEY, _SORT)
+
+# A sort key is label << 31 | place: a place in a run of ties is far below
+# 2**31, and (2**32 - 1) << 31 | place stays below 2**63.
+_PLACE_BITS = 31
+
+# The most rows whose tied rows the driver lists (step 2): at 2**27 rows
+# about 4.2 million rows share a label, 64 MiB as two int64 arrays,
+# broadcast once to each executor.
+_TIES_LISTED_UP_TO = 2**27
 
 # monotonically_increasing_id(): the partition index in the upper 31 bits,
 # the position in the partition in the lower 33.
@@ -71,7 +88,6 @@ def shuffle(df: Any, seed: str, num_partitions: int | None = None) -> Any:
     """
     from pyspark.sql import DataFrame
     from pyspark.sql import functions as F
-    from pyspark.sql.pandas.functions import pandas_udf
 
     check_seed(seed)
     if not isinstance(df, DataFrame):
@@ -90,46 +106,123 @@ def shuffle(df: Any, seed: str, num_partitions: int | None = None) -> Any:
         counts[r["p"]] = r["count"]
     offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
 
-    def array(values: Any) -> Any:  # a literal array<bigint>, never empty
-        return F.lit([int(v) for v in values] or [0]).cast("array<bigint>")
-
     mid = F.monotonically_increasing_id()
     part = F.shiftright(mid, _POSITION_BITS).cast("int")
     position = F.col(_ROW).bitwiseAND((1 << _POSITION_BITS) - 1)
-    counted_here = F.element_at(array(counts), part + 1)
+    counted_here = F.element_at(_array(counts), part + 1)
     row = F.when(
         (part < len(counts)) & (position < counted_here),
-        F.element_at(array(offsets), part + 1) + position,
+        F.element_at(_array(offsets), part + 1) + position,
     ).otherwise(F.raise_error(F.lit(
         "knuffle.spark.shuffle: an input partition has more rows than when they were "
         "counted: the input must give the same rows in the same partitions each time it "
         "is computed (write it to files, or checkpoint it, first)"
     )))
+    numbered = df.withColumn(_ROW, mid).withColumn(_ROW, row)
+    n = int(counts.sum())
+    if n <= _TIES_LISTED_UP_TO:
+        return _sorted_by_keys(numbered, seed, n, partitions)
 
     # 2. Labels, from the row numbers alone (Rust, one call per Arrow batch).
-    @pandas_udf("bigint")  # type: ignore[call-overload]
-    def labels(rows: pd.Series) -> pd.Series:
-        values = np.ascontiguousarray(rows.to_numpy(dtype=np.int64))
-        return pd.Series(_knuffle.table_labels_at(seed, values).astype(np.int64))
+    def labels(rows: np.ndarray) -> np.ndarray:
+        return _knuffle.table_labels_at(seed, rows).astype(np.int64)
 
-    # 3. To the partition of the label's range: a key that Spark's hash
-    # partitioner (pmod(murmur3(key, 42), B)) sends to exactly that partition.
-    keys = _hash_preimages(partitions)
-    range_of = F.shiftright(F.col(_LABEL) * F.lit(partitions).cast("bigint"), 32).cast("int")
-    columns = df.columns
-    labelled = (
-        df.withColumn(_ROW, mid)
-        .withColumn(_ROW, row)
-        .withColumn(_LABEL, labels(F.col(_ROW)))
-        .withColumn(_KEY, F.element_at(array(keys), range_of + 1))
+    # 3. To the partition of the label's range.
+    labelled = numbered.withColumn(_LABEL, _int64_udf(labels)(F.col(_ROW)))
+    moved = _to_label_ranges(labelled, F.col(_LABEL), partitions).sortWithinPartitions(
+        _LABEL, _ROW
     )
-    moved = labelled.repartition(partitions, F.col(_KEY)).sortWithinPartitions(_LABEL, _ROW)
 
     # 4. Ties, in one Arrow pass that also drops the helper columns.
+    columns = df.columns
+
     def finish(batches: Any) -> Any:
         return _finish(batches, seed, partitions, columns)
 
     return moved.mapInArrow(finish, df.schema)
+
+
+def _int64_udf(function: Any) -> Any:
+    """``function`` (an int64 array of row numbers to an int64 array of the
+    same length) as a vectorized Spark UDF: an Arrow UDF where PySpark has
+    them (4.1 and later: the batches reach it as Arrow arrays, without
+    pandas), else a pandas UDF."""
+    from pyspark.sql import functions as F
+
+    if hasattr(F, "arrow_udf"):
+        import pyarrow as pa
+
+        def on_arrow(rows: pa.Array) -> pa.Array:
+            values = np.ascontiguousarray(rows.to_numpy(zero_copy_only=False), dtype=np.int64)
+            return pa.array(function(values), type=pa.int64())
+
+        return F.arrow_udf(on_arrow, "bigint")
+
+    from pyspark.sql.pandas.functions import pandas_udf
+
+    def on_pandas(rows: pd.Series) -> pd.Series:
+        values = np.ascontiguousarray(rows.to_numpy(dtype=np.int64))
+        return pd.Series(function(values))
+
+    return pandas_udf(on_pandas, "bigint")  # type: ignore[call-overload]
+
+
+def _array(values: Any) -> Any:
+    """A literal array<bigint> (never empty)."""
+    from pyspark.sql import functions as F
+
+    return F.lit([int(v) for v in values] or [0]).cast("array<bigint>")
+
+
+def _range_of(label: Any, partitions: int) -> Any:
+    """The output partition of a label: ``label * partitions >> 32``."""
+    from pyspark.sql import functions as F
+
+    return F.shiftright(label * F.lit(partitions).cast("bigint"), 32).cast("int")
+
+
+def _to_label_ranges(df: Any, label: Any, partitions: int) -> Any:
+    """``df`` repartitioned so that partition ``p`` holds the rows of the
+    ``p``-th label range: by a key that Spark's hash partitioner
+    (pmod(murmur3(key, 42), B)) sends to exactly that partition."""
+    from pyspark.sql import functions as F
+
+    keys = _array(_hash_preimages(partitions))
+    keyed = df.withColumn(_KEY, F.element_at(keys, _range_of(label, partitions) + 1))
+    return keyed.repartition(partitions, F.col(_KEY))
+
+
+def _sorted_by_keys(numbered: Any, seed: str, n: int, partitions: int) -> Any:
+    """Steps 2 to 4 for up to ``_TIES_LISTED_UP_TO`` rows: each row's sort
+    key is ``label << 31 | place`` (the place in its run's tie order, 0 for
+    a row whose label is its own), so one sort within each partition gives
+    the table order."""
+    from pyspark.sql import functions as F
+
+    tied, places = _knuffle.table_tied_rows(seed, n)
+    ties = numbered.sparkSession.sparkContext.broadcast((tied, places)) if len(tied) else None
+
+    def sort_keys(rows: np.ndarray) -> np.ndarray:
+        keys = _knuffle.table_labels_at(seed, rows).astype(np.int64) << _PLACE_BITS
+        if ties is not None:
+            tied_rows, tied_places = ties.value
+            at = np.minimum(np.searchsorted(tied_rows, rows), len(tied_rows) - 1)
+            hit = tied_rows[at] == rows
+            keys[hit] |= tied_places[at[hit]]
+        return keys
+
+    label = F.shiftright(F.col(_SORT), _PLACE_BITS)
+    keyed = numbered.withColumn(_SORT, _int64_udf(sort_keys)(F.col(_ROW)))
+    moved = _to_label_ranges(keyed, label, partitions).sortWithinPartitions(_SORT)
+    # Each partition must hold its own label range (a filter that keeps
+    # every row or stops the job; Spark does not move it below the sort, as
+    # the partition id is not deterministic).
+    here = F.spark_partition_id() == _range_of(label, partitions)
+    checked = moved.filter(F.when(here, F.lit(True)).otherwise(F.raise_error(F.lit(
+        "knuffle.spark.shuffle: a partition received labels of another range "
+        "(Spark's hash partitioner is not pmod(murmur3(key, 42), n)?)"
+    ))))
+    return checked.drop(_ROW, _SORT, _KEY)
 
 
 def _finish(batches: Any, seed: str, partitions: int, columns: list[str]) -> Any:

@@ -2,7 +2,8 @@
 //! `knuffle.spark`, `knuffle.ray`), each one Rust call per batch or
 //! partition with the GIL released: the labels of any global row numbers
 //! (a batch is usually one run of consecutive rows, read from the stream
-//! once), a block's rows grouped by output partition, and the order of one
+//! once), a block's rows grouped by output partition, the rows that share
+//! a label with their places in its tie order, and the order of one
 //! partition's rows, given as 32-bit labels and global row numbers, in the
 //! table order (docs/table-order.md).
 
@@ -195,10 +196,32 @@ fn table_cut<'py>(
     ))
 }
 
+/// The rows per label range of [`TableOrder::tied_rows`]: 64 MiB of labels
+/// and 64 MiB of their sorted copy while they are searched for shared ones.
+const TIED_SLICE_ROWS: u64 = 1 << 24;
+
+/// `table_tied_rows(seed, n)`: the rows (int64, ascending) of `0..n` that
+/// share their label with another row, and each one's place (int64) in its
+/// run's tie order: sorting rows by (label, place), other rows' place
+/// being 0, gives the table order.
+#[pyfunction]
+fn table_tied_rows<'py>(
+    py: Python<'py>,
+    seed: &str,
+    n: u64,
+) -> (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>) {
+    let order = TableOrder::new(seed);
+    let tied = py.detach(|| order.tied_rows(n, TIED_SLICE_ROWS));
+    let rows = tied.iter().map(|&(row, _)| row as i64).collect();
+    let places = tied.iter().map(|&(_, place)| i64::from(place)).collect();
+    (PyArray1::from_vec(py, rows), PyArray1::from_vec(py, places))
+}
+
 /// Registers the engines' functions on `knuffle._knuffle`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(table_labels_at, m)?)?;
     m.add_function(wrap_pyfunction!(table_order_partition, m)?)?;
     m.add_function(wrap_pyfunction!(table_cut, m)?)?;
+    m.add_function(wrap_pyfunction!(table_tied_rows, m)?)?;
     Ok(())
 }

@@ -98,6 +98,36 @@ def test_the_table_order_for_any_partitioning_and_with_aqe_on_or_off(spark):
     assert order(spark, n, "other", 3) != reference
 
 
+@pytest.mark.parametrize("ties", ["listed by the driver", "ordered in an Arrow pass"])
+def test_rows_that_share_a_label_are_in_their_tie_order(spark, monkeypatch, ties):
+    # 300,000 rows hold about 10 pairs of equal labels. Up to 2**27 rows the
+    # driver lists them with their places; above, an Arrow pass orders each
+    # run (taken here by lowering the bound).
+    from knuffle import _knuffle
+
+    n = 300_000
+    tied, places = _knuffle.table_tied_rows("ties", n)
+    assert len(tied) >= 4 and set(places.tolist()) >= {0, 1}
+    if ties == "ordered in an Arrow pass":
+        monkeypatch.setattr(knuffle.spark, "_TIES_LISTED_UP_TO", n - 1)
+    out = knuffle.spark.shuffle(spark.range(0, n, 1, 3), "ties", 4)
+    got = np.array([r["id"] for r in out.collect()])
+    assert (got == knuffle.table_order("ties", n)).all()
+    # Tied rows left in row order are not the table order.
+    labels = _knuffle.table_labels("ties", 0, n)
+    naive = np.lexsort((np.arange(n), labels))
+    assert (naive != got).any()
+
+
+def test_a_partition_holding_another_label_range_stops_the_job(spark, monkeypatch):
+    # Keys that Spark's partitioner sends elsewhere (as a partitioner other
+    # than pmod(murmur3(key, 42), n) would): the job fails, no rows come out.
+    monkeypatch.setattr(knuffle.spark, "_hash_preimages", lambda p: list(range(100, 100 + p)))
+    out = knuffle.spark.shuffle(spark.range(0, 1000, 1, 2), "elsewhere", 4)
+    with pytest.raises(Exception, match="received labels of another range"):
+        out.collect()
+
+
 def test_same_order_as_knuffle_dask(spark):
     import dask
     import dask.dataframe as dd
