@@ -152,18 +152,23 @@ def _int64_udf(function: Any) -> Any:
     if hasattr(F, "arrow_udf"):
         import pyarrow as pa
 
-        def on_arrow(rows: pa.Array) -> pa.Array:
+        def on_arrow(rows: Any) -> Any:
             values = np.ascontiguousarray(rows.to_numpy(zero_copy_only=False), dtype=np.int64)
             return pa.array(function(values), type=pa.int64())
 
+        # PySpark reads the kind of UDF from the hints: given as the types
+        # themselves (this module's annotations are strings, which it would
+        # resolve in a namespace without pyarrow).
+        on_arrow.__annotations__ = {"rows": pa.Array, "return": pa.Array}
         return F.arrow_udf(on_arrow, "bigint")
 
     from pyspark.sql.pandas.functions import pandas_udf
 
-    def on_pandas(rows: pd.Series) -> pd.Series:
+    def on_pandas(rows: Any) -> Any:
         values = np.ascontiguousarray(rows.to_numpy(dtype=np.int64))
         return pd.Series(function(values))
 
+    on_pandas.__annotations__ = {"rows": pd.Series, "return": pd.Series}
     return pandas_udf(on_pandas, "bigint")  # type: ignore[call-overload]
 
 
