@@ -18,9 +18,9 @@ The steps, as Ray tasks:
    of the seed's stream) and cuts the block into ``num_blocks`` pieces,
    piece ``p`` holding the rows of the ``p``-th label range (one Rust
    counting sort, one gather of the columns);
-3. one task per output block concatenates its pieces and puts them in the
-   table order in one Rust call (sort by (label, row), each run of equal
-   labels shuffled with its bucket's generator).
+3. one task per output block takes its pieces and puts them in the table
+   order in one Rust call (a counting sort by label, each run of equal
+   labels in row order, then shuffled with its bucket's generator).
 """
 
 from __future__ import annotations

@@ -71,6 +71,13 @@ fn order_positions(order: &TableOrder, labels: &[u32], rows: &[i64]) -> Result<V
              (use more partitions)"
         ));
     }
+    // The order takes 8 bytes a row while it is sorted and 12 for the
+    // positions: a partition that cannot have them is refused here rather
+    // than aborting the worker (a first allocation of that size succeeded).
+    let mut room: Vec<u64> = Vec::new();
+    room.try_reserve_exact(n.saturating_mul(2))
+        .map_err(|_| format!("cannot allocate the order of {n} rows"))?;
+    drop(room);
     let positions = order
         .try_order_positions(labels, |p| rows[p] as u64)
         .map_err(|RepeatedRow(row)| {
@@ -200,21 +207,30 @@ fn table_cut<'py>(
 /// and 64 MiB of their sorted copy while they are searched for shared ones.
 const TIED_SLICE_ROWS: u64 = 1 << 24;
 
+/// Tied rows (int64) and their places (int64).
+type RowsAndPlaces<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>);
+
+/// The most rows [`table_tied_rows`] searches.
+const TIED_MAX_ROWS: u64 = 1 << 28;
+
 /// `table_tied_rows(seed, n)`: the rows (int64, ascending) of `0..n` that
 /// share their label with another row, and each one's place (int64) in its
 /// run's tie order: sorting rows by (label, place), other rows' place
 /// being 0, gives the table order.
 #[pyfunction]
-fn table_tied_rows<'py>(
-    py: Python<'py>,
-    seed: &str,
-    n: u64,
-) -> (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>) {
+fn table_tied_rows<'py>(py: Python<'py>, seed: &str, n: u64) -> PyResult<RowsAndPlaces<'py>> {
+    // About n^2 / 2^32 rows are listed, and the label stream is read
+    // n / 2^24 + 1 times: at 2^28 rows, 16.8 million rows and 17 reads.
+    if n > TIED_MAX_ROWS {
+        return Err(PyValueError::new_err(format!(
+            "the tied rows of {n} rows: at most 2^28 rows are searched for ties"
+        )));
+    }
     let order = TableOrder::new(seed);
     let tied = py.detach(|| order.tied_rows(n, TIED_SLICE_ROWS));
     let rows = tied.iter().map(|&(row, _)| row as i64).collect();
     let places = tied.iter().map(|&(_, place)| i64::from(place)).collect();
-    (PyArray1::from_vec(py, rows), PyArray1::from_vec(py, places))
+    Ok((PyArray1::from_vec(py, rows), PyArray1::from_vec(py, places)))
 }
 
 /// Registers the engines' functions on `knuffle._knuffle`.

@@ -111,7 +111,7 @@ def test_rows_that_share_a_label_are_in_their_tie_order(spark, monkeypatch, ties
     from knuffle import _knuffle
 
     if ties == "listed, through a pandas UDF":
-        monkeypatch.delattr(F, "arrow_udf")
+        monkeypatch.delattr(F, "arrow_udf", raising=False)
 
     n = 300_000
     tied, places = _knuffle.table_tied_rows("ties", n)
@@ -127,9 +127,21 @@ def test_rows_that_share_a_label_are_in_their_tie_order(spark, monkeypatch, ties
     assert (naive != got).any()
 
 
-def test_a_partition_holding_another_label_range_stops_the_job(spark, monkeypatch):
+def test_the_driver_lists_the_tied_rows_of_at_most_2_pow_28_rows():
+    from knuffle import _knuffle
+
+    with pytest.raises(ValueError, match="at most 2\\^28 rows"):
+        _knuffle.table_tied_rows("s", 2**28 + 1)
+    rows, places = _knuffle.table_tied_rows("s", 0)
+    assert len(rows) == len(places) == 0
+
+
+@pytest.mark.parametrize("ties", ["listed by the driver", "ordered in an Arrow pass"])
+def test_a_partition_holding_another_label_range_stops_the_job(spark, monkeypatch, ties):
     # Keys that Spark's partitioner sends elsewhere (as a partitioner other
     # than pmod(murmur3(key, 42), n) would): the job fails, no rows come out.
+    if ties == "ordered in an Arrow pass":
+        monkeypatch.setattr(knuffle.spark, "_TIES_LISTED_UP_TO", -1)
     monkeypatch.setattr(knuffle.spark, "_hash_preimages", lambda p: list(range(100, 100 + p)))
     out = knuffle.spark.shuffle(spark.range(0, 1000, 1, 2), "elsewhere", 4)
     with pytest.raises(Exception, match="received labels of another range"):

@@ -217,13 +217,17 @@ impl TableOrder {
     /// labels in the range (4 bytes each), which a counting sort on their
     /// top 16 bits and small sorts put in order to find the shared ones;
     /// a last pass finds the shared labels' rows (a bitmap filter, then a
-    /// binary search). Memory: about `8 * slice_rows` bytes (the labels and
-    /// their sorted copy), then 16 bytes per tied row; time: one pass over
-    /// the label stream per range, and one more.
+    /// binary search). Memory: about `9 * slice_rows` bytes (the labels with
+    /// room to spare, and their sorted copy), then 16 bytes per tied row;
+    /// time: one pass over the label stream per range, and one more.
     pub fn tied_rows(&self, n: u64, slice_rows: u64) -> Vec<(u64, u32)> {
         let slices = n.div_ceil(slice_rows.max(1)).clamp(1, LABELS);
         let mut shared = Vec::new();
-        let mut in_range = Vec::with_capacity(usize::try_from(slice_rows.min(n)).unwrap_or(0));
+        // A range holds `n / slices <= slice_rows` labels on average, give or
+        // take a few standard deviations (sqrt(slice_rows)): an eighth more
+        // room is never outgrown in practice.
+        let room = slice_rows.min(n).saturating_add(slice_rows.min(n) / 8);
+        let mut in_range = Vec::with_capacity(usize::try_from(room).unwrap_or(0));
         for slice in 0..slices {
             // Labels `lo..hi` (the last `hi` is 2^32).
             let bound = |s: u64| ((u128::from(s) << 32) / u128::from(slices)) as u64;
