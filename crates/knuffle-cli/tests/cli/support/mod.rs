@@ -94,9 +94,10 @@ impl TestCommand {
     }
 }
 
-/// Held by tests that measure a child's peak memory or time, or load the
-/// machine on purpose: they run one at a time (the other tests go on in
-/// parallel). A test that failed while holding it does not poison it.
+/// Held by tests that measure a child's peak memory or time, or whose
+/// outcome depends on the machine's load: they run one at a time (the
+/// other tests go on in parallel). A test that failed while holding it does
+/// not poison it.
 pub fn heavy() -> MutexGuard<'static, ()> {
     static HEAVY: Mutex<()> = Mutex::new(());
     HEAVY
