@@ -158,36 +158,24 @@ impl TableOrder {
         labels: &[u32],
         row_of: impl Fn(usize) -> u64,
     ) -> Result<Vec<u32>, RepeatedRow> {
-        const TOP: u32 = 16;
         let n = labels.len();
         assert!(
             u32::try_from(n).is_ok(),
             "at most 2^32 - 1 rows are ordered at once"
         );
-        let groups = 1usize << TOP;
-        let mut starts = vec![0usize; groups + 1];
-        for &label in labels {
-            starts[(label >> (32 - TOP)) as usize + 1] += 1;
-        }
-        for g in 0..groups {
-            starts[g + 1] += starts[g];
-        }
-        let mut next = starts.clone();
-        let mut keys = vec![0u64; n];
-        for (position, &label) in labels.iter().enumerate() {
-            let g = (label >> (32 - TOP)) as usize;
-            keys[next[g]] = (u64::from(label) << 32) | position as u64;
-            next[g] += 1;
-        }
-        drop(next);
-        for g in 0..groups {
-            keys[starts[g]..starts[g + 1]].sort_unstable();
-        }
-        drop(starts);
-        // A key is (label, position); a run of equal labels goes to
-        // (label, row) order.
-        let row_at = |k: u64| row_of(k as u32 as usize);
+        // A key is (label, position).
         let label_of = |k: &u64| (k >> 32) as u32;
+        let mut keys = sorted_by_label(
+            labels
+                .iter()
+                .enumerate()
+                .map(|(position, &label)| (u64::from(label) << 32) | position as u64),
+            n,
+            label_of,
+        );
+        // A run of equal labels goes to (label, row) order, then to its tie
+        // order.
+        let row_at = |k: u64| row_of(k as u32 as usize);
         let mut start = 0;
         while start < n {
             let end = run_end(&keys, start, label_of);
@@ -197,15 +185,13 @@ impl TableOrder {
                 if let Some(pair) = run.windows(2).find(|w| row_at(w[0]) == row_at(w[1])) {
                     return Err(RepeatedRow(row_at(pair[0])));
                 }
+                self.order_sorted(run, label_of, |&k| row_at(k));
             }
             start = end;
         }
-        self.order_sorted(&mut keys, label_of, |&k| row_at(k));
         Ok(keys.into_iter().map(|k| k as u32).collect())
     }
-}
 
-impl TableOrder {
     /// The rows of `0..n` that share their label with another row, each
     /// with its place in the tie order of its run (0 first), ascending by
     /// row: with these, sorting the rows by (label, place) gives the table
@@ -282,27 +268,9 @@ impl TableOrder {
     }
 }
 
-/// The labels that occur more than once in `labels`, in ascending order: a counting sort on the top 16 bits, then each group
-/// sorted (O(n) for uniform labels).
+/// The labels that occur more than once in `labels`, in ascending order.
 fn shared_labels(labels: &[u32]) -> Vec<u32> {
-    const TOP: u32 = 16;
-    let mut starts = vec![0usize; (1 << TOP) + 1];
-    for &label in labels.iter() {
-        starts[(label >> (32 - TOP)) as usize + 1] += 1;
-    }
-    for g in 0..1 << TOP {
-        starts[g + 1] += starts[g];
-    }
-    let mut next = starts.clone();
-    let mut sorted = vec![0u32; labels.len()];
-    for &label in labels.iter() {
-        let g = (label >> (32 - TOP)) as usize;
-        sorted[next[g]] = label;
-        next[g] += 1;
-    }
-    for g in 0..1 << TOP {
-        sorted[starts[g]..starts[g + 1]].sort_unstable();
-    }
+    let sorted = sorted_by_label(labels.iter().copied(), labels.len(), |&label| label);
     let mut shared: Vec<u32> = sorted
         .windows(2)
         .filter(|w| w[0] == w[1])
@@ -310,6 +278,37 @@ fn shared_labels(labels: &[u32]) -> Vec<u32> {
         .collect();
     shared.dedup();
     shared
+}
+
+/// The `len` items of `items` in ascending order, where an item's order
+/// begins with its label (`label(item)`): a counting sort on the labels'
+/// top 16 bits, then each of the 2^16 groups sorted (O(n) for uniform
+/// labels; `items` is iterated twice).
+fn sorted_by_label<T: Copy + Ord + Default>(
+    items: impl Iterator<Item = T> + Clone,
+    len: usize,
+    label: impl Fn(&T) -> u32,
+) -> Vec<T> {
+    const TOP: u32 = 16;
+    let group = |item: &T| (label(item) >> (32 - TOP)) as usize;
+    let mut starts = vec![0usize; (1 << TOP) + 1];
+    for item in items.clone() {
+        starts[group(&item) + 1] += 1;
+    }
+    for g in 0..1 << TOP {
+        starts[g + 1] += starts[g];
+    }
+    let mut next = starts.clone();
+    let mut sorted = vec![T::default(); len];
+    for item in items {
+        let slot = &mut next[group(&item)];
+        sorted[*slot] = item;
+        *slot += 1;
+    }
+    for g in 0..1 << TOP {
+        sorted[starts[g]..starts[g + 1]].sort_unstable();
+    }
+    sorted
 }
 
 /// A bitmap of hashed labels, about 16 bits per label it holds: a label
