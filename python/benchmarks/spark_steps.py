@@ -9,15 +9,13 @@ string, one Parquet file of 20 row groups). Variants, in turns, medians of
 --rounds after one warm-up round:
 
 * ``orderBy(rand(seed))``, the anchor;
-* ``knuffle.spark.shuffle``: the sort keys from the driver's list of tied
-  rows (up to 2**27 rows);
-* the same with the tie pass of larger inputs (``mapInArrow``: every
-  column through Python and back), forced by lowering the bound;
-* the count job alone;
-* number, key by the UDF, move and sort, without the tie handling: the UDF
-  computes labels only;
-* the same with a JVM expression in place of the UDF (``xxhash64``: not
-  the table order, a stand-in that shows what the UDF's pass costs).
+* ``knuffle.spark.shuffle``: the sort keys computed in the JVM component,
+  with the driver's list of tied rows (up to 2**27 rows);
+* the same with the keys from the vectorized Python UDF (where no
+  ``javac`` is found);
+* the tie pass of larger inputs (``mapInArrow``: every column through
+  Python and back), forced by lowering the bound;
+* the count job alone.
 """
 
 from __future__ import annotations
@@ -44,7 +42,6 @@ def main() -> None:
     from pyspark.sql import functions as F
 
     import knuffle.spark as ks
-    from knuffle import _knuffle
 
     spark = (
         SparkSession.builder.master("local[2]")
@@ -71,39 +68,26 @@ def main() -> None:
             finally:
                 ks._TIES_LISTED_UP_TO = bound
 
+        def python_keys() -> None:
+            jvm = ks._spark_jvm.with_sort_keys
+            ks._spark_jvm.with_sort_keys = lambda *args: None
+            try:
+                noop(ks.shuffle(spark.read.parquet(path), seed))
+            finally:
+                ks._spark_jvm.with_sort_keys = jvm
+
         def count_only() -> None:
             df = spark.read.parquet(path)
             df.select(F.spark_partition_id().alias("p")).groupBy("p").count().collect()
 
-        def moved(label_in_python: bool) -> None:
-            df = spark.read.parquet(path)
-            partitions = df.rdd.getNumPartitions()
-            numbered = df.withColumn(ks._ROW, F.monotonically_increasing_id())
-
-            def labels(rows):
-                return _knuffle.table_labels_at(seed, rows).astype("int64")
-
-            label = (
-                ks._int64_udf(labels)(F.col(ks._ROW))
-                if label_in_python
-                else F.xxhash64(F.col(ks._ROW)).bitwiseAND(F.lit(0xFFFFFFFF))
-            )
-            out = (
-                ks._to_label_ranges(numbered.withColumn(ks._LABEL, label), F.col(ks._LABEL), partitions)
-                .sortWithinPartitions(ks._LABEL, ks._ROW)
-                .drop(ks._ROW, ks._LABEL, ks._KEY)
-            )
-            noop(out)
-
         variants = {
             "orderBy(rand(seed)) (the anchor)": lambda: noop(spark.read.parquet(path).orderBy(F.rand(1))),
-            "knuffle.spark.shuffle (tied rows listed by the driver)": lambda: noop(
+            "knuffle.spark.shuffle (keys in the JVM, tied rows listed by the driver)": lambda: noop(
                 ks.shuffle(spark.read.parquet(path), seed)
             ),
+            "the same with the keys in a Python UDF (no javac)": python_keys,
             "knuffle.spark.shuffle with the tie pass (mapInArrow)": tie_pass,
             "the count job alone": count_only,
-            "labels by the UDF, move, sort (no tie handling)": lambda: moved(True),
-            "a JVM stand-in for the labels, move, sort": lambda: moved(False),
         }
         for run in variants.values():
             run()

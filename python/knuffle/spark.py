@@ -17,14 +17,17 @@ The steps, each in the engine's own terms:
    read); prefix sums on the driver give every row its global row number
    ``offset[partition] + position`` (``monotonically_increasing_id`` holds
    the partition and the position);
-2. a vectorized UDF on the row numbers alone gives each row its sort key:
-   its label (Rust, ChaCha20 word ``row`` of the seed's stream) and, for the
-   rare rows that share their label with another (about n^2 / 2^32 rows),
-   their place in its tie order, which the driver lists beforehand in Rust
-   (``table_tied_rows``, broadcast to the tasks);
+2. a UDF of the row numbers alone gives each row its sort key: its label
+   (ChaCha20 word ``row`` of the seed's stream) and, for the rare rows that
+   share their label with another (about n^2 / 2^32 rows), their place in
+   its tie order, which the driver lists beforehand in Rust
+   (``table_tied_rows``, broadcast to the tasks). The UDF is the JVM
+   component (``knuffle._spark_jvm``, Java compiled on first use), or where
+   that cannot run a vectorized Python UDF (labels in Rust);
 3. ``repartition(B, key)`` sends the rows of label range ``p`` to partition
    ``p`` (``key`` is an integer that Spark's hash partitioner sends to
-   ``p``: no sampling pass, unlike ``repartitionByRange`` or ``orderBy``);
+   ``p``, an expression that does not move with the rows: no sampling
+   pass, unlike ``repartitionByRange`` or ``orderBy``);
 4. ``sortWithinPartitions(sort key)`` puts each partition in the table
    order, in the JVM: no column of the rows passes through Python.
 
@@ -45,16 +48,15 @@ require("knuffle.spark", ("pyspark", "pandas", "pyarrow"), "spark")
 import numpy as np
 import pandas as pd
 
-from knuffle import _knuffle
+from knuffle import _knuffle, _spark_jvm
 from knuffle._engines import check_partitions, check_seed, partition_of
 
 __all__ = ["shuffle"]
 
 _ROW = "__knuffle_row"
 _LABEL = "__knuffle_label"
-_KEY = "__knuffle_key"
 _SORT = "__knuffle_sort"
-_HELPERS = (_ROW, _LABEL, _KEY, _SORT)
+_HELPERS = (_ROW, _LABEL, _SORT)
 
 # A sort key is label << 31 | place: a place in a run of ties is far below
 # 2**31, and (2**32 - 1) << 31 | place stays below 2**63.
@@ -125,12 +127,17 @@ def shuffle(df: Any, seed: str, num_partitions: int | None = None) -> Any:
     if n <= _TIES_LISTED_UP_TO:
         return _sorted_by_keys(numbered, seed, n, partitions)
 
-    # 2. Labels, from the row numbers alone (Rust, one call per Arrow batch).
-    def labels(rows: np.ndarray) -> np.ndarray:
-        return _knuffle.table_labels_at(seed, rows).astype(np.int64)
+    # 2. Labels, from the row numbers alone (in the JVM, or in Rust one call
+    # per Arrow batch).
+    empty = np.zeros(0, dtype=np.int64)
+    labelled = _spark_jvm.with_sort_keys(numbered, _LABEL, _ROW, seed, empty, empty, 0)
+    if labelled is None:
+        def labels(rows: np.ndarray) -> np.ndarray:
+            return _knuffle.table_labels_at(seed, rows).astype(np.int64)
+
+        labelled = numbered.withColumn(_LABEL, _int64_udf(labels)(F.col(_ROW)))
 
     # 3. To the partition of the label's range.
-    labelled = numbered.withColumn(_LABEL, _int64_udf(labels)(F.col(_ROW)))
     moved = _to_label_ranges(labelled, F.col(_LABEL), partitions).sortWithinPartitions(
         _LABEL, _ROW
     )
@@ -195,8 +202,9 @@ def _to_label_ranges(df: Any, label: Any, partitions: int) -> Any:
     from pyspark.sql import functions as F
 
     keys = _array(_hash_preimages(partitions))
-    keyed = df.withColumn(_KEY, F.element_at(keys, _range_of(label, partitions) + 1))
-    return keyed.repartition(partitions, F.col(_KEY))
+    # An expression, not a column: Spark computes it to place each row and
+    # does not move it with the row.
+    return df.repartition(partitions, F.element_at(keys, _range_of(label, partitions) + 1))
 
 
 def _sorted_by_keys(numbered: Any, seed: str, n: int, partitions: int) -> Any:
@@ -207,6 +215,28 @@ def _sorted_by_keys(numbered: Any, seed: str, n: int, partitions: int) -> Any:
     from pyspark.sql import functions as F
 
     tied, places = _knuffle.table_tied_rows(seed, n)
+    keyed = _spark_jvm.with_sort_keys(numbered, _SORT, _ROW, seed, tied, places, _PLACE_BITS)
+    if keyed is None:
+        keyed = numbered.withColumn(_SORT, _int64_udf(_python_sort_keys(numbered, seed, tied, places))(F.col(_ROW)))
+    label = F.shiftright(F.col(_SORT), _PLACE_BITS)
+    # The row number is not needed past the keys: only the key (8 bytes a
+    # row, as orderBy(rand) adds) moves with the rows.
+    moved = _to_label_ranges(keyed.drop(_ROW), label, partitions).sortWithinPartitions(_SORT)
+    # Each partition must hold its own label range (a filter that keeps
+    # every row or stops the job; Spark does not move it below the sort, as
+    # the partition id is not deterministic).
+    here = F.spark_partition_id() == _range_of(label, partitions)
+    checked = moved.filter(F.when(here, F.lit(True)).otherwise(F.raise_error(F.lit(
+        "knuffle.spark.shuffle: a partition received labels of another range "
+        "(Spark's hash partitioner is not pmod(murmur3(key, 42), n)?)"
+    ))))
+    return checked.drop(_SORT)
+
+
+def _python_sort_keys(numbered: Any, seed: str, tied: np.ndarray, places: np.ndarray) -> Any:
+    """The sort keys of ``_sorted_by_keys`` as a Python function of an
+    int64 array of row numbers (labels in Rust), where the JVM component
+    cannot run."""
     ties = numbered.sparkSession.sparkContext.broadcast((tied, places)) if len(tied) else None
 
     def sort_keys(rows: np.ndarray) -> np.ndarray:
@@ -218,18 +248,7 @@ def _sorted_by_keys(numbered: Any, seed: str, n: int, partitions: int) -> Any:
             keys[hit] |= tied_places[at[hit]]
         return keys
 
-    label = F.shiftright(F.col(_SORT), _PLACE_BITS)
-    keyed = numbered.withColumn(_SORT, _int64_udf(sort_keys)(F.col(_ROW)))
-    moved = _to_label_ranges(keyed, label, partitions).sortWithinPartitions(_SORT)
-    # Each partition must hold its own label range (a filter that keeps
-    # every row or stops the job; Spark does not move it below the sort, as
-    # the partition id is not deterministic).
-    here = F.spark_partition_id() == _range_of(label, partitions)
-    checked = moved.filter(F.when(here, F.lit(True)).otherwise(F.raise_error(F.lit(
-        "knuffle.spark.shuffle: a partition received labels of another range "
-        "(Spark's hash partitioner is not pmod(murmur3(key, 42), n)?)"
-    ))))
-    return checked.drop(_ROW, _SORT, _KEY)
+    return sort_keys
 
 
 def _finish(batches: Any, seed: str, partitions: int, columns: list[str]) -> Any:

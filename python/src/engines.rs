@@ -5,12 +5,14 @@
 //! once), a block's rows grouped by output partition, the rows that share
 //! a label with their places in its tie order, and the order of one
 //! partition's rows, given as 32-bit labels and global row numbers, in the
-//! table order (docs/table-order.md).
+//! table order (docs/table-order.md); and the key of the label stream, for
+//! the Spark component that computes labels in the JVM.
 
 use knuffle_table::{RepeatedRow, TableOrder};
 use numpy::{PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 fn contiguous<'a, T: numpy::Element>(
     array: &'a PyReadonlyArray1<'_, T>,
@@ -233,11 +235,19 @@ fn table_tied_rows<'py>(py: Python<'py>, seed: &str, n: u64) -> PyResult<RowsAnd
     Ok((PyArray1::from_vec(py, rows), PyArray1::from_vec(py, places)))
 }
 
+/// `table_label_key(seed)`: the 32-byte key of the seed's label stream
+/// (ChaCha20, word `row` is row `row`'s label), for the Spark JVM component.
+#[pyfunction]
+fn table_label_key<'py>(py: Python<'py>, seed: &str) -> Bound<'py, PyBytes> {
+    PyBytes::new(py, TableOrder::new(seed).label_key())
+}
+
 /// Registers the engines' functions on `knuffle._knuffle`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(table_labels_at, m)?)?;
     m.add_function(wrap_pyfunction!(table_order_partition, m)?)?;
     m.add_function(wrap_pyfunction!(table_cut, m)?)?;
     m.add_function(wrap_pyfunction!(table_tied_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(table_label_key, m)?)?;
     Ok(())
 }

@@ -99,18 +99,27 @@ def test_the_table_order_for_any_partitioning_and_with_aqe_on_or_off(spark):
 
 
 @pytest.mark.parametrize(
-    "ties", ["listed by the driver", "listed, through a pandas UDF", "ordered in an Arrow pass"]
+    "ties",
+    [
+        "listed by the driver, keys in the JVM",
+        "listed, keys in an Arrow UDF",
+        "listed, keys in a pandas UDF",
+        "ordered in an Arrow pass",
+    ],
 )
 def test_rows_that_share_a_label_are_in_their_tie_order(spark, monkeypatch, ties):
     # 300,000 rows hold about 10 pairs of equal labels. Up to 2**27 rows the
-    # driver lists them with their places; above, an Arrow pass orders each
-    # run (taken here by lowering the bound). PySpark before 4.1 has no
-    # Arrow UDFs: the keys then come from a pandas UDF.
+    # driver lists them with their places, and the keys are computed in the
+    # JVM component, or, without a javac, in a vectorized Python UDF (an
+    # Arrow UDF; before PySpark 4.1 a pandas UDF); above, an Arrow pass
+    # orders each run (taken here by lowering the bound).
     from pyspark.sql import functions as F
 
-    from knuffle import _knuffle
+    from knuffle import _knuffle, _spark_jvm
 
-    if ties == "listed, through a pandas UDF":
+    if ties != "listed by the driver, keys in the JVM":
+        monkeypatch.setattr(_spark_jvm, "with_sort_keys", lambda *args: None)
+    if ties == "listed, keys in a pandas UDF":
         monkeypatch.delattr(F, "arrow_udf", raising=False)
 
     n = 300_000

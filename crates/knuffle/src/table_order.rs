@@ -58,6 +58,13 @@ impl TableOrder {
         &self.seed
     }
 
+    /// The key of the label stream (step 1 of the definition): SHA-256 of
+    /// `"knuffle table-order/v1 labels\n" + seed`, for an engine that
+    /// computes labels in its own code (Spark's JVM component).
+    pub fn label_key(&self) -> &[u8; 32] {
+        self.labels.key()
+    }
+
     /// Fills `out` with the labels of rows `start .. start + out.len()`.
     ///
     /// # Panics
