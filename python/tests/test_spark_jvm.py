@@ -6,7 +6,10 @@ Python (with a warning when a javac fails)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import tempfile
+import warnings
 
 import numpy as np
 import pytest
@@ -26,7 +29,7 @@ def keys_of(spark, rows, seed: str, tied=NONE, places=NONE, place_bits: int = 0)
     """The component's keys of the row numbers ``rows``, in their order."""
     df = spark.createDataFrame([(int(r), i) for i, r in enumerate(rows)], "r bigint, i int")
     out = _spark_jvm.with_sort_keys(df, "k", "r", seed, tied, places, place_bits)
-    assert out is not None
+    require(out is not None, "no javac: the JVM component is not built")
     got = sorted((row["i"], row["k"]) for row in out.collect())
     return np.array([k for _, k in got], dtype=np.int64)
 
@@ -59,7 +62,8 @@ def test_keys_carry_the_places_of_the_tied_rows(spark):
     # none through wrongly, and misses none).
     n = 20_000
     rows = np.arange(n, dtype=np.int64)
-    tied = np.concatenate([np.arange(3, n, 7), [2**40]]).astype(np.int64)
+    # 6,668 tied rows: the filter grows past its smallest size (4,096 rows).
+    tied = np.concatenate([np.arange(3, n, 3), [2**40]]).astype(np.int64)
     places = np.arange(1, len(tied) + 1, dtype=np.int64)
     asked = np.concatenate([rows, [2**40, 2**40 + 1]]).astype(np.int64)
     got = keys_of(spark, asked, "places", tied, places, 31)
@@ -104,13 +108,43 @@ def test_without_a_javac_the_same_keys_come_from_python(spark, tmp_path, monkeyp
     assert not (tmp_path / "knuffle").exists() or not any((tmp_path / "knuffle").iterdir())
 
 
-def test_a_javac_that_fails_is_reported_and_python_takes_over(spark, tmp_path, monkeypatch):
+def test_a_javac_that_fails_is_reported_once_and_python_takes_over(spark, tmp_path, monkeypatch):
     javac = tmp_path / "javac"
     javac.write_text("#!/bin/sh\necho 'error: this javac is broken' >&2\nexit 2\n")
     javac.chmod(0o755)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr(_spark_jvm, "_javac", lambda java_home: str(javac))
+    monkeypatch.setattr(_spark_jvm, "_failed", set())
     with pytest.warns(RuntimeWarning, match="(?s)compiling its JVM component failed.*this javac is broken"):
         got = shuffled_ids(spark, "broken javac", 2000)
     assert got == knuffle.table_order("broken javac", 2000).tolist()
     assert not any((tmp_path / "cache" / "knuffle").iterdir())
+    # Not tried again in this process: no second warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        assert shuffled_ids(spark, "broken javac", 2000) == got
+
+
+def test_a_component_that_cannot_be_loaded_is_reported_and_python_takes_over(spark, monkeypatch):
+    require(_spark_jvm._jar(spark.sparkContext) is not None, "no javac: the JVM component is not built")
+    monkeypatch.setattr(_spark_jvm, "_CLASS", "knuffle.spark.NoSuchClass")
+    monkeypatch.setattr(_spark_jvm, "_failed", set())
+    with pytest.warns(RuntimeWarning, match="loading its JVM component failed"):
+        got = shuffled_ids(spark, "not loaded", 2000)
+    assert got == knuffle.table_order("not loaded", 2000).tolist()
+
+
+def test_the_cache_in_the_temporary_directory_is_this_users_alone(tmp_path, monkeypatch):
+    # A jar found in the cache is run: where the user's cache directory
+    # cannot be made, the one in the temporary directory must be theirs
+    # and writable by nobody else, or a fresh one is made.
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache directory would go")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
+    mine = _spark_jvm._cache_dir()
+    assert mine == tmp_path / f"knuffle-{os.getuid()}"
+    assert mine.stat().st_mode & 0o777 == 0o700
+    mine.chmod(0o777)  # as if somebody else could write into it
+    other = _spark_jvm._cache_dir()
+    assert other != mine and other.parent == tmp_path and other.stat().st_mode & 0o077 == 0

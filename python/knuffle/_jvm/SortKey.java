@@ -2,6 +2,8 @@ package knuffle.spark;
 
 import java.io.IOException;
 import java.io.ObjectInputStream;
+import java.nio.file.Files;
+import java.nio.file.Paths;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.api.java.UDF1;
@@ -30,12 +32,14 @@ public final class SortKey implements UDF1<Long, Long> {
   }
 
   /**
-   * The sort keys of the seed whose label key is {@code labelKey} (32 bytes); {@code tiedRows} and
-   * {@code places} (little-endian int64, possibly empty) are broadcast once through {@code
-   * context}.
+   * The sort keys of the seed whose label key is {@code labelKey} (32 bytes). {@code tiedFile}
+   * names a file on the driver holding the tied rows (ascending), then their places, each as
+   * little-endian int64; it is read here and broadcast once through {@code context}. An empty name:
+   * no tied rows.
    */
   public static SortKey create(
-      JavaSparkContext context, byte[] labelKey, byte[] tiedRows, byte[] places, int placeBits) {
+      JavaSparkContext context, byte[] labelKey, String tiedFile, int placeBits)
+      throws IOException {
     if (labelKey.length != 32) {
       throw new IllegalArgumentException("a label key has 32 bytes");
     }
@@ -51,7 +55,9 @@ public final class SortKey implements UDF1<Long, Long> {
               | (labelKey[4 * i + 3] & 0xFF) << 24;
     }
     Broadcast<long[][]> tied =
-        tiedRows.length == 0 ? null : context.broadcast(TiedRows.of(tiedRows, places));
+        tiedFile.isEmpty()
+            ? null
+            : context.broadcast(TiedRows.of(Files.readAllBytes(Paths.get(tiedFile))));
     return new SortKey(words, tied, placeBits);
   }
 

@@ -19,15 +19,17 @@ final class TiedRows {
   private TiedRows() {}
 
   /**
-   * The broadcast value of {@code rows} (ascending) and {@code places}, each as little-endian
-   * int64.
+   * The broadcast value of {@code bytes}: the tied rows (ascending), then as many places, each as
+   * little-endian int64.
    */
-  static long[][] of(byte[] rowBytes, byte[] placeBytes) {
-    long[] rows = longs(rowBytes);
-    long[] places = longs(placeBytes);
-    if (rows.length != places.length) {
+  static long[][] of(byte[] bytes) {
+    if (bytes.length % 16 != 0) {
       throw new IllegalArgumentException("tied rows and places differ in length");
     }
+    long[] rows = new long[bytes.length / 16];
+    long[] places = new long[rows.length];
+    ByteBuffer buffer = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+    buffer.asLongBuffer().get(rows).get(places);
     int bits = 16;
     while (bits < 30 && (1L << bits) < 16L * rows.length) {
       bits++;
@@ -50,14 +52,5 @@ final class TiedRows {
     }
     int at = Arrays.binarySearch(tied[0], row);
     return at >= 0 ? tied[1][at] : 0;
-  }
-
-  private static long[] longs(byte[] bytes) {
-    if (bytes.length % 8 != 0) {
-      throw new IllegalArgumentException("not a whole number of int64");
-    }
-    long[] out = new long[bytes.length / 8];
-    ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(out);
-    return out;
   }
 }
