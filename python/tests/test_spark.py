@@ -137,6 +137,30 @@ def test_rows_that_share_a_label_are_in_their_tie_order(spark, monkeypatch, ties
     assert (naive != got).any()
 
 
+def test_the_tied_rows_listed_are_those_of_the_table_order():
+    # 2**21 rows, about 500 pairs of equal labels, searched by two threads
+    # (two label ranges, two row ranges): every row whose label is shared,
+    # with its place among its label's rows in knuffle.table_order.
+    from knuffle import _knuffle
+
+    n = 2**21
+    rows, places = _knuffle.table_tied_rows("listed", n)
+    labels = _knuffle.table_labels("listed", 0, n)
+    _, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    tied = np.flatnonzero(counts[inverse] > 1)
+    assert len(tied) > 500 and rows.tolist() == tied.tolist()
+    position = np.empty(n, dtype=np.int64)
+    position[knuffle.table_order("listed", n)] = np.arange(n)
+    by_order = tied[np.lexsort((position[tied], labels[tied]))]
+    run_labels = labels[by_order]
+    starts = np.flatnonzero(np.r_[True, run_labels[1:] != run_labels[:-1]])
+    rank = np.arange(len(by_order)) - np.repeat(starts, np.diff(np.r_[starts, len(by_order)]))
+    expected = np.empty(n, dtype=np.int64)
+    expected[by_order] = rank
+    assert places.tolist() == expected[tied].tolist()
+    assert set(places.tolist()) == {0, 1}  # pairs (a triple is rare at this size)
+
+
 def test_the_driver_lists_the_tied_rows_of_at_most_2_pow_28_rows():
     from knuffle import _knuffle
 
