@@ -30,6 +30,8 @@ use alloc::vec::Vec;
 
 use crate::Seed;
 
+pub use crate::tied_rows::{SharedLabels, TieSearch};
+
 /// The version text that starts every derived seed of the table order.
 pub const VERSION: &str = "knuffle table-order/v1";
 
@@ -199,42 +201,13 @@ impl TableOrder {
         Ok(keys.into_iter().map(|k| k as u32).collect())
     }
 
-    /// The rows of `0..n` that share their label with another row, each
-    /// with its place in the tie order of its run (0 first), ascending by
-    /// row: with these, sorting the rows by (label, place) gives the table
-    /// order, for rows given in any order (about `n^2 / 2^32` rows have a
-    /// place: 23,000 of 10^7).
-    ///
-    /// The steps of [`TieSearch`], one after the other; memory: about
-    /// `7 * slice_rows` bytes, then 16 bytes per tied row.
-    pub fn tied_rows(&self, n: u64, slice_rows: u64) -> Vec<(u64, u32)> {
-        let search = self.tie_search(n, slice_rows);
-        let mut shared = Vec::new();
-        for slice in 0..search.slices() {
-            // Ascending: each range's shared labels, the ranges in order.
-            shared.extend(search.shared_labels(slice));
-        }
-        let shared = SharedLabels::new(shared);
-        let pairs = search.rows_of(&shared, 0..n);
-        let mut tied = search.places(pairs);
-        tied.sort_unstable();
-        tied
-    }
-
-    /// The search for the tied rows of `0..n` in steps that may run side by
-    /// side, label ranges of about `slice_rows` rows each.
-    pub fn tie_search(&self, n: u64, slice_rows: u64) -> TieSearch<'_> {
-        TieSearch {
-            order: self,
-            n,
-            slice_rows: slice_rows.clamp(1, n.max(1)),
-            slices: n.div_ceil(slice_rows.max(1)).clamp(1, LABELS),
-        }
-    }
-
     /// Calls `visit(first_row, labels)` for the rows `rows` in order, a
     /// chunk of labels at a time.
-    fn for_each_chunk(&self, rows: core::ops::Range<u64>, mut visit: impl FnMut(u64, &[u32])) {
+    pub(crate) fn for_each_chunk(
+        &self,
+        rows: core::ops::Range<u64>,
+        mut visit: impl FnMut(u64, &[u32]),
+    ) {
         const CHUNK: u64 = 1 << 16;
         let mut chunk = vec![0u32; CHUNK.min(rows.end.saturating_sub(rows.start)) as usize];
         let mut start = rows.start;
@@ -245,159 +218,6 @@ impl TableOrder {
             start += len as u64;
         }
     }
-}
-
-/// The tied rows of `0..n` ([`TableOrder::tied_rows`]) in steps, each a
-/// function of its inputs alone, so that a caller with threads can run the
-/// label ranges, then row ranges, then runs of ties side by side:
-///
-/// 1. [`Self::shared_labels`] for each of [`Self::slices`] label ranges:
-///    one pass over the label stream keeps the range's labels (4 bytes
-///    each, about `slice_rows` of them) and finds those held twice;
-/// 2. [`Self::rows_of`] for any cut of `0..n` into row ranges: the rows
-///    whose label is shared (a bitmap filter, then a binary search);
-/// 3. [`Self::places`] for any cut of those (label, row) pairs that keeps
-///    each label's rows together: each row's place in its run.
-pub struct TieSearch<'a> {
-    order: &'a TableOrder,
-    n: u64,
-    slice_rows: u64,
-    slices: u64,
-}
-
-impl TieSearch<'_> {
-    /// The number of label ranges.
-    pub fn slices(&self) -> u64 {
-        self.slices
-    }
-
-    /// The labels of range `slice` (below [`Self::slices`]) that rows of
-    /// `0..n` share, ascending.
-    pub fn shared_labels(&self, slice: u64) -> Vec<u32> {
-        // Labels `lo..hi` (the last `hi` is 2^32).
-        let bound = |s: u64| ((u128::from(s) << 32) / u128::from(self.slices)) as u64;
-        let (lo, hi) = (bound(slice), bound(slice + 1));
-        // A range holds `n / slices <= slice_rows` labels on average, give
-        // or take a few standard deviations (sqrt(slice_rows)): an eighth
-        // more room is rarely outgrown, and then the vector grows.
-        let room = self.slice_rows.saturating_add(self.slice_rows / 8);
-        let mut in_range: Vec<u32> = Vec::with_capacity(usize::try_from(room).unwrap_or(0));
-        let mut kept = 0;
-        self.order.for_each_chunk(0..self.n, |_, labels| {
-            // Every label is written, the count moves only for those in the
-            // range: no branch to mispredict on a uniform label.
-            if in_range.len() < kept + labels.len() {
-                in_range.resize(kept + labels.len(), 0);
-            }
-            for &label in labels {
-                in_range[kept] = label;
-                kept += usize::from((lo..hi).contains(&u64::from(label)));
-            }
-        });
-        in_range.truncate(kept);
-        shared_labels(&in_range)
-    }
-
-    /// The rows of `rows` (within `0..n`) whose label is in `shared`, with
-    /// their labels.
-    pub fn rows_of(&self, shared: &SharedLabels, rows: core::ops::Range<u64>) -> Vec<(u32, u64)> {
-        let mut pairs = Vec::new();
-        if shared.labels.is_empty() {
-            return pairs;
-        }
-        let end = rows.end.min(self.n);
-        self.order
-            .for_each_chunk(rows.start.min(end)..end, |first, labels| {
-                for (&label, row) in labels.iter().zip(first..) {
-                    if shared.filter.may_hold(label) && shared.labels.binary_search(&label).is_ok()
-                    {
-                        pairs.push((label, row));
-                    }
-                }
-            });
-        pairs
-    }
-
-    /// Each tied row of `pairs` (label, row), with its place in its run's
-    /// tie order; `pairs` must hold every row of each label it holds. In no
-    /// particular order.
-    pub fn places(&self, mut pairs: Vec<(u32, u64)>) -> Vec<(u64, u32)> {
-        pairs.sort_unstable();
-        let mut tied = Vec::with_capacity(pairs.len());
-        let mut at = 0;
-        while at < pairs.len() {
-            let end = run_end(&pairs, at, |p| p.0);
-            let mut rows: Vec<u64> = pairs[at..end].iter().map(|p| p.1).collect();
-            self.order.order_ties(pairs[at].0, &mut rows);
-            tied.extend(rows.into_iter().zip(0u32..));
-            at = end;
-        }
-        tied
-    }
-}
-
-/// The shared labels of every range, ascending, and a bitmap filter that
-/// answers "not shared" for almost every other label.
-pub struct SharedLabels {
-    labels: Vec<u32>,
-    filter: LabelFilter,
-}
-
-impl SharedLabels {
-    /// `labels`: ascending, without repeats ([`TieSearch::shared_labels`] of
-    /// each range, the ranges in order).
-    pub fn new(labels: Vec<u32>) -> SharedLabels {
-        debug_assert!(labels.windows(2).all(|w| w[0] < w[1]));
-        SharedLabels {
-            filter: LabelFilter::new(&labels),
-            labels,
-        }
-    }
-}
-
-/// The labels that occur more than once in `labels`, in ascending order.
-///
-/// The labels are grouped by their top 16 bits (a counting sort's scatter
-/// that keeps only the low 16 bits, Knuth, TAOCP vol. 3, 5.2, Algorithm D);
-/// in each group, a label whose low 16 bits are already marked in a
-/// 2^16-bit bitmap (8 KiB, in the first-level cache) was seen before. O(n),
-/// with 2 bytes per label besides `labels`.
-fn shared_labels(labels: &[u32]) -> Vec<u32> {
-    const GROUPS: usize = 1 << 16;
-    let group = |label: u32| (label >> 16) as usize;
-    let mut starts = vec![0usize; GROUPS + 1];
-    for &label in labels {
-        starts[group(label) + 1] += 1;
-    }
-    for g in 0..GROUPS {
-        starts[g + 1] += starts[g];
-    }
-    let mut low = vec![0u16; labels.len()];
-    let mut next = starts.clone();
-    for &label in labels {
-        let at = &mut next[group(label)];
-        low[*at] = label as u16;
-        *at += 1;
-    }
-    let mut seen = vec![0u64; (1 << 16) / 64];
-    let mut shared = Vec::new();
-    for g in 0..GROUPS {
-        let members = &low[starts[g]..starts[g + 1]];
-        for &bits in members {
-            let (word, bit) = (usize::from(bits >> 6), 1u64 << (bits & 63));
-            if seen[word] & bit != 0 {
-                shared.push((g as u32) << 16 | u32::from(bits));
-            }
-            seen[word] |= bit;
-        }
-        for &bits in members {
-            seen[usize::from(bits >> 6)] = 0;
-        }
-    }
-    // A label held three times or more is found more than once.
-    shared.sort_unstable();
-    shared.dedup();
-    shared
 }
 
 /// The `len` items of `items` in ascending order, where an item's order
@@ -431,46 +251,13 @@ fn sorted_by_label<T: Copy + Ord + Default>(
     sorted
 }
 
-/// A bitmap of hashed labels, about 16 bits per label it holds: a label
-/// not in the set passes it with probability about 1/16.
-struct LabelFilter {
-    bits: Vec<u64>,
-    shift: u32,
-}
-
-impl LabelFilter {
-    fn new(labels: &[u32]) -> LabelFilter {
-        let size = (labels.len() * 16).next_power_of_two().max(1 << 16);
-        let mut filter = LabelFilter {
-            bits: vec![0; size / 64],
-            shift: 64 - size.trailing_zeros(),
-        };
-        for &label in labels {
-            let bit = filter.bit(label);
-            filter.bits[bit / 64] |= 1 << (bit % 64);
-        }
-        filter
-    }
-
-    /// Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4): the top bits of the
-    /// label times 2^64 / phi.
-    fn bit(&self, label: u32) -> usize {
-        (u64::from(label).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
-    }
-
-    fn may_hold(&self, label: u32) -> bool {
-        let bit = self.bit(label);
-        self.bits[bit / 64] & (1 << (bit % 64)) != 0
-    }
-}
-
 /// A row number given for two positions ([`TableOrder::try_order_positions`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RepeatedRow(pub u64);
 
 /// The end of the run of items that share `items[start]`'s label (items
 /// sorted by label; runs are short, so a scan beats a binary search).
-fn run_end<T>(items: &[T], start: usize, label: impl Fn(&T) -> u32) -> usize {
+pub(crate) fn run_end<T>(items: &[T], start: usize, label: impl Fn(&T) -> u32) -> usize {
     let run_label = label(&items[start]);
     let mut end = start + 1;
     while end < items.len() && label(&items[end]) == run_label {
@@ -573,87 +360,6 @@ mod tests {
             let got: Vec<u64> = positions.iter().map(|&p| rows[p as usize]).collect();
             assert_eq!(got, reference);
         }
-    }
-
-    #[test]
-    fn shared_labels_are_the_labels_held_more_than_once() {
-        // Distinct labels (an odd multiplier is a bijection of u32), then a
-        // pair, a triple, and labels whose low 16 bits meet in other groups.
-        let mut labels: Vec<u32> = (0..50_000u32)
-            .map(|i| i.wrapping_mul(2_654_435_761))
-            .collect();
-        labels.extend([labels[7], labels[7], labels[100]]);
-        labels.extend([0x0001_0005, 0x0002_0005, 0x0001_0005, 0xFFFF_0005]);
-        let mut sorted = labels.clone();
-        sorted.sort_unstable();
-        let mut expected: Vec<u32> = sorted
-            .windows(2)
-            .filter(|w| w[0] == w[1])
-            .map(|w| w[0])
-            .collect();
-        expected.dedup();
-        assert!(expected.len() >= 3);
-        assert_eq!(shared_labels(&labels), expected);
-        assert_eq!(shared_labels(&[]), Vec::<u32>::new());
-        assert_eq!(shared_labels(&[9, 9]), vec![9]);
-    }
-
-    #[test]
-    fn the_steps_of_a_tie_search_cut_anyhow_give_the_tied_rows() {
-        // Label ranges, row ranges and parts of runs as threads would take
-        // them: the same list as tied_rows.
-        let n = 300_000u64;
-        let order = TableOrder::new("tied rows");
-        let whole = order.tied_rows(n, n);
-        let search = order.tie_search(n, 70_000);
-        assert_eq!(search.slices(), 5);
-        let shared: Vec<u32> = (0..search.slices())
-            .flat_map(|s| search.shared_labels(s))
-            .collect();
-        let shared = SharedLabels::new(shared);
-        let mut pairs = Vec::new();
-        for rows in [0..1, 1..123_457, 123_457..200_000, 200_000..n, n..n + 10] {
-            pairs.extend(search.rows_of(&shared, rows));
-        }
-        pairs.sort_unstable();
-        let mut at = pairs.len() / 2;
-        while at < pairs.len() && pairs[at].0 == pairs[at - 1].0 {
-            at += 1;
-        }
-        let second = pairs.split_off(at);
-        let mut tied = search.places(second);
-        tied.extend(search.places(pairs));
-        tied.sort_unstable();
-        assert_eq!(tied, whole);
-        let none = SharedLabels::new(Vec::new());
-        assert_eq!(search.rows_of(&none, 0..n), vec![]);
-    }
-
-    #[test]
-    fn tied_rows_and_their_places_give_the_reference_order() {
-        // 300,000 rows: about 10 pairs of equal labels. Sorting by (label,
-        // place) with the tied rows' places (others 0) is the reference
-        // order, whatever the number of label ranges.
-        let n = 300_000u64;
-        let order = TableOrder::new("tied rows");
-        let reference = table_order("tied rows", n);
-        let labels = order.labels(0, n as usize);
-        let whole = order.tied_rows(n, n);
-        assert!(whole.len() >= 4, "{} tied rows", whole.len());
-        assert!(whole.windows(2).all(|w| w[0].0 < w[1].0));
-        for slice_rows in [1u64 << 14, 77_777, n] {
-            let tied = order.tied_rows(n, slice_rows);
-            assert_eq!(tied, whole, "slice_rows {slice_rows}");
-        }
-        let mut keys: Vec<(u32, u32, u64)> = (0..n).map(|r| (labels[r as usize], 0, r)).collect();
-        for &(row, place) in &whole {
-            keys[row as usize].1 = place;
-        }
-        keys.sort_unstable();
-        let got: Vec<u64> = keys.into_iter().map(|k| k.2).collect();
-        assert_eq!(got, reference);
-        assert_eq!(order.tied_rows(0, 1 << 20), vec![]);
-        assert_eq!(order.tied_rows(1, 1 << 20), vec![]);
     }
 
     #[test]
