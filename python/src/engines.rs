@@ -8,12 +8,11 @@
 //! table order (docs/table-order.md); and the key of the label stream, for
 //! the Spark component that computes labels in the JVM.
 
-use knuffle_table::{RepeatedRow, SharedLabels, TableOrder};
+use knuffle_table::{RepeatedRow, TableOrder};
 use numpy::{PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use rayon::prelude::*;
 
 use crate::threads;
 
@@ -208,9 +207,9 @@ fn table_cut<'py>(
     ))
 }
 
-/// The rows per label range of [`TableOrder::tied_rows`]: 64 MiB of labels
-/// and 32 MiB of their low bits, grouped, while they are searched for
-/// shared ones.
+/// The rows per label range of [`TableOrder::par_tied_rows`]: 72 MiB of
+/// labels (with room to spare) and 32 MiB of their low bits, grouped, while
+/// they are searched for shared ones.
 const TIED_SLICE_ROWS: u64 = 1 << 24;
 
 /// Tied rows (int64) and their places (int64).
@@ -234,7 +233,7 @@ fn table_tied_rows<'py>(py: Python<'py>, seed: &str, n: u64) -> PyResult<RowsAnd
     }
     let order = TableOrder::new(seed);
     let pool = threads::pool(TIED_THREADS).map_err(PyRuntimeError::new_err)?;
-    let tied = py.detach(|| pool.install(|| tied_rows_side_by_side(&order, n)));
+    let tied = py.detach(|| pool.install(|| order.par_tied_rows(n, TIED_SLICE_ROWS)));
     let rows = tied.iter().map(|&(row, _)| row as i64).collect();
     let places = tied.iter().map(|&(_, place)| i64::from(place)).collect();
     Ok((PyArray1::from_vec(py, rows), PyArray1::from_vec(py, places)))
@@ -248,53 +247,9 @@ fn table_label_key<'py>(py: Python<'py>, seed: &str) -> Bound<'py, PyBytes> {
 }
 
 /// The threads that list the tied rows: each label range being searched
-/// holds about 100 MiB.
+/// holds about 104 MiB; then about 48 bytes per tied row at the peak (the
+/// pairs found, their places, and the arrays returned).
 const TIED_THREADS: usize = 2;
-
-/// [`TableOrder::tied_rows`] with its steps on the current pool: the label
-/// ranges (at least one per thread), then the rows in as many ranges, then
-/// the runs of ties in as many parts. The same list.
-fn tied_rows_side_by_side(order: &TableOrder, n: u64) -> Vec<(u64, u32)> {
-    let threads = rayon::current_num_threads().max(1) as u64;
-    let search = order.tie_search(n, TIED_SLICE_ROWS.min(n.div_ceil(threads)));
-    let per_range: Vec<Vec<u32>> = (0..search.slices())
-        .into_par_iter()
-        .map(|slice| search.shared_labels(slice))
-        .collect();
-    let shared = SharedLabels::new(per_range.concat());
-    let cut = |part: u64| n / threads * part;
-    let found: Vec<Vec<(u32, u64)>> = (0..threads)
-        .into_par_iter()
-        .map(|part| {
-            let end = if part + 1 == threads {
-                n
-            } else {
-                cut(part + 1)
-            };
-            search.rows_of(&shared, cut(part)..end)
-        })
-        .collect();
-    let mut pairs = found.concat();
-    pairs.par_sort_unstable();
-    // Parts that keep each label's rows together.
-    let mut parts = Vec::new();
-    let mut rest = pairs;
-    for part in (1..threads).rev() {
-        let mut at = (rest.len() as u64 * part / (part + 1)) as usize;
-        while at > 0 && at < rest.len() && rest[at].0 == rest[at - 1].0 {
-            at += 1;
-        }
-        parts.push(rest.split_off(at));
-    }
-    parts.push(rest);
-    let placed: Vec<Vec<(u64, u32)>> = parts
-        .into_par_iter()
-        .map(|part| search.places(part))
-        .collect();
-    let mut tied = placed.concat();
-    tied.par_sort_unstable();
-    tied
-}
 
 /// Registers the engines' functions on `knuffle._knuffle`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -148,7 +148,7 @@ def test_the_tied_rows_listed_are_those_of_the_table_order():
     labels = _knuffle.table_labels("listed", 0, n)
     _, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
     tied = np.flatnonzero(counts[inverse] > 1)
-    assert len(tied) > 500 and rows.tolist() == tied.tolist()
+    assert len(tied) > 900 and rows.tolist() == tied.tolist()
     position = np.empty(n, dtype=np.int64)
     position[knuffle.table_order("listed", n)] = np.arange(n)
     by_order = tied[np.lexsort((position[tied], labels[tied]))]

@@ -163,9 +163,7 @@ pub use epoch::{
 pub use error::{Error, ErrorKind};
 pub use format::{FORMAT_NAMES, Format};
 pub use layout::parse_compression;
-pub use order::{
-    LABELS, RepeatedRow, SharedLabels, TableOrder, TieSearch, VERSION, epoch_seed, table_order,
-};
+pub use order::{LABELS, RepeatedRow, TableOrder, VERSION, epoch_seed, table_order};
 pub use output::{Destination, MAX_SHARDS, ShardSplit};
 pub use partition_out::{MAX_OPEN, MAX_PARTITIONS};
 pub use recognise::{names_binary_table, table_input, table_job};

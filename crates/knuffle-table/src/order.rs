@@ -2,6 +2,4 @@
 //! (`knuffle::table_order`), where `knuffle sample` finds it too: the one
 //! order of `knuffle table`, the engines and the epoch order.
 
-pub use knuffle::table_order::{
-    LABELS, RepeatedRow, SharedLabels, TableOrder, TieSearch, VERSION, epoch_seed, table_order,
-};
+pub use knuffle::table_order::{LABELS, RepeatedRow, TableOrder, VERSION, epoch_seed, table_order};

@@ -200,24 +200,6 @@ impl TableOrder {
         }
         Ok(keys.into_iter().map(|k| k as u32).collect())
     }
-
-    /// Calls `visit(first_row, labels)` for the rows `rows` in order, a
-    /// chunk of labels at a time.
-    pub(crate) fn for_each_chunk(
-        &self,
-        rows: core::ops::Range<u64>,
-        mut visit: impl FnMut(u64, &[u32]),
-    ) {
-        const CHUNK: u64 = 1 << 16;
-        let mut chunk = vec![0u32; CHUNK.min(rows.end.saturating_sub(rows.start)) as usize];
-        let mut start = rows.start;
-        while start < rows.end {
-            let len = CHUNK.min(rows.end - start) as usize;
-            self.labels_into(start, &mut chunk[..len]);
-            visit(start, &chunk[..len]);
-            start += len as u64;
-        }
-    }
 }
 
 /// The `len` items of `items` in ascending order, where an item's order

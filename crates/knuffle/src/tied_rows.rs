@@ -9,6 +9,7 @@
 
 use alloc::vec;
 use alloc::vec::Vec;
+use core::ops::Range;
 
 use crate::table_order::{LABELS, TableOrder, run_end};
 
@@ -20,7 +21,7 @@ impl TableOrder {
     /// place: 23,000 of 10^7).
     ///
     /// The steps of [`TieSearch`], one after the other; memory: about
-    /// `7 * slice_rows` bytes, then 16 bytes per tied row.
+    /// `7 * slice_rows` bytes, then about 32 bytes per tied row.
     pub fn tied_rows(&self, n: u64, slice_rows: u64) -> Vec<(u64, u32)> {
         let search = self.tie_search(n, slice_rows);
         let mut shared = Vec::new();
@@ -35,6 +36,36 @@ impl TableOrder {
         tied
     }
 
+    /// [`Self::tied_rows`] on the current rayon pool: the label ranges (at
+    /// least one per thread, of at most `slice_rows` rows), then a row
+    /// range per thread, then a part of the runs per thread, side by side.
+    /// The same list; memory: a label range per thread at once.
+    #[cfg(feature = "parallel")]
+    pub fn par_tied_rows(&self, n: u64, slice_rows: u64) -> Vec<(u64, u32)> {
+        use rayon::prelude::*;
+
+        let threads = rayon::current_num_threads().max(1);
+        let search = self.tie_search(n, slice_rows.min(n.div_ceil(threads as u64)));
+        let per_range: Vec<Vec<u32>> = (0..search.slices())
+            .into_par_iter()
+            .map(|slice| search.shared_labels(slice))
+            .collect();
+        let shared = SharedLabels::new(per_range.concat());
+        let found: Vec<Vec<(u32, u64)>> = search
+            .row_ranges(threads)
+            .into_par_iter()
+            .map(|rows| search.rows_of(&shared, rows))
+            .collect();
+        let pairs = joined(found);
+        let placed: Vec<Vec<(u64, u32)>> = TieSearch::parts(pairs, threads)
+            .into_par_iter()
+            .map(|part| search.places(part))
+            .collect();
+        let mut tied = joined(placed);
+        tied.par_sort_unstable();
+        tied
+    }
+
     /// The search for the tied rows of `0..n` in steps that may run side by
     /// side, label ranges of about `slice_rows` rows each.
     pub fn tie_search(&self, n: u64, slice_rows: u64) -> TieSearch<'_> {
@@ -45,6 +76,30 @@ impl TableOrder {
             slices: n.div_ceil(slice_rows.max(1)).clamp(1, LABELS),
         }
     }
+
+    /// Calls `visit(first_row, labels)` for the rows `rows` in order, a
+    /// chunk of labels at a time.
+    fn for_each_chunk(&self, rows: Range<u64>, mut visit: impl FnMut(u64, &[u32])) {
+        const CHUNK: u64 = 1 << 16;
+        let mut chunk = vec![0u32; CHUNK.min(rows.end.saturating_sub(rows.start)) as usize];
+        let mut start = rows.start;
+        while start < rows.end {
+            let len = CHUNK.min(rows.end - start) as usize;
+            self.labels_into(start, &mut chunk[..len]);
+            visit(start, &chunk[..len]);
+            start += len as u64;
+        }
+    }
+}
+
+/// The items of `parts` in one vector, each part freed once copied.
+#[cfg(feature = "parallel")]
+fn joined<T>(parts: Vec<Vec<T>>) -> Vec<T> {
+    let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for mut part in parts {
+        all.append(&mut part);
+    }
+    all
 }
 
 /// The tied rows of `0..n` ([`TableOrder::tied_rows`]) in steps, each a
@@ -100,7 +155,7 @@ impl TieSearch<'_> {
 
     /// The rows of `rows` (within `0..n`) whose label is in `shared`, with
     /// their labels.
-    pub fn rows_of(&self, shared: &SharedLabels, rows: core::ops::Range<u64>) -> Vec<(u32, u64)> {
+    pub fn rows_of(&self, shared: &SharedLabels, rows: Range<u64>) -> Vec<(u32, u64)> {
         let mut pairs = Vec::new();
         if shared.labels.is_empty() {
             return pairs;
@@ -116,6 +171,37 @@ impl TieSearch<'_> {
                 }
             });
         pairs
+    }
+
+    /// `0..n` cut into `parts` ranges (at least one) of about equal
+    /// length, in order.
+    pub fn row_ranges(&self, parts: usize) -> Vec<Range<u64>> {
+        let parts = parts.max(1) as u64;
+        let bound =
+            |part: u64| ((u128::from(self.n) * u128::from(part)) / u128::from(parts)) as u64;
+        (0..parts)
+            .map(|part| bound(part)..bound(part + 1))
+            .collect()
+    }
+
+    /// `pairs` (label, row) sorted and cut into at most `parts` parts of
+    /// about equal length, each label's pairs in one part: the inputs of
+    /// [`Self::places`] side by side.
+    pub fn parts(mut pairs: Vec<(u32, u64)>, parts: usize) -> Vec<Vec<(u32, u64)>> {
+        pairs.sort_unstable();
+        let mut cut = Vec::new();
+        for part in (1..parts.max(1)).rev() {
+            // The last cut first: `split_off` leaves the front in `pairs`.
+            let mut at = pairs.len() * part / (part + 1);
+            while at > 0 && at < pairs.len() && pairs[at].0 == pairs[at - 1].0 {
+                at += 1;
+            }
+            cut.push(pairs.split_off(at));
+        }
+        cut.push(pairs);
+        cut.reverse();
+        cut.retain(|part| !part.is_empty());
+        cut
     }
 
     /// Each tied row of `pairs` (label, row), with its place in its run's
@@ -144,10 +230,11 @@ pub struct SharedLabels {
 }
 
 impl SharedLabels {
-    /// `labels`: ascending, without repeats ([`TieSearch::shared_labels`] of
-    /// each range, the ranges in order).
-    pub fn new(labels: Vec<u32>) -> SharedLabels {
-        debug_assert!(labels.windows(2).all(|w| w[0] < w[1]));
+    /// The shared labels `labels` (in any order; [`TieSearch::shared_labels`]
+    /// of each range).
+    pub fn new(mut labels: Vec<u32>) -> SharedLabels {
+        labels.sort_unstable();
+        labels.dedup();
         SharedLabels {
             filter: LabelFilter::new(&labels),
             labels,
@@ -278,18 +365,88 @@ mod tests {
         for rows in [0..1, 1..123_457, 123_457..200_000, 200_000..n, n..n + 10] {
             pairs.extend(search.rows_of(&shared, rows));
         }
-        pairs.sort_unstable();
-        let mut at = pairs.len() / 2;
-        while at < pairs.len() && pairs[at].0 == pairs[at - 1].0 {
-            at += 1;
+        let mut tied = Vec::new();
+        for part in TieSearch::parts(pairs, 3) {
+            tied.extend(search.places(part));
         }
-        let second = pairs.split_off(at);
-        let mut tied = search.places(second);
-        tied.extend(search.places(pairs));
         tied.sort_unstable();
         assert_eq!(tied, whole);
         let none = SharedLabels::new(Vec::new());
         assert_eq!(search.rows_of(&none, 0..n), vec![]);
+    }
+
+    #[test]
+    fn parts_keep_each_labels_pairs_together() {
+        // Runs of 3 where every even cut lands inside one, a long run, and
+        // fewer pairs than parts.
+        let threes: Vec<(u32, u64)> = (0..30u64).map(|i| ((i / 3) as u32, 100 - i)).collect();
+        let long: Vec<(u32, u64)> = (0..40u64).map(|i| (u32::from(i >= 35) * 9, i)).collect();
+        for (pairs, most) in [
+            (threes, 4usize),
+            (long.clone(), 2),
+            (long, 7),
+            (vec![(5, 1), (5, 2)], 5),
+        ] {
+            let mut sorted = pairs.clone();
+            sorted.sort_unstable();
+            let parts = TieSearch::parts(pairs, most);
+            assert!(!parts.is_empty() && parts.len() <= most);
+            assert!(parts.iter().all(|part| !part.is_empty()));
+            assert_eq!(parts.concat(), sorted);
+            for pair in parts.windows(2) {
+                assert!(
+                    pair[0].last().unwrap().0 < pair[1][0].0,
+                    "a label in two parts"
+                );
+            }
+        }
+        assert_eq!(
+            TieSearch::parts(Vec::new(), 3),
+            Vec::<Vec<(u32, u64)>>::new()
+        );
+        // Runs of 3 in 4 parts: 10 runs, so more than one part.
+        let threes: Vec<(u32, u64)> = (0..30u64).map(|i| ((i / 3) as u32, i)).collect();
+        assert!(TieSearch::parts(threes, 4).len() > 1);
+    }
+
+    #[test]
+    fn row_ranges_cover_every_row_once() {
+        let order = TableOrder::new("ranges");
+        for n in [0u64, 1, 2, 3, 300_001, u64::MAX] {
+            let search = order.tie_search(n, 1 << 20);
+            for parts in [0usize, 1, 2, 3, 7] {
+                let ranges = search.row_ranges(parts);
+                assert_eq!(ranges.len(), parts.max(1));
+                assert_eq!(ranges[0].start, 0);
+                assert_eq!(ranges.last().unwrap().end, n);
+                assert!(
+                    ranges
+                        .windows(2)
+                        .all(|w| w[0].end == w[1].start && w[0].start <= w[0].end)
+                );
+            }
+        }
+    }
+
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn tied_rows_side_by_side_are_the_tied_rows() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let order = TableOrder::new("tied rows");
+        for n in [0u64, 1, 2, 3, 300_001] {
+            let alone = order.tied_rows(n, 77_777);
+            for slice_rows in [1u64 << 14, 1 << 24] {
+                assert_eq!(
+                    pool.install(|| order.par_tied_rows(n, slice_rows)),
+                    alone,
+                    "n {n}"
+                );
+            }
+        }
+        assert!(order.tied_rows(300_001, 77_777).len() >= 4);
     }
 
     #[test]
