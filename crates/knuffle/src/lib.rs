@@ -83,8 +83,8 @@
 //!    Efraimidis & Spirakis' A-ExpJ), `choose` ([`choose`], [`sample`], [`choose_weighted`]),
 //!    [`table_order`] (the order of rows by random-access labels that
 //!    `knuffle table`, the engines, the epoch order and `knuffle sample`
-//!    share; docs/table-order.md; feature `text-seed`), with `tied_rows`
-//!    (the rows that share a label, and their places: [`table_order::TieSearch`]).
+//!    share; docs/table-order.md; feature `text-seed`), with [`tied_rows`]
+//!    (the rows that share a label, and their places in its tie order).
 //!    [`gather`] puts columns in a given order (`out[i] = src[order[i]]`,
 //!    for the rows of data frames).
 //! 4. **Conveniences**: [`text`] (shuffling by grapheme cluster),
@@ -157,7 +157,7 @@ pub mod table_order;
 #[cfg(feature = "text")]
 pub mod text;
 #[cfg(feature = "text-seed")]
-mod tied_rows;
+pub mod tied_rows;
 mod walk;
 #[cfg(feature = "std")]
 mod weighted_sample;

@@ -30,8 +30,6 @@ use alloc::vec::Vec;
 
 use crate::Seed;
 
-pub use crate::tied_rows::{SharedLabels, TieSearch};
-
 /// The version text that starts every derived seed of the table order.
 pub const VERSION: &str = "knuffle table-order/v1";
 
