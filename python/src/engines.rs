@@ -212,6 +212,11 @@ fn table_cut<'py>(
 /// they are searched for shared ones.
 const TIED_SLICE_ROWS: u64 = 1 << 24;
 
+/// The threads that list the tied rows: each label range being searched
+/// holds about 104 MiB; then about 48 bytes per tied row at the peak (the
+/// pairs found, their places, and the arrays returned).
+const TIED_THREADS: usize = 2;
+
 /// Tied rows (int64) and their places (int64).
 type RowsAndPlaces<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>);
 
@@ -245,11 +250,6 @@ fn table_tied_rows<'py>(py: Python<'py>, seed: &str, n: u64) -> PyResult<RowsAnd
 fn table_label_key<'py>(py: Python<'py>, seed: &str) -> Bound<'py, PyBytes> {
     PyBytes::new(py, TableOrder::new(seed).label_key())
 }
-
-/// The threads that list the tied rows: each label range being searched
-/// holds about 104 MiB; then about 48 bytes per tied row at the peak (the
-/// pairs found, their places, and the arrays returned).
-const TIED_THREADS: usize = 2;
 
 /// Registers the engines' functions on `knuffle._knuffle`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -201,34 +201,49 @@ impl TableOrder {
 }
 
 /// The `len` items of `items` in ascending order, where an item's order
-/// begins with its label (`label(item)`): a counting sort on the labels'
-/// top 16 bits, then each of the 2^16 groups sorted (O(n) for uniform
-/// labels; `items` is iterated twice).
+/// begins with its label (`label(item)`): grouped by the labels' top 16
+/// bits ([`grouped_by_top_bits`]), then each of the 2^16 groups sorted
+/// (O(n) for uniform labels; `items` is iterated twice).
 fn sorted_by_label<T: Copy + Ord + Default>(
     items: impl Iterator<Item = T> + Clone,
     len: usize,
     label: impl Fn(&T) -> u32,
 ) -> Vec<T> {
-    const TOP: u32 = 16;
-    let group = |item: &T| (label(item) >> (32 - TOP)) as usize;
-    let mut starts = vec![0usize; (1 << TOP) + 1];
-    for item in items.clone() {
-        starts[group(&item) + 1] += 1;
+    let (mut sorted, starts) = grouped_by_top_bits(items.map(|item| (label(&item), item)), len);
+    for group in starts.windows(2) {
+        sorted[group[0]..group[1]].sort_unstable();
     }
-    for g in 0..1 << TOP {
+    sorted
+}
+
+/// The top 16 bits of a label: the group of [`grouped_by_top_bits`].
+pub(crate) const TOP_BITS: u32 = 16;
+
+/// The `len` values of `items` (pairs of a label and a value) grouped by
+/// the labels' top [`TOP_BITS`] bits, groups in ascending order, each in
+/// the items' order; and the 2^16 + 1 bounds of the groups (group `g` is
+/// `starts[g]..starts[g + 1]`). A counting sort's scatter (Knuth, TAOCP
+/// vol. 3, 5.2, Algorithm D); `items` is iterated twice.
+pub(crate) fn grouped_by_top_bits<T: Copy + Default>(
+    items: impl Iterator<Item = (u32, T)> + Clone,
+    len: usize,
+) -> (Vec<T>, Vec<usize>) {
+    let group = |label: u32| (label >> (32 - TOP_BITS)) as usize;
+    let mut starts = vec![0usize; (1 << TOP_BITS) + 1];
+    for (label, _) in items.clone() {
+        starts[group(label) + 1] += 1;
+    }
+    for g in 0..1 << TOP_BITS {
         starts[g + 1] += starts[g];
     }
     let mut next = starts.clone();
-    let mut sorted = vec![T::default(); len];
-    for item in items {
-        let slot = &mut next[group(&item)];
-        sorted[*slot] = item;
+    let mut grouped = vec![T::default(); len];
+    for (label, value) in items {
+        let slot = &mut next[group(label)];
+        grouped[*slot] = value;
         *slot += 1;
     }
-    for g in 0..1 << TOP {
-        sorted[starts[g]..starts[g + 1]].sort_unstable();
-    }
-    sorted
+    (grouped, starts)
 }
 
 /// A row number given for two positions ([`TableOrder::try_order_positions`]).

@@ -11,7 +11,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::ops::Range;
 
-use crate::table_order::{LABELS, TableOrder, run_end};
+use crate::table_order::{LABELS, TOP_BITS, TableOrder, grouped_by_top_bits, run_end};
 
 impl TableOrder {
     /// The rows of `0..n` that share their label with another row, each
@@ -244,36 +244,23 @@ impl SharedLabels {
 
 /// The labels that occur more than once in `labels`, in ascending order.
 ///
-/// The labels are grouped by their top 16 bits (a counting sort's scatter
-/// that keeps only the low 16 bits, Knuth, TAOCP vol. 3, 5.2, Algorithm D);
-/// in each group, a label whose low 16 bits are already marked in a
-/// 2^16-bit bitmap (8 KiB, in the first-level cache) was seen before. O(n),
-/// with 2 bytes per label besides `labels`.
+/// The labels' low 16 bits are grouped by their top 16 bits
+/// ([`grouped_by_top_bits`]); in each group, a label whose low bits are
+/// already marked in a 2^16-bit bitmap (8 KiB, in the first-level cache)
+/// was seen before. O(n), with 2 bytes per label besides `labels`.
 fn shared_labels(labels: &[u32]) -> Vec<u32> {
-    const GROUPS: usize = 1 << 16;
-    let group = |label: u32| (label >> 16) as usize;
-    let mut starts = vec![0usize; GROUPS + 1];
-    for &label in labels {
-        starts[group(label) + 1] += 1;
-    }
-    for g in 0..GROUPS {
-        starts[g + 1] += starts[g];
-    }
-    let mut low = vec![0u16; labels.len()];
-    let mut next = starts.clone();
-    for &label in labels {
-        let at = &mut next[group(label)];
-        low[*at] = label as u16;
-        *at += 1;
-    }
+    let (low, starts) = grouped_by_top_bits(
+        labels.iter().map(|&label| (label, label as u16)),
+        labels.len(),
+    );
     let mut seen = vec![0u64; (1 << 16) / 64];
     let mut shared = Vec::new();
-    for g in 0..GROUPS {
-        let members = &low[starts[g]..starts[g + 1]];
+    for (g, group) in starts.windows(2).enumerate() {
+        let members = &low[group[0]..group[1]];
         for &bits in members {
             let (word, bit) = (usize::from(bits >> 6), 1u64 << (bits & 63));
             if seen[word] & bit != 0 {
-                shared.push((g as u32) << 16 | u32::from(bits));
+                shared.push((g as u32) << TOP_BITS | u32::from(bits));
             }
             seen[word] |= bit;
         }
