@@ -61,20 +61,19 @@ def with_sort_keys(
     if jar is None:
         return None
     try:
-        return _keyed(df, column, rows, seed, tied, places, place_bits, jar)
+        return _keyed(df, context, column, rows, seed, tied, places, place_bits, jar)
     except Py4JError as error:
         _give_up(jar, f"loading its JVM component failed ({error})")
         return None
 
 
 def _keyed(
-    df: Any, column: str, rows: str, seed: str, tied: np.ndarray, places: np.ndarray,
-    place_bits: int, jar: Path,
+    df: Any, context: Any, column: str, rows: str, seed: str, tied: np.ndarray,
+    places: np.ndarray, place_bits: int, jar: Path,
 ) -> Any:
     from pyspark.sql import functions as F
 
     session = df.sparkSession
-    context = session.sparkContext
     gateway = context._gateway
     jvm = gateway.jvm
     sort_key = _loaded(context, jar).loadClass(_CLASS)

@@ -127,15 +127,9 @@ def shuffle(df: Any, seed: str, num_partitions: int | None = None) -> Any:
     if n <= _TIES_LISTED_UP_TO:
         return _sorted_by_keys(numbered, seed, n, partitions)
 
-    # 2. Labels, from the row numbers alone (in the JVM, or in Rust one call
-    # per Arrow batch).
+    # 2. Labels, from the row numbers alone.
     empty = np.zeros(0, dtype=np.int64)
-    labelled = _spark_jvm.with_sort_keys(numbered, _LABEL, _ROW, seed, empty, empty, 0)
-    if labelled is None:
-        def labels(rows: np.ndarray) -> np.ndarray:
-            return _knuffle.table_labels_at(seed, rows).astype(np.int64)
-
-        labelled = numbered.withColumn(_LABEL, _int64_udf(labels)(F.col(_ROW)))
+    labelled = _with_keys(numbered, _LABEL, seed, empty, empty, 0)
 
     # 3. To the partition of the label's range.
     moved = _to_label_ranges(labelled, F.col(_LABEL), partitions).sortWithinPartitions(
@@ -215,9 +209,7 @@ def _sorted_by_keys(numbered: Any, seed: str, n: int, partitions: int) -> Any:
     from pyspark.sql import functions as F
 
     tied, places = _knuffle.table_tied_rows(seed, n)
-    keyed = _spark_jvm.with_sort_keys(numbered, _SORT, _ROW, seed, tied, places, _PLACE_BITS)
-    if keyed is None:
-        keyed = numbered.withColumn(_SORT, _int64_udf(_python_sort_keys(numbered, seed, tied, places))(F.col(_ROW)))
+    keyed = _with_keys(numbered, _SORT, seed, tied, places, _PLACE_BITS)
     label = F.shiftright(F.col(_SORT), _PLACE_BITS)
     # The row number is not needed past the keys: only the key (8 bytes a
     # row, as orderBy(rand) adds) moves with the rows.
@@ -233,14 +225,23 @@ def _sorted_by_keys(numbered: Any, seed: str, n: int, partitions: int) -> Any:
     return checked.drop(_SORT)
 
 
-def _python_sort_keys(numbered: Any, seed: str, tied: np.ndarray, places: np.ndarray) -> Any:
-    """The sort keys of ``_sorted_by_keys`` as a Python function of an
-    int64 array of row numbers (labels in Rust), where the JVM component
-    cannot run."""
+def _with_keys(
+    numbered: Any, column: str, seed: str, tied: np.ndarray, places: np.ndarray, place_bits: int
+) -> Any:
+    """``numbered`` with the int64 column ``column``: each row's
+    ``label << place_bits | place`` (``place`` from the tied rows ``tied``
+    and their ``places``, 0 for the others), from its row number alone:
+    computed in the JVM component, or where that cannot run in a vectorized
+    Python UDF (the labels in Rust, one call per Arrow batch)."""
+    from pyspark.sql import functions as F
+
+    keyed = _spark_jvm.with_sort_keys(numbered, column, _ROW, seed, tied, places, place_bits)
+    if keyed is not None:
+        return keyed
     ties = numbered.sparkSession.sparkContext.broadcast((tied, places)) if len(tied) else None
 
     def sort_keys(rows: np.ndarray) -> np.ndarray:
-        keys = _knuffle.table_labels_at(seed, rows).astype(np.int64) << _PLACE_BITS
+        keys = _knuffle.table_labels_at(seed, rows).astype(np.int64) << place_bits
         if ties is not None:
             tied_rows, tied_places = ties.value
             at = np.minimum(np.searchsorted(tied_rows, rows), len(tied_rows) - 1)
@@ -248,7 +249,7 @@ def _python_sort_keys(numbered: Any, seed: str, tied: np.ndarray, places: np.nda
             keys[hit] |= tied_places[at[hit]]
         return keys
 
-    return sort_keys
+    return numbered.withColumn(column, _int64_udf(sort_keys)(F.col(_ROW)))
 
 
 def _finish(batches: Any, seed: str, partitions: int, columns: list[str]) -> Any:
