@@ -15,16 +15,19 @@
 //!   cannot take more than the limit allows; a record longer than that is
 //!   an error that says which limit to raise.
 //!
-//! The records are parsed on one thread, as they come (what a ragged or
-//! long record's message says depends on the parser's buffers and where
-//! the input was cut, so the parse is not split); with several threads
-//! (text_chunks.rs), a batch's columns are made on them at once
-//! (csv_convert.rs) while the next batch's records are parsed: a pipeline
-//! of two stages, its batches in file order and its first error the one
-//! reported, as on one thread.
+//! The text is cut into parts of whole records as it is read
+//! (csv_parts.rs, which follows the quoting from the start of the file).
+//! The parts of a round ([`PARTS_PER_ROUND`]) are parsed and made into
+//! columns (csv_convert.rs) on several threads at once (text_chunks.rs),
+//! while the next round is read (a wide table's parts one at a time, each
+//! a batch's text, its columns made on several threads: [`Cutting`]); their batches come out in file order and
+//! the first error in file order is the one reported, numbered in the
+//! whole file. Where a part or a batch ends depends on the text and the
+//! limits alone: one thread gives the same batches and the same first
+//! error as several.
 
+use std::collections::VecDeque;
 use std::fs::File;
-use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -34,6 +37,7 @@ use csv_core::{ReadRecordResult, Reader, ReaderBuilder};
 use knuffle_io::compressed::Decompressed;
 
 use crate::csv_convert::{self, Records};
+use crate::csv_parts::{Part, PartEnd, RecordParts};
 use crate::csv_types;
 use crate::error::Error;
 
@@ -41,44 +45,84 @@ use crate::error::Error;
 /// parsing (8), its offset (4) and validity bit in the array, rounded up.
 pub(crate) const BYTES_PER_FIELD: usize = 16;
 
-/// Where a CSV reader is in the quoting of RFC 4180, as `csv-core` reads
-/// it (a quote opens a quoted field only at the start of a field; `""`
-/// inside quotes is a quote), to tell whether the input ended inside
-/// quotes.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Quoting {
-    FieldStart,
-    Unquoted,
-    Quoted,
-    QuoteInQuoted,
-}
+/// Parts read, then parsed at once, in a round.
+const PARTS_PER_ROUND: usize = 4;
 
-struct QuoteWatch {
-    state: Quoting,
+/// The text of a part, at most (a part holds at least one record): a few
+/// batches of `batch_rows` rows of a narrow table, so that a round's
+/// parts keep the threads busy, and a round's text is at most a batch's
+/// memory.
+const PART_BYTES: usize = 1 << 20;
+
+/// What a column's array in a batch takes at least (its structs and its
+/// buffers' smallest allocations), whatever its rows.
+const ARRAY_BYTES: usize = 1 << 10;
+
+/// Bytes at the start of a part whose fields are counted, for the size of
+/// the next part.
+const SAMPLE_BYTES: usize = 16 << 10;
+
+/// How the text is cut and parsed, from the table's width, the limits and
+/// the text alone (so that any number of threads makes the same batches).
+#[derive(Clone, Copy, Debug)]
+struct Cutting {
+    /// What the batches of one part may take: its text and
+    /// [`BYTES_PER_FIELD`] a field.
+    part_memory: usize,
+    /// The most text of a part.
+    most: usize,
+    /// Parts parsed at once.
+    parts_per_round: usize,
+    /// Threads a batch's columns are made on (a wide table's).
+    column_workers: usize,
     delimiter: u8,
-    /// Whether the file's first bytes were seen (a UTF-8 byte order mark,
-    /// which `csv-core` skips, is skipped).
-    started: bool,
 }
 
-impl QuoteWatch {
-    fn scan(&mut self, mut bytes: &[u8]) {
-        if !self.started && !bytes.is_empty() {
-            self.started = true;
-            if let Some(rest) = bytes.strip_prefix(b"\xef\xbb\xbf") {
-                bytes = rest;
+impl Cutting {
+    /// A narrow table: parts of at most [`PART_BYTES`], [`PARTS_PER_ROUND`]
+    /// of them parsed at once, their batches a batch's memory in all. A
+    /// wide one (whose parts' batches would take more in arrays alone than
+    /// half a batch's memory): one part of a batch at a time, its columns
+    /// made on several threads, as the next part is read.
+    fn of(columns: usize, limits: &CsvLimits, delimiter: u8) -> Cutting {
+        let round_arrays = PARTS_PER_ROUND
+            .saturating_mul(columns)
+            .saturating_mul(ARRAY_BYTES);
+        let batch = limits.batch_bytes.max(1);
+        if round_arrays <= batch / 2 {
+            Cutting {
+                part_memory: (batch / PARTS_PER_ROUND).max(1),
+                most: PART_BYTES,
+                parts_per_round: PARTS_PER_ROUND,
+                column_workers: 1,
+                delimiter,
+            }
+        } else {
+            Cutting {
+                part_memory: batch,
+                most: batch,
+                parts_per_round: 1,
+                column_workers: limits.workers,
+                delimiter,
             }
         }
-        for &b in bytes {
-            self.state = match (self.state, b) {
-                (Quoting::Quoted, b'"') => Quoting::QuoteInQuoted,
-                (Quoting::Quoted, _) => Quoting::Quoted,
-                (Quoting::QuoteInQuoted, b'"') | (Quoting::FieldStart, b'"') => Quoting::Quoted,
-                (_, b'\n' | b'\r') => Quoting::FieldStart,
-                (_, b) if b == self.delimiter => Quoting::FieldStart,
-                _ => Quoting::Unquoted,
-            };
-        }
+    }
+
+    /// The text of a part whose fields, where `text` was sampled, are
+    /// as long: its text and fields take about `part_memory`.
+    fn target(&self, text: &[u8]) -> usize {
+        let sample = &text[..text.len().min(SAMPLE_BYTES)];
+        // Every delimiter and line end ends a field (or a quoted one holds
+        // it: then fields are counted too many, and the part is smaller).
+        let fields = memchr::memchr3_iter(self.delimiter, b'\n', b'\r', sample)
+            .count()
+            .max(1);
+        let bytes = sample.len().max(1) as u128;
+        let target =
+            self.part_memory as u128 * bytes / (bytes + (BYTES_PER_FIELD * fields) as u128);
+        usize::try_from(target)
+            .unwrap_or(usize::MAX)
+            .clamp(1, self.most)
     }
 }
 
@@ -90,30 +134,82 @@ pub(crate) struct CsvLimits {
     /// Bytes a batch may take (its text and [`BYTES_PER_FIELD`] per field);
     /// also the longest record.
     pub batch_bytes: usize,
-    /// Threads the batches are made on (text_chunks.rs).
+    /// Threads the parts are parsed on (text_chunks.rs).
     pub workers: usize,
+}
+
+/// What parses a part (shared by the threads).
+struct Parsing {
+    path: PathBuf,
+    schema: SchemaRef,
+    delimiter: u8,
+    limits: CsvLimits,
+    cutting: Cutting,
 }
 
 /// A CSV (`delimiter` `,`) or TSV (TAB, no quoting) table's batches.
 pub(crate) struct CsvBatches {
-    path: PathBuf,
-    /// The file's text (decompressed, when it is gzip or zstd).
-    input: Decompressed<File>,
-    parser: Reader,
-    quotes: Option<QuoteWatch>,
-    schema: SchemaRef,
-    limits: CsvLimits,
-    /// Records read, the header included (messages count it as record 1).
+    parsing: Parsing,
+    /// The file's text (decompressed, when it is gzip or zstd), in parts.
+    parts: RecordParts<Decompressed<File>>,
+    /// The first part's records after the header.
+    first: Option<Part>,
+    /// Records before the next part's (the header counted: messages
+    /// number it record 1).
     records: u64,
-    /// The text of the batch's fields, one after another.
-    text: Vec<u8>,
-    used: usize,
-    /// The end of each field in `text`.
-    ends: Vec<usize>,
-    ended: usize,
+    ready: VecDeque<RecordBatch>,
+    /// The error after the ready batches.
+    failure: Option<Error>,
+    /// The next round, read while this one was parsed (several workers).
+    pending: Option<Round>,
     done: bool,
-    /// The records of the next batch, read ahead (several workers).
-    pending: Option<Result<Option<Owned>, Error>>,
+}
+
+/// Parts read together, and the input's error after them, if one.
+#[derive(Default)]
+struct Round {
+    parts: Vec<Part>,
+    error: Option<Error>,
+}
+
+/// A part parsed: its batches, its records, and what stopped it early.
+struct Parsed {
+    batches: Vec<RecordBatch>,
+    records: u64,
+    fault: Option<Fault>,
+}
+
+/// Why a part stopped; `record` counts the part's records from 1.
+enum Fault {
+    Ragged {
+        record: u64,
+        got: usize,
+    },
+    TooLong {
+        record: u64,
+    },
+    Unclosed {
+        record: u64,
+    },
+    /// A batch whose columns could not be made: made again with the
+    /// numbers its records have in the file, for the error.
+    Columns(OwnedRecords),
+}
+
+/// The records of a batch, kept (see [`Records`]).
+struct OwnedRecords {
+    text: Vec<u8>,
+    ends: Vec<usize>,
+    rows: usize,
+    last: u64,
+}
+
+/// A reader of `delimiter`'s CSV (TSV without quoting).
+fn parser(delimiter: u8) -> Reader {
+    ReaderBuilder::new()
+        .delimiter(delimiter)
+        .quoting(delimiter != b'\t')
+        .build()
 }
 
 /// Opens a CSV or TSV file: its header read, its schema (every column
@@ -125,59 +221,52 @@ pub(crate) fn open(
     limits: CsvLimits,
     typed: Option<&Schema>,
 ) -> Result<(SchemaRef, CsvBatches), Error> {
-    let tsv = delimiter == b'\t';
-    let parser = ReaderBuilder::new()
-        .delimiter(delimiter)
-        .quoting(!tsv)
-        .build();
-    let mut batches = CsvBatches {
+    let quoting = (delimiter != b'\t').then_some(delimiter);
+    // The header is cut alone (the parts' size depends on its width).
+    let mut parts = RecordParts::new(input, quoting, 1, limits.batch_bytes);
+    let mut parsing = Parsing {
         path,
-        input,
-        parser,
-        quotes: (!tsv).then_some(QuoteWatch {
-            state: Quoting::FieldStart,
-            delimiter,
-            started: false,
-        }),
         schema: Arc::new(Schema::empty()),
+        delimiter,
         limits,
-        records: 0,
-        text: vec![0; 1 << 12],
-        used: 0,
-        ends: vec![0; 64],
-        ended: 0,
-        done: false,
-        pending: None,
+        cutting: Cutting::of(0, &limits, delimiter),
     };
-    // The header: a record of names (none at all: a table of no columns).
-    let columns = batches.read_record(usize::MAX)?;
-    let mut names = Vec::with_capacity(columns.unwrap_or(0));
-    let mut start = 0;
-    for &end in &batches.ends[..batches.ended] {
-        let name = std::str::from_utf8(&batches.text[start..end]).map_err(|_| {
-            Error::invalid(format!(
-                "{}: the CSV header is not UTF-8 text",
-                batches.path.display()
-            ))
-        })?;
-        names.push(name.to_owned());
-        start = end;
+    // The header: a record of names (none at all: a table of no columns),
+    // after any blank lines.
+    let mut names = Vec::new();
+    let mut first = None;
+    let mut header_text = Vec::new();
+    // One reader for the parts up to the header: a byte order mark is
+    // skipped only at the file's start.
+    let mut reader = parser(delimiter);
+    while let Some(part) = parts.next_part() {
+        let mut part = part.map_err(|e| Error::io_at(&parsing.path, &e))?;
+        let (header, read) = parsing.header(&mut reader, &part)?;
+        if let Some(header) = header {
+            names = header;
+            header_text = part.text[..read].to_vec();
+            part.text.drain(..read);
+            first = (!part.text.is_empty()).then_some(part);
+            break;
+        }
     }
-    batches.done = columns.is_none();
     let width = names.len().max(1);
     if width.saturating_mul(BYTES_PER_FIELD) > limits.batch_bytes {
-        return Err(Error::invalid(format!(
-            "{}: {} columns: one row takes more than the memory limit allows a batch being \
+        return Err(parsing.invalid(format!(
+            "{} columns: one row takes more than the memory limit allows a batch being \
              read ({} KiB); raise the memory limit (--memory)",
-            batches.path.display(),
             names.len(),
             limits.batch_bytes >> 10
         )));
     }
-    batches.limits.batch_rows = limits
+    parsing.limits.batch_rows = limits
         .batch_rows
         .min(limits.batch_bytes / (width * BYTES_PER_FIELD))
         .max(1);
+    // The first parts as long as the header's fields are, the next as
+    // the part before's.
+    parsing.cutting = Cutting::of(names.len(), &limits, delimiter);
+    parts.set_target(parsing.cutting.target(&header_text));
     // A column typed by --infer-types (csv_types.rs) in the schema the
     // reader is given is converted from its text; any other is text.
     let type_of = |name: &str| {
@@ -187,199 +276,349 @@ pub(crate) fn open(
             .filter(csv_types::is_inferred)
             .unwrap_or(DataType::Utf8)
     };
-    batches.schema = Arc::new(Schema::new(
+    parsing.schema = Arc::new(Schema::new(
         names
             .iter()
             .map(|name| Field::new(name, type_of(name), true))
             .collect::<Vec<_>>(),
     ));
-    Ok((batches.schema.clone(), batches))
+    let schema = parsing.schema.clone();
+    Ok((
+        schema,
+        CsvBatches {
+            parsing,
+            parts,
+            done: names.is_empty(),
+            first,
+            records: 1,
+            ready: VecDeque::new(),
+            failure: None,
+            pending: None,
+        },
+    ))
 }
 
-impl CsvBatches {
+impl Parsing {
     fn invalid(&self, text: impl std::fmt::Display) -> Error {
         Error::invalid(format!("{}: {text}", self.path.display()))
     }
 
-    /// Reads the next record into `text` and `ends` after what is there:
-    /// its number of fields, or none at the end of the input. More than
-    /// `max_fields` fields is an error (a ragged record) before they are
-    /// all held.
-    fn read_record(&mut self, max_fields: usize) -> Result<Option<usize>, Error> {
-        let (record_start, first_end) = (self.used, self.ended);
-        loop {
-            let input = self
-                .input
-                .fill_buf()
-                .map_err(|e| Error::io_at(&self.path, &e))?;
-            let at_end = input.is_empty();
-            let (result, read, written, count) = self.parser.read_record(
-                input,
-                &mut self.text[self.used..],
-                &mut self.ends[self.ended..],
-            );
-            if let Some(quotes) = &mut self.quotes {
-                quotes.scan(&input[..read]);
-            }
-            self.input.consume(read);
-            self.used += written;
-            self.ended += count;
-            // The input ended inside quotes: the record being read holds
-            // the quote never closed.
-            if at_end
-                && self
-                    .quotes
-                    .as_ref()
-                    .is_some_and(|q| q.state == Quoting::Quoted)
-            {
-                return Err(self.invalid(format!(
-                    "record {} opens a quoted field that is never closed (the file ends \
-                     inside quotes)",
-                    self.records + 1
-                )));
-            }
-            // Its text and its fields' ends (a header of a million empty
-            // names has no text but a million ends).
-            let record_bytes =
-                self.used - record_start + (self.ended - first_end) * size_of::<usize>();
-            if record_bytes > self.limits.batch_bytes {
-                return Err(self.invalid(format!(
-                    "record {} is longer than {} KiB, the most the memory limit allows one \
-                     record; raise the memory limit (--memory)",
-                    self.records + 1,
-                    self.limits.batch_bytes >> 10
-                )));
-            }
-            let fields = self.ended - first_end;
-            match result {
-                ReadRecordResult::InputEmpty => {}
-                ReadRecordResult::OutputFull => {
-                    let grown = (self.text.len() * 2).min(self.used + self.limits.batch_bytes + 1);
-                    self.text.resize(grown.max(self.text.len() + 1), 0);
-                }
-                ReadRecordResult::OutputEndsFull => {
-                    if fields > max_fields {
-                        return Err(self.ragged(fields + 1));
-                    }
-                    self.ends.resize(self.ends.len() * 2, 0);
-                }
-                ReadRecordResult::Record => {
-                    self.records += 1;
-                    for end in &mut self.ends[first_end..self.ended] {
-                        *end += record_start;
-                    }
-                    return Ok(Some(fields));
-                }
-                ReadRecordResult::End => return Ok(None),
-            }
-        }
-    }
-
-    fn ragged(&self, got: usize) -> Error {
+    fn too_long(&self, record: u64) -> Error {
         self.invalid(format!(
-            "incorrect number of fields in record {}, expected {} got {got}",
-            self.records + 1,
-            self.schema.fields().len()
+            "record {record} is longer than {} KiB, the most the memory limit allows one \
+             record; raise the memory limit (--memory)",
+            self.limits.batch_bytes >> 10
         ))
     }
 
-    /// Reads the records of the next batch into `text` and `ends`: how
-    /// many, or none at the end of the input.
-    fn read_batch(&mut self) -> Result<Option<usize>, Error> {
-        let columns = self.schema.fields().len();
-        self.used = 0;
-        self.ended = 0;
-        let mut rows = 0;
-        while !self.done
-            && rows < self.limits.batch_rows
-            && self.used + rows * columns * BYTES_PER_FIELD < self.limits.batch_bytes
-        {
-            match self.read_record(columns)? {
-                None => self.done = true,
-                Some(fields) if fields != columns => {
-                    self.records -= 1;
-                    return Err(self.ragged(fields));
+    fn unclosed(&self, record: u64) -> Error {
+        self.invalid(format!(
+            "record {record} opens a quoted field that is never closed (the file ends \
+             inside quotes)"
+        ))
+    }
+
+    /// The header in a part at the file's start: its names (none when the
+    /// part holds no record, only blank lines), and the bytes it takes.
+    fn header(
+        &self,
+        reader: &mut Reader,
+        part: &Part,
+    ) -> Result<(Option<Vec<String>>, usize), Error> {
+        if part.end == PartEnd::TooLong {
+            return Err(self.too_long(1));
+        }
+        let mut input = &part.text[..];
+        let mut text = vec![0; part.text.len()];
+        let mut ends = vec![0; 64];
+        let (mut used, mut ended) = (0, 0);
+        loop {
+            let (result, read, written, count) =
+                reader.read_record(input, &mut text[used..], &mut ends[ended..]);
+            input = &input[read..];
+            used += written;
+            ended += count;
+            if used + ended * size_of::<usize>() > self.limits.batch_bytes {
+                return Err(self.too_long(1));
+            }
+            match result {
+                // A part that ends at a record's end holds no more: it
+                // held blank lines (the end of the input is read only at
+                // the end of the input, for the reader to go on).
+                ReadRecordResult::InputEmpty if input.is_empty() && part.end == PartEnd::Record => {
+                    return Ok((None, part.text.len()));
                 }
-                Some(_) => rows += 1,
+                ReadRecordResult::InputEmpty => {}
+                ReadRecordResult::OutputFull => text.resize(text.len() * 2 + 1, 0),
+                ReadRecordResult::OutputEndsFull => ends.resize(ends.len() * 2, 0),
+                ReadRecordResult::End => return Ok((None, part.text.len())),
+                ReadRecordResult::Record => break,
             }
         }
-        Ok((rows > 0).then_some(rows))
-    }
-
-    /// The records of the next batch, copied out of the reader's buffers
-    /// (which keep their sizes: what a ragged record's message counts
-    /// depends on them).
-    fn read_owned(&mut self) -> Result<Option<Owned>, Error> {
-        Ok(self.read_batch()?.map(|rows| Owned {
-            text: self.text[..self.used].to_vec(),
-            ends: self.ends[..self.ended].to_vec(),
-            rows,
-            last: self.records,
-        }))
-    }
-
-    /// The next batch: on one thread, its records read then made into
-    /// columns; on several, the columns of a batch made (csv_convert.rs)
-    /// while the next batch's records are read, and its read's error (if
-    /// one) reported after the batch.
-    fn next_batch(&mut self) -> Result<Option<RecordBatch>, Error> {
-        let workers = self.limits.workers;
-        if workers <= 1 {
-            let Some(rows) = self.read_batch()? else {
-                return Ok(None);
-            };
-            let records = Records {
-                text: &self.text[..self.used],
-                ends: &self.ends[..self.ended],
-                rows,
-                last: self.records,
-            };
-            return csv_convert::batch(&self.path, &self.schema, &records, 1).map(Some);
+        if input.is_empty() && part.end == (PartEnd::Input { in_quotes: true }) {
+            return Err(self.unclosed(1));
         }
-        let current = match self.pending.take() {
-            Some(read) => read,
-            None => self.read_owned(),
+        let mut names = Vec::with_capacity(ended);
+        let mut start = 0;
+        for &end in &ends[..ended] {
+            let name = std::str::from_utf8(&text[start..end])
+                .map_err(|_| self.invalid("the CSV header is not UTF-8 text"))?;
+            names.push(name.to_owned());
+            start = end;
+        }
+        Ok((Some(names), part.text.len() - input.len()))
+    }
+
+    /// The records of a part that is not the file's start, parsed into
+    /// batches (at most `batch_rows` rows, and `batch_bytes` of text and
+    /// fields each) until the part ends or a record is wrong.
+    fn parse(&self, part: &Part) -> Parsed {
+        let mut parsed = Parsed {
+            batches: Vec::new(),
+            records: 0,
+            fault: None,
         };
-        let Some(owned) = current? else {
-            return Ok(None);
+        if part.end == PartEnd::TooLong {
+            parsed.fault = Some(Fault::TooLong { record: 1 });
+            return parsed;
+        }
+        let columns = self.schema.fields().len();
+        let limits = self.limits;
+        let mut reader = parser(self.delimiter);
+        // `csv-core` skips a byte order mark at the start of what it reads
+        // first: here that is a record's start, where it is text. A line
+        // end read first (an empty record, skipped) makes it so.
+        let (result, ..) = reader.read_record(b"\n", &mut [0; 1], &mut [0; 1]);
+        debug_assert_eq!(result, ReadRecordResult::InputEmpty);
+        let mut input = &part.text[..];
+        // A record's text is never longer than its input.
+        let mut text = vec![0; part.text.len()];
+        // The ends of a record's fields to start with (more as needed).
+        let mut ends = vec![0; columns + 1];
+        let (mut used, mut ended, mut rows) = (0, 0, 0);
+        loop {
+            let (record_start, first_end) = (used, ended);
+            // Fields past the columns (a ragged record): counted, not kept.
+            let mut extra = 0;
+            let fields = loop {
+                let (result, read, written, count) =
+                    reader.read_record(input, &mut text[used..], &mut ends[ended..]);
+                input = &input[read..];
+                used += written;
+                ended += count;
+                if ended - first_end > columns {
+                    extra += ended - first_end - columns;
+                    ended = first_end + columns;
+                }
+                let record_bytes = used - record_start + (ended - first_end) * size_of::<usize>();
+                if record_bytes > limits.batch_bytes {
+                    parsed.fault = Some(Fault::TooLong {
+                        record: parsed.records + 1,
+                    });
+                    return parsed;
+                }
+                match result {
+                    ReadRecordResult::InputEmpty => {}
+                    ReadRecordResult::OutputFull => text.resize(text.len() * 2 + 1, 0),
+                    ReadRecordResult::OutputEndsFull => ends.resize(ends.len() * 2, 0),
+                    ReadRecordResult::Record => break Some(ended - first_end + extra),
+                    ReadRecordResult::End => break None,
+                }
+            };
+            let Some(fields) = fields else {
+                break;
+            };
+            parsed.records += 1;
+            let record = parsed.records;
+            // The input ended inside quotes: its last record holds the
+            // quote never closed.
+            if input.is_empty() && part.end == (PartEnd::Input { in_quotes: true }) {
+                parsed.fault = Some(Fault::Unclosed { record });
+                return parsed;
+            }
+            if fields != columns {
+                parsed.fault = Some(Fault::Ragged {
+                    record,
+                    got: fields,
+                });
+                return parsed;
+            }
+            for end in &mut ends[first_end..ended] {
+                *end += record_start;
+            }
+            rows += 1;
+            if rows >= limits.batch_rows
+                || used + rows * columns * BYTES_PER_FIELD >= limits.batch_bytes
+            {
+                if let Err(fault) = self.batch(&mut parsed, &text[..used], &ends[..ended], rows) {
+                    parsed.fault = Some(fault);
+                    return parsed;
+                }
+                (used, ended, rows) = (0, 0, 0);
+            }
+        }
+        if rows > 0
+            && let Err(fault) = self.batch(&mut parsed, &text[..used], &ends[..ended], rows)
+        {
+            parsed.fault = Some(fault);
+        }
+        parsed
+    }
+
+    /// The batch of `rows` records, the part's last so far, made into
+    /// columns.
+    fn batch(
+        &self,
+        parsed: &mut Parsed,
+        text: &[u8],
+        ends: &[usize],
+        rows: usize,
+    ) -> Result<(), Fault> {
+        let records = Records {
+            text,
+            ends,
+            rows,
+            last: parsed.records,
         };
-        let (path, schema) = (self.path.clone(), self.schema.clone());
-        let (batch, next) = rayon::join(
-            || {
+        match csv_convert::batch(
+            &self.path,
+            &self.schema,
+            &records,
+            self.cutting.column_workers,
+        ) {
+            Ok(batch) => {
+                parsed.batches.push(batch);
+                Ok(())
+            }
+            Err(_) => Err(Fault::Columns(OwnedRecords {
+                text: text.to_vec(),
+                ends: ends.to_vec(),
+                rows,
+                last: parsed.records,
+            })),
+        }
+    }
+
+    /// `fault`'s error, its record numbered in the file (`before`
+    /// records before the part's).
+    fn error(&self, fault: Fault, before: u64) -> Error {
+        match fault {
+            Fault::Ragged { record, got } => self.invalid(format!(
+                "incorrect number of fields in record {}, expected {} got {got}",
+                before + record,
+                self.schema.fields().len()
+            )),
+            Fault::TooLong { record } => self.too_long(before + record),
+            Fault::Unclosed { record } => self.unclosed(before + record),
+            Fault::Columns(owned) => {
                 let records = Records {
                     text: &owned.text,
                     ends: &owned.ends,
                     rows: owned.rows,
-                    last: owned.last,
+                    last: before + owned.last,
                 };
-                csv_convert::batch(&path, &schema, &records, workers)
-            },
-            || self.read_owned(),
-        );
-        self.pending = Some(next);
-        batch.map(Some)
+                match csv_convert::batch(&self.path, &self.schema, &records, 1) {
+                    Err(error) => error,
+                    Ok(_) => self.invalid(format!(
+                        "records {} to {}: their columns could not be made",
+                        records.last + 1 - owned.rows as u64,
+                        records.last
+                    )),
+                }
+            }
+        }
     }
 }
 
-/// The records of a batch read ahead (see [`Records`]).
-struct Owned {
-    text: Vec<u8>,
-    ends: Vec<usize>,
-    rows: usize,
-    last: u64,
+impl CsvBatches {
+    /// The next round: the first part's records after the header, then
+    /// parts up to the round's number, or the input's error.
+    fn read_round(
+        parts: &mut RecordParts<Decompressed<File>>,
+        first: &mut Option<Part>,
+        parsing: &Parsing,
+    ) -> Round {
+        let mut round = Round::default();
+        round.parts.extend(first.take());
+        while round.parts.len() < parsing.cutting.parts_per_round {
+            match parts.next_part() {
+                None => break,
+                Some(Ok(part)) => {
+                    parts.set_target(parsing.cutting.target(&part.text));
+                    round.parts.push(part);
+                }
+                Some(Err(e)) => {
+                    round.error = Some(Error::io_at(&parsing.path, &e));
+                    break;
+                }
+            }
+        }
+        round
+    }
+
+    /// Parses the next round (on several threads, the one after read
+    /// meanwhile) into `ready`, and its first error into `failure`.
+    fn parse_round(&mut self) {
+        let parsing = &self.parsing;
+        let round = match self.pending.take() {
+            Some(round) => round,
+            None => Self::read_round(&mut self.parts, &mut self.first, parsing),
+        };
+        if round.parts.is_empty() && round.error.is_none() {
+            self.done = true;
+            return;
+        }
+        let parsed: Vec<Parsed> = if parsing.limits.workers > 1 {
+            use rayon::prelude::*;
+            let (parts, first) = (&mut self.parts, &mut self.first);
+            let (parsed, next) = rayon::join(
+                || {
+                    round
+                        .parts
+                        .par_iter()
+                        .map(|part| parsing.parse(part))
+                        .collect()
+                },
+                || Self::read_round(parts, first, parsing),
+            );
+            self.pending = Some(next);
+            parsed
+        } else {
+            round.parts.iter().map(|part| parsing.parse(part)).collect()
+        };
+        for part in parsed {
+            self.ready.extend(part.batches);
+            if let Some(fault) = part.fault {
+                self.failure = Some(parsing.error(fault, self.records));
+                break;
+            }
+            self.records += part.records;
+        }
+        if self.failure.is_none() {
+            self.failure = round.error;
+        }
+        if self.failure.is_some() {
+            self.pending = None;
+            self.done = true;
+        }
+    }
 }
 
 impl Iterator for CsvBatches {
     type Item = Result<RecordBatch, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        match self.next_batch() {
-            Ok(batch) => batch.map(Ok),
-            Err(e) => {
-                self.done = true;
-                self.pending = None;
-                Some(Err(e))
+        loop {
+            if let Some(batch) = self.ready.pop_front() {
+                return Some(Ok(batch));
             }
+            if let Some(failure) = self.failure.take() {
+                return Some(Err(failure));
+            }
+            if self.done {
+                return None;
+            }
+            self.parse_round();
         }
     }
 }

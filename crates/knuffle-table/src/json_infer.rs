@@ -3,7 +3,8 @@
 //! knuffle's rules: see json_in.rs), its chunks parsed on several threads.
 //!
 //! Each chunk of lines (text_chunks.rs) is parsed on its own: every line
-//! is parsed (serde_json), and only the first line of each *shape* is kept
+//! is parsed (serde_json, building no value: json_shape.rs reads the shape
+//! as it parses), and only the first line of each *shape* is kept
 //! (the shape of a line: its keys in order and the JSON type of each value,
 //! integers of `i64` told from other numbers, nested objects alike, an
 //! array's elements' shapes each once in the order first seen). Arrow's inference and the check of one type per
@@ -24,6 +25,7 @@ use serde_json::Value;
 
 use crate::error::{Error, arrow_error};
 use crate::json_kinds::Kinds;
+use crate::json_shape;
 use crate::text_chunks::{self, LineChunks};
 
 /// What the integers of a top-level key were.
@@ -212,8 +214,17 @@ pub(crate) fn infer(
     finish(path, &schema, &integers)
 }
 
+/// A shape of a chunk: the names of its top-level keys and the flags of
+/// their numbers over its lines (json_shape.rs), or none when its keys
+/// repeat (its lines are then read as values, for [`Integers::see`]).
+struct LocalShape {
+    keys: Option<(Vec<String>, Vec<u8>)>,
+}
+
 /// The lines of one chunk (see [`Seen`]), up to the first that is too
-/// long, not JSON or not an object.
+/// long, not JSON or not an object. Each line's shape is read as it is
+/// parsed (json_shape.rs); the integers of a line whose top-level keys
+/// repeat are seen from its value.
 fn see_chunk(text: &[u8], max_line: usize) -> Seen {
     let mut seen = Seen {
         lines: 0,
@@ -222,7 +233,8 @@ fn see_chunk(text: &[u8], max_line: usize) -> Seen {
         integers: HashMap::new(),
         stop: None,
     };
-    let mut local: HashSet<Vec<u8>> = HashSet::new();
+    let mut local: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut locals: Vec<LocalShape> = Vec::new();
     let mut shape = Vec::new();
     for line in text_chunks::lines(text) {
         seen.lines += 1;
@@ -234,68 +246,64 @@ fn see_chunk(text: &[u8], max_line: usize) -> Seen {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let value: Value = match serde_json::from_slice(line) {
-            Ok(value) => value,
+        let facts = match json_shape::read(line, &mut shape) {
+            Ok(facts) => facts,
             Err(e) => {
                 seen.stop = Some(Stop::NotJson(number, without_position(&e)));
                 break;
             }
         };
-        let Value::Object(object) = &value else {
+        if !facts.object {
             seen.stop = Some(Stop::NotObject(number));
             break;
+        }
+        let index = match local.get(&shape) {
+            Some(&index) => index,
+            None => {
+                let keys = (!facts.repeats(&shape)).then(|| {
+                    let names = facts
+                        .keys
+                        .iter()
+                        .map(|(at, _)| String::from_utf8_lossy(&shape[at.clone()]).into_owned())
+                        .collect();
+                    (names, vec![0; facts.keys.len()])
+                });
+                locals.push(LocalShape { keys });
+                local.insert(shape.clone(), locals.len() - 1);
+                let start = seen.text.len();
+                seen.text.extend_from_slice(line);
+                seen.shapes.push(Shape {
+                    line: number,
+                    text: start..seen.text.len(),
+                    shape: shape.clone(),
+                });
+                locals.len() - 1
+            }
         };
-        Integers::see(&mut seen.integers, object);
-        shape.clear();
-        shape_of(&value, &mut shape);
-        if !local.contains(&shape) {
-            local.insert(shape.clone());
-            let start = seen.text.len();
-            seen.text.extend_from_slice(line);
-            seen.shapes.push(Shape {
-                line: number,
-                text: start..seen.text.len(),
-                shape: shape.clone(),
-            });
+        match &mut locals[index].keys {
+            Some((_, flags)) => {
+                for (flag, (_, number)) in flags.iter_mut().zip(&facts.keys) {
+                    *flag |= number;
+                }
+            }
+            None => {
+                if let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(line) {
+                    Integers::see(&mut seen.integers, &object);
+                }
+            }
+        }
+    }
+    for (names, flags) in locals.iter().filter_map(|l| l.keys.as_ref()) {
+        for (name, &flags) in names.iter().zip(flags) {
+            if flags != 0 {
+                let integers = seen.integers.entry(name.clone()).or_default();
+                integers.fraction |= flags & json_shape::FRACTION != 0;
+                integers.negative |= flags & json_shape::NEGATIVE != 0;
+                integers.above_i64 |= flags & json_shape::ABOVE_I64 != 0;
+            }
         }
     }
     seen
-}
-
-/// The shape of `value` (see the module's notes), written to `out`.
-fn shape_of(value: &Value, out: &mut Vec<u8>) {
-    match value {
-        Value::Null => out.push(b'n'),
-        Value::Bool(_) => out.push(b'b'),
-        Value::Number(n) if n.is_i64() => out.push(b'i'),
-        Value::Number(_) => out.push(b'f'),
-        Value::String(_) => out.push(b's'),
-        // The shapes of an array's elements, each once, in the order first
-        // seen (an element of a shape seen before adds nothing either).
-        Value::Array(values) => {
-            out.push(b'[');
-            let mut elements: HashSet<Vec<u8>> = HashSet::new();
-            let mut element = Vec::new();
-            for value in values {
-                element.clear();
-                shape_of(value, &mut element);
-                if !elements.contains(&element) {
-                    out.extend_from_slice(&element);
-                    elements.insert(element.clone());
-                }
-            }
-            out.push(b']');
-        }
-        Value::Object(object) => {
-            out.push(b'{');
-            for (key, value) in object {
-                out.extend_from_slice(&(key.len() as u64).to_le_bytes());
-                out.extend_from_slice(key.as_bytes());
-                shape_of(value, out);
-            }
-            out.push(b'}');
-        }
-    }
 }
 
 /// Arrow's inferred `schema` with knuffle's UInt64 rule: a Float64 column

@@ -85,6 +85,43 @@ fn reference(path: &Path, input: &mut impl BufRead, max_line: usize) -> Result<S
     finish(path, &schema, &integers)
 }
 
+/// The shape of a parsed `value` (see the module's notes), written to
+/// `out`: what json_shape.rs reads as the line is parsed.
+fn shape_of(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::Null => out.push(b'n'),
+        Value::Bool(_) => out.push(b'b'),
+        Value::Number(n) if n.is_i64() => out.push(b'i'),
+        Value::Number(_) => out.push(b'f'),
+        Value::String(_) => out.push(b's'),
+        // The shapes of an array's elements, each once, in the order first
+        // seen (an element of a shape seen before adds nothing either).
+        Value::Array(values) => {
+            out.push(b'[');
+            let mut elements: HashSet<Vec<u8>> = HashSet::new();
+            let mut element = Vec::new();
+            for value in values {
+                element.clear();
+                shape_of(value, &mut element);
+                if !elements.contains(&element) {
+                    out.extend_from_slice(&element);
+                    elements.insert(element.clone());
+                }
+            }
+            out.push(b']');
+        }
+        Value::Object(object) => {
+            out.push(b'{');
+            for (key, value) in object {
+                out.extend_from_slice(&(key.len() as u64).to_le_bytes());
+                out.extend_from_slice(key.as_bytes());
+                shape_of(value, out);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
 fn outcome(result: Result<Schema, Error>) -> Result<Schema, String> {
     result.map_err(|e| e.message().to_owned())
 }
@@ -148,6 +185,11 @@ fn line() -> impl Strategy<Value = String> {
         1 => Just("{\"a\": ".to_owned()),
         1 => Just("[1]".to_owned()),
         1 => Just(format!("{{\"a\": \"{}\"}}", "y".repeat(90))),
+        // Keys written twice: at the top (its first place, its last value)
+        // and inside.
+        1 => Just("{\"a\": -1, \"b\": 2, \"a\": 18446744073709551615}".to_owned()),
+        1 => Just("{\"a\": 18446744073709551615, \"a\": 3}".to_owned()),
+        1 => Just("{\"c\": {\"p\": 1, \"p\": \"x\"}, \"a\": [{\"q\": 1, \"q\": 2.5}]}".to_owned()),
     ]
 }
 
@@ -271,4 +313,76 @@ fn the_first_bad_line_in_file_order_is_the_one_named() {
              one type (write every value of it as a number)"
         );
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// The shape read as a line is parsed is the shape of its value when
+    /// no key repeats; it tells apart at least the lines the value's shape
+    /// does; its numbers are those `Integers` sees; its errors are
+    /// serde_json's.
+    #[test]
+    fn the_shape_read_while_parsing_is_the_values(one in line(), two in line()) {
+        let mut shapes = Vec::new();
+        for text in [&one, &two] {
+            let mut streamed = Vec::new();
+            let read = json_shape::read(text.as_bytes(), &mut streamed);
+            let value = serde_json::from_slice::<Value>(text.as_bytes());
+            match (read, value) {
+                (Ok(facts), Ok(value)) => {
+                    let mut expected = Vec::new();
+                    shape_of(&value, &mut expected);
+                    prop_assert_eq!(facts.object, value.is_object());
+                    // No key written twice (the generated lines' strings
+                    // hold no `":`, which ends every key): the same shape.
+                    if text.matches("\":").count() == keys_in(&value) {
+                        prop_assert_eq!(&streamed, &expected);
+                    }
+                    if let Value::Object(object) = &value
+                        && !facts.repeats(&streamed)
+                    {
+                        let mut integers = HashMap::new();
+                        Integers::see(&mut integers, object);
+                        for (at, flags) in &facts.keys {
+                            let name = std::str::from_utf8(&streamed[at.clone()]).unwrap();
+                            let seen = integers.get(name).copied().unwrap_or_default();
+                            prop_assert_eq!(seen.fraction, flags & json_shape::FRACTION != 0);
+                            prop_assert_eq!(seen.negative, flags & json_shape::NEGATIVE != 0);
+                            prop_assert_eq!(seen.above_i64, flags & json_shape::ABOVE_I64 != 0);
+                        }
+                    }
+                    shapes.push(Some((streamed, expected)));
+                }
+                (Err(got), Err(expected)) => {
+                    prop_assert_eq!(got.to_string(), expected.to_string());
+                    shapes.push(None);
+                }
+                (read, value) => prop_assert!(false, "{:?} against {:?}", read.err(), value.err()),
+            }
+        }
+        if let [Some((a, value_a)), Some((b, value_b))] = &shapes[..]
+            && a == b
+        {
+            prop_assert_eq!(value_a, value_b);
+        }
+    }
+}
+
+/// The keys of every object in `value`.
+fn keys_in(value: &Value) -> usize {
+    match value {
+        Value::Object(object) => object.len() + object.values().map(keys_in).sum::<usize>(),
+        Value::Array(values) => values.iter().map(keys_in).sum(),
+        _ => 0,
+    }
+}
+
+#[test]
+fn a_key_written_twice_at_the_top_is_seen() {
+    let mut shape = Vec::new();
+    let facts = json_shape::read(br#"{"a": -1, "b": 2, "a": 3}"#, &mut shape).unwrap();
+    assert!(facts.repeats(&shape));
+    let facts = json_shape::read(br#"{"a": -1, "b": {"a": 1}}"#, &mut shape).unwrap();
+    assert!(!facts.repeats(&shape));
 }

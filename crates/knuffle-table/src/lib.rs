@@ -46,7 +46,8 @@
 //!    it reads before the Arrow and Parquet decoders see it: `csv_in` (CSV
 //!    and TSV; `csv_convert`, a batch's records made into columns),
 //!    `ipc_in` (Arrow IPC messages), `json_in` (JSON Lines: its schema,
-//!    `json_infer` inferring it from chunks of lines on several threads;
+//!    `json_infer` inferring it from chunks of lines on several threads,
+//!    `json_shape` a line's shape read as it is parsed;
 //!    `json_kinds`, a field's one JSON type; `json_lines`, its rows, each
 //!    error naming its line), `text_chunks` (a text cut into chunks of
 //!    whole lines; how many threads a text reader uses),
@@ -68,7 +69,8 @@
 //!    `partition_out` (`--partition-by`: a Hive layout by a column's
 //!    values), `output` (one file, shards, parts or partitions, nothing
 //!    visible until complete),
-//!    `spill` (bucket files), `gather` (rows taken by position).
+//!    `spill` (bucket files), `gather` (rows taken by position;
+//!    `gather_bytes`, its text and binary columns).
 //! 4. `output_plan` (the output's format and Parquet layout, decided before
 //!    a row is read), `table_options` (what a table job is told),
 //!    `table_plan` (a table job's decisions from its facts alone, no I/O:
@@ -104,6 +106,7 @@ mod contain;
 mod csv_convert;
 mod csv_in;
 mod csv_infer;
+mod csv_parts;
 mod csv_types;
 mod epoch;
 mod error;
@@ -111,6 +114,7 @@ mod format;
 #[doc(hidden)]
 pub mod fuzzing;
 mod gather;
+mod gather_bytes;
 mod hive;
 mod hold_plan;
 mod ipc_in;
@@ -118,6 +122,7 @@ mod json_in;
 mod json_infer;
 mod json_kinds;
 mod json_lines;
+mod json_shape;
 mod layout;
 mod open_files;
 mod opened;
