@@ -22,9 +22,15 @@
 //! while the next round is read (a wide table's parts one at a time, each
 //! a batch's text, its columns made on several threads: [`Cutting`]); their batches come out in file order and
 //! the first error in file order is the one reported, numbered in the
-//! whole file. Where a part or a batch ends depends on the text and the
-//! limits alone: one thread gives the same batches and the same first
-//! error as several.
+//! whole file (a batch's records are all parsed before its columns are
+//! made, as before: a record that does not parse is reported before an
+//! earlier one of the same batch whose value is not UTF-8 or not of its
+//! type). Where a part or a batch ends depends on the text and the limits
+//! alone: one thread gives the same batches and the same first error as
+//! several. A part's size counts its fields as a batch does, so what its
+//! batches take is bounded whatever the fields' lengths; a record longer
+//! than a batch's memory, counted in the bytes of its text as written
+//! (quotes included), is refused.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -37,7 +43,7 @@ use csv_core::{ReadRecordResult, Reader, ReaderBuilder};
 use knuffle_io::compressed::Decompressed;
 
 use crate::csv_convert::{self, Records};
-use crate::csv_parts::{Part, PartEnd, RecordParts};
+use crate::csv_parts::{Part, PartEnd, PartSize, RecordParts};
 use crate::csv_types;
 use crate::error::Error;
 
@@ -48,34 +54,26 @@ pub(crate) const BYTES_PER_FIELD: usize = 16;
 /// Parts read, then parsed at once, in a round.
 const PARTS_PER_ROUND: usize = 4;
 
-/// The text of a part, at most (a part holds at least one record): a few
-/// batches of `batch_rows` rows of a narrow table, so that a round's
-/// parts keep the threads busy, and a round's text is at most a batch's
-/// memory.
+/// The text of a narrow table's part, at most (a part holds at least one
+/// record): a few batches of `batch_rows` rows, so that a round's parts
+/// keep the threads busy.
 const PART_BYTES: usize = 1 << 20;
 
 /// What a column's array in a batch takes at least (its structs and its
 /// buffers' smallest allocations), whatever its rows.
 const ARRAY_BYTES: usize = 1 << 10;
 
-/// Bytes at the start of a part whose fields are counted, for the size of
-/// the next part.
-const SAMPLE_BYTES: usize = 16 << 10;
-
-/// How the text is cut and parsed, from the table's width, the limits and
-/// the text alone (so that any number of threads makes the same batches).
+/// How the text is cut and parsed, from the table's width and the limits
+/// alone (so that any number of threads makes the same batches).
 #[derive(Clone, Copy, Debug)]
 struct Cutting {
-    /// What the batches of one part may take: its text and
-    /// [`BYTES_PER_FIELD`] a field.
-    part_memory: usize,
-    /// The most text of a part.
-    most: usize,
+    /// A part's size: its batches take about a round's share of a batch's
+    /// memory, in text and fields.
+    size: PartSize,
     /// Parts parsed at once.
     parts_per_round: usize,
     /// Threads a batch's columns are made on (a wide table's).
     column_workers: usize,
-    delimiter: u8,
 }
 
 impl Cutting {
@@ -84,45 +82,25 @@ impl Cutting {
     /// wide one (whose parts' batches would take more in arrays alone than
     /// half a batch's memory): one part of a batch at a time, its columns
     /// made on several threads, as the next part is read.
-    fn of(columns: usize, limits: &CsvLimits, delimiter: u8) -> Cutting {
+    fn of(columns: usize, limits: &CsvLimits) -> Cutting {
         let round_arrays = PARTS_PER_ROUND
             .saturating_mul(columns)
             .saturating_mul(ARRAY_BYTES);
         let batch = limits.batch_bytes.max(1);
-        if round_arrays <= batch / 2 {
-            Cutting {
-                part_memory: (batch / PARTS_PER_ROUND).max(1),
-                most: PART_BYTES,
-                parts_per_round: PARTS_PER_ROUND,
-                column_workers: 1,
-                delimiter,
-            }
+        let (parts_per_round, most, column_workers) = if round_arrays <= batch / 2 {
+            (PARTS_PER_ROUND, PART_BYTES, 1)
         } else {
-            Cutting {
-                part_memory: batch,
-                most: batch,
-                parts_per_round: 1,
-                column_workers: limits.workers,
-                delimiter,
-            }
+            (1, batch, limits.workers)
+        };
+        Cutting {
+            size: PartSize {
+                memory: (batch / parts_per_round).max(1),
+                field_bytes: BYTES_PER_FIELD,
+                most,
+            },
+            parts_per_round,
+            column_workers,
         }
-    }
-
-    /// The text of a part whose fields, where `text` was sampled, are
-    /// as long: its text and fields take about `part_memory`.
-    fn target(&self, text: &[u8]) -> usize {
-        let sample = &text[..text.len().min(SAMPLE_BYTES)];
-        // Every delimiter and line end ends a field (or a quoted one holds
-        // it: then fields are counted too many, and the part is smaller).
-        let fields = memchr::memchr3_iter(self.delimiter, b'\n', b'\r', sample)
-            .count()
-            .max(1);
-        let bytes = sample.len().max(1) as u128;
-        let target =
-            self.part_memory as u128 * bytes / (bytes + (BYTES_PER_FIELD * fields) as u128);
-        usize::try_from(target)
-            .unwrap_or(usize::MAX)
-            .clamp(1, self.most)
     }
 }
 
@@ -223,19 +201,18 @@ pub(crate) fn open(
 ) -> Result<(SchemaRef, CsvBatches), Error> {
     let quoting = (delimiter != b'\t').then_some(delimiter);
     // The header is cut alone (the parts' size depends on its width).
-    let mut parts = RecordParts::new(input, quoting, 1, limits.batch_bytes);
+    let mut parts = RecordParts::new(input, quoting, PartSize::ONE_RECORD, limits.batch_bytes);
     let mut parsing = Parsing {
         path,
         schema: Arc::new(Schema::empty()),
         delimiter,
         limits,
-        cutting: Cutting::of(0, &limits, delimiter),
+        cutting: Cutting::of(0, &limits),
     };
     // The header: a record of names (none at all: a table of no columns),
     // after any blank lines.
     let mut names = Vec::new();
     let mut first = None;
-    let mut header_text = Vec::new();
     // One reader for the parts up to the header: a byte order mark is
     // skipped only at the file's start.
     let mut reader = parser(delimiter);
@@ -244,7 +221,6 @@ pub(crate) fn open(
         let (header, read) = parsing.header(&mut reader, &part)?;
         if let Some(header) = header {
             names = header;
-            header_text = part.text[..read].to_vec();
             part.text.drain(..read);
             first = (!part.text.is_empty()).then_some(part);
             break;
@@ -263,10 +239,8 @@ pub(crate) fn open(
         .batch_rows
         .min(limits.batch_bytes / (width * BYTES_PER_FIELD))
         .max(1);
-    // The first parts as long as the header's fields are, the next as
-    // the part before's.
-    parsing.cutting = Cutting::of(names.len(), &limits, delimiter);
-    parts.set_target(parsing.cutting.target(&header_text));
+    parsing.cutting = Cutting::of(names.len(), &limits);
+    parts.set_size(parsing.cutting.size);
     // A column typed by --infer-types (csv_types.rs) in the schema the
     // reader is given is converted from its text; any other is text.
     let type_of = |name: &str| {
@@ -543,10 +517,7 @@ impl CsvBatches {
         while round.parts.len() < parsing.cutting.parts_per_round {
             match parts.next_part() {
                 None => break,
-                Some(Ok(part)) => {
-                    parts.set_target(parsing.cutting.target(&part.text));
-                    round.parts.push(part);
-                }
+                Some(Ok(part)) => round.parts.push(part),
                 Some(Err(e)) => {
                     round.error = Some(Error::io_at(&parsing.path, &e));
                     break;

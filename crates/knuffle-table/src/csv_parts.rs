@@ -50,10 +50,15 @@ pub(crate) struct RecordParts<R> {
     input: R,
     /// `Some(delimiter)` for quoted CSV, `None` for TSV.
     quoting: Option<u8>,
-    target: usize,
+    size: PartSize,
     max_record: usize,
     /// The text read after the last cut (the start of the next part).
     carry: Vec<u8>,
+    /// What the text of `carry` up to `measured` takes ([`PartSize`]),
+    /// and the target: where it first reached the part's memory.
+    measured: usize,
+    cost: usize,
+    target: Option<usize>,
     /// The scan of `carry`: where it stopped, whether that is inside
     /// quotes, and the end of the last record found.
     scanned: usize,
@@ -66,29 +71,57 @@ pub(crate) struct RecordParts<R> {
     done: bool,
 }
 
-/// Bytes read at a time past the target (at least), looking for a
-/// record's end.
+/// How large a part is: the last record end within its target, else the
+/// first after it, the target being where the text first takes `memory`
+/// (each byte one, each delimiter or line end `field_bytes` more: as a
+/// batch counts its fields, a quoted one counted too many), or `most`
+/// bytes. Where a part ends depends on the text alone; what its batches
+/// take is bounded by its text, whatever its fields' lengths.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PartSize {
+    pub memory: usize,
+    pub field_bytes: usize,
+    pub most: usize,
+}
+
+impl PartSize {
+    /// Parts of one record each (a header).
+    pub(crate) const ONE_RECORD: PartSize = PartSize {
+        memory: 1,
+        field_bytes: 0,
+        most: 1,
+    };
+}
+
+/// Bytes read at a time, at most.
 const STEP: usize = 64 << 10;
+
+/// Bytes measured at a time before a byte-by-byte look at where the
+/// target falls.
+const BLOCK: usize = 4 << 10;
 
 /// The UTF-8 byte order mark.
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
 impl<R: BufRead> RecordParts<R> {
-    /// Parts of about `target` bytes (at least one record each, so a
-    /// part may be longer); a record longer than `max_record` bytes ends
-    /// them ([`PartEnd::TooLong`]).
+    /// Parts of `size` (at least one record each, so a part may be
+    /// longer); a record longer than `max_record` bytes ends them
+    /// ([`PartEnd::TooLong`]).
     pub(crate) fn new(
         input: R,
         quoting: Option<u8>,
-        target: usize,
+        size: PartSize,
         max_record: usize,
     ) -> RecordParts<R> {
         RecordParts {
             input,
             quoting,
-            target: target.max(1),
+            size,
             max_record: max_record.max(1),
             carry: Vec::new(),
+            measured: 0,
+            cost: 0,
+            target: None,
             scanned: 0,
             in_quotes: false,
             last_end: None,
@@ -98,9 +131,49 @@ impl<R: BufRead> RecordParts<R> {
         }
     }
 
-    /// Parts of about `target` bytes from the next on.
-    pub(crate) fn set_target(&mut self, target: usize) {
-        self.target = target.max(1);
+    /// Parts of `size` from the next on.
+    pub(crate) fn set_size(&mut self, size: PartSize) {
+        self.size = size;
+    }
+
+    /// Bytes read at a time: about a part's memory, at least [`BLOCK`],
+    /// at most [`STEP`].
+    fn read_bytes(&self) -> usize {
+        self.size.memory.clamp(BLOCK, STEP)
+    }
+
+    /// Measures the text held on from `measured`, until the target is
+    /// found (see [`PartSize`]).
+    fn measure(&mut self) {
+        if self.target.is_some() {
+            return;
+        }
+        let size = self.size;
+        let delimiter = self.quoting.unwrap_or(b'\t');
+        let is_field = |b: u8| b == delimiter || b == b'\n' || b == b'\r';
+        let end = self.carry.len().min(size.most.max(1));
+        while self.measured < end {
+            let block = &self.carry[self.measured..end.min(self.measured + BLOCK)];
+            let fields = block.iter().filter(|&&b| is_field(b)).count();
+            let block_cost = block.len() + size.field_bytes * fields;
+            if self.cost + block_cost < size.memory {
+                self.cost += block_cost;
+                self.measured += block.len();
+                continue;
+            }
+            // The target falls in this block: where exactly.
+            for &b in block {
+                self.cost += 1 + if is_field(b) { size.field_bytes } else { 0 };
+                self.measured += 1;
+                if self.cost >= size.memory {
+                    self.target = Some(self.measured);
+                    return;
+                }
+            }
+        }
+        if self.measured >= size.most.max(1) {
+            self.target = Some(self.measured);
+        }
     }
 
     /// The next part, or the input's error (after the parts before it).
@@ -112,6 +185,20 @@ impl<R: BufRead> RecordParts<R> {
             return None;
         }
         loop {
+            // What is held is cut first (more is read only when it holds
+            // no cut).
+            self.measure();
+            if self.target.is_some() {
+                self.scan(false);
+                if let Some(cut) = self.last_end {
+                    return Some(Ok(self.cut_at(cut)));
+                }
+                if self.carry.len() > self.max_record {
+                    self.done = true;
+                    return Some(Ok(self.take(PartEnd::TooLong)));
+                }
+            }
+            let read_bytes = self.read_bytes();
             let buf = match self.input.fill_buf() {
                 Ok(buf) => buf,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -119,6 +206,7 @@ impl<R: BufRead> RecordParts<R> {
                     self.done = true;
                     // The whole records read before the error, then the
                     // error (a record read in part is not read).
+                    self.target = Some(self.carry.len());
                     self.scan(false);
                     let Some(cut) = self.last_end else {
                         return Some(Err(e));
@@ -129,50 +217,38 @@ impl<R: BufRead> RecordParts<R> {
                 }
             };
             if buf.is_empty() {
-                self.scan(true);
-                // A text past the target is cut as it would be were more
-                // to come.
-                if self.carry.len() >= self.target
-                    && let Some(cut) = self.last_end.filter(|&cut| cut < self.carry.len())
-                {
-                    return Some(Ok(self.cut_at(cut)));
-                }
-                self.done = true;
                 if self.carry.is_empty() {
+                    self.done = true;
                     return None;
                 }
-                // The scan went to the end: its state is the text's.
+                // A text past its target is cut as it would be were more
+                // to come (a quote ending the text closes its field).
+                if self.target.is_some() {
+                    self.scan(true);
+                    if let Some(cut) = self.last_end.filter(|&cut| cut < self.carry.len()) {
+                        return Some(Ok(self.cut_at(cut)));
+                    }
+                }
+                self.done = true;
+                // The rest is the last part: scanned to its end, for its
+                // state there.
+                self.target = Some(usize::MAX);
+                self.scan(true);
                 let in_quotes = self.in_quotes;
                 return Some(Ok(self.take(PartEnd::Input { in_quotes })));
             }
-            let len = self.carry.len();
-            // Up to the target exactly, then on by steps (the cut depends
-            // on the text only; a part holds little more than it needs).
-            let take = if len < self.target {
-                buf.len().min(self.target - len)
-            } else {
-                buf.len().min(self.target.max(STEP))
-            };
+            // A read of about a part at most: what a cut leaves (and
+            // copies) is then about a part too.
+            let take = buf.len().min(read_bytes);
             self.carry.extend_from_slice(&buf[..take]);
             self.input.consume(take);
-            if self.carry.len() < self.target {
-                continue;
-            }
-            self.scan(false);
-            if let Some(cut) = self.last_end {
-                return Some(Ok(self.cut_at(cut)));
-            }
-            if self.carry.len() > self.max_record {
-                self.done = true;
-                return Some(Ok(self.take(PartEnd::TooLong)));
-            }
         }
     }
 
     /// The part held up to `cut`, a record's end; the rest starts a record
     /// (its scan starts again there).
     fn cut_at(&mut self, cut: usize) -> Part {
-        let mut rest = Vec::with_capacity(self.target.saturating_add(STEP).min(self.max_record));
+        let mut rest = Vec::with_capacity(self.carry.len() - cut + self.read_bytes());
         rest.extend_from_slice(&self.carry[cut..]);
         self.carry.truncate(cut);
         let part = self.take(PartEnd::Record);
@@ -187,6 +263,9 @@ impl<R: BufRead> RecordParts<R> {
             end,
         };
         self.first = false;
+        self.measured = 0;
+        self.cost = 0;
+        self.target = None;
         self.scanned = 0;
         self.in_quotes = false;
         self.last_end = None;
@@ -197,9 +276,10 @@ impl<R: BufRead> RecordParts<R> {
     /// target (within the text, when `at_end`), else the first after it.
     fn scan(&mut self, at_end: bool) {
         let text = &self.carry[..];
+        let target = self.target.unwrap_or(usize::MAX);
         let Some(delimiter) = self.quoting else {
             // TSV: the last line end within the target, else the first.
-            let within = text.len().min(self.target);
+            let within = text.len().min(target);
             if self.scanned < within {
                 let from = self.scanned;
                 self.last_end = memchr::memrchr2(b'\n', b'\r', &text[from..within])
@@ -223,7 +303,7 @@ impl<R: BufRead> RecordParts<R> {
         let mut pos = self.scanned;
         while pos < text.len() {
             // Past the target, the first record end is the cut.
-            if pos >= self.target && self.last_end.is_some() {
+            if pos >= target && self.last_end.is_some() {
                 break;
             }
             if self.in_quotes {
@@ -253,7 +333,7 @@ impl<R: BufRead> RecordParts<R> {
             let until = quote.unwrap_or(text.len());
             // The record ends between here and the next quote: the last
             // one within the target, else the first after it.
-            let within = until.min(self.target.max(pos));
+            let within = until.min(target.max(pos));
             if let Some(i) = memchr::memrchr2(b'\n', b'\r', &text[pos..within]) {
                 self.last_end = Some(pos + i + 1);
             } else if self.last_end.is_none()
@@ -264,7 +344,7 @@ impl<R: BufRead> RecordParts<R> {
             match quote {
                 None => pos = text.len(),
                 Some(quote) => {
-                    if self.last_end.is_some_and(|end| end > self.target) {
+                    if self.last_end.is_some_and(|end| end > target) {
                         // The cut is before this quote.
                         pos = quote;
                         break;

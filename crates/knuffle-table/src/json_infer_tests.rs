@@ -113,6 +113,7 @@ fn shape_of(value: &Value, out: &mut Vec<u8>) {
         Value::Object(object) => {
             out.push(b'{');
             for (key, value) in object {
+                out.push(b'k');
                 out.extend_from_slice(&(key.len() as u64).to_le_bytes());
                 out.extend_from_slice(key.as_bytes());
                 shape_of(value, out);
@@ -385,4 +386,30 @@ fn a_key_written_twice_at_the_top_is_seen() {
     assert!(facts.repeats(&shape));
     let facts = json_shape::read(br#"{"a": -1, "b": {"a": 1}}"#, &mut shape).unwrap();
     assert!(!facts.repeats(&shape));
+}
+
+#[test]
+fn shapes_of_keys_whose_length_reads_as_a_brace_differ() {
+    // A key of 125 bytes: its length's first byte is `}`. Without a tag
+    // before each key these two lines had one shape (and the second was
+    // skipped by the inference, losing two of its columns).
+    let weird = format!(
+        "\\u0000nj{}{}{{{}",
+        "\\u0000".repeat(7),
+        "a".repeat(106),
+        "\\u0000".repeat(8)
+    );
+    let b = format!("{{\"x\": {{\"{weird}\": null}}}}");
+    let a = format!(
+        "{{\"x\": {{}}, \"\": null, \"{}\": {{\"\": null}}}}",
+        "a".repeat(106)
+    );
+    let (mut shape_a, mut shape_b) = (Vec::new(), Vec::new());
+    json_shape::read(a.as_bytes(), &mut shape_a).unwrap();
+    json_shape::read(b.as_bytes(), &mut shape_b).unwrap();
+    assert_ne!(shape_a, shape_b);
+    let text = format!("{b}\n{a}\n");
+    let schema = infer(Path::new("t.jsonl"), &mut text.as_bytes(), 4096, 1, 4096).unwrap();
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(names, ["x", "", &"a".repeat(106)]);
 }

@@ -72,7 +72,9 @@ struct Inner<'a> {
     number: Option<&'a mut u8>,
 }
 
-/// An object's key: its length (8 bytes, little-endian) and its bytes.
+/// An object's key: `k`, its length (8 bytes, little-endian) and its
+/// bytes (the `k` tells a key from the `}` that ends the object, whatever
+/// the length's first byte: the shape reads one way only).
 struct Key<'a> {
     out: &'a mut Vec<u8>,
 }
@@ -109,6 +111,7 @@ impl<'de> Visitor<'de> for Key<'_> {
     }
 
     fn visit_str<E: serde_core::de::Error>(self, key: &str) -> Result<(), E> {
+        self.out.push(b'k');
         self.out
             .extend_from_slice(&(key.len() as u64).to_le_bytes());
         self.out.extend_from_slice(key.as_bytes());
@@ -127,7 +130,7 @@ impl<'de> Visitor<'de> for Top<'_> {
         self.facts.object = true;
         self.out.push(b'{');
         loop {
-            let start = self.out.len() + 8;
+            let start = self.out.len() + 9;
             if map.next_key_seed(Key { out: self.out })?.is_none() {
                 break;
             }
