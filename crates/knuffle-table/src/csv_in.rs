@@ -18,19 +18,19 @@
 //! The text is cut into parts of whole records as it is read
 //! (csv_parts.rs, which follows the quoting from the start of the file).
 //! The parts of a round ([`PARTS_PER_ROUND`]) are parsed and made into
-//! columns (csv_convert.rs) on several threads at once (text_chunks.rs),
-//! while the next round is read (a wide table's parts one at a time, each
-//! a batch's text, its columns made on several threads: [`Cutting`]); their batches come out in file order and
-//! the first error in file order is the one reported, numbered in the
-//! whole file (a batch's records are all parsed before its columns are
-//! made, as before: a record that does not parse is reported before an
-//! earlier one of the same batch whose value is not UTF-8 or not of its
-//! type). Where a part or a batch ends depends on the text and the limits
-//! alone: one thread gives the same batches and the same first error as
-//! several. A part's size counts its fields as a batch does, so what its
-//! batches take is bounded whatever the fields' lengths; a record longer
-//! than a batch's memory, counted in the bytes of its text as written
-//! (quotes included), is refused.
+//! columns (csv_convert.rs) on several threads at once (text_chunks.rs)
+//! while the next round is read; a wide table's parts come one at a time,
+//! each about a batch, its columns made on several threads ([`Cutting`]).
+//! Their batches come out in file order, and the first error in file order
+//! is the one reported, numbered in the whole file (a batch's records are
+//! all parsed before its columns are made: a record that does not parse is
+//! reported before an earlier one of the same batch whose value is not
+//! UTF-8 or not of its type). Where a part or a batch ends depends on the
+//! text and the limits alone: one thread gives the same batches and the
+//! same first error as several. A part's size counts its fields as a batch
+//! does, so what its batches take is bounded whatever the fields' lengths;
+//! a record longer than a batch's memory, counted in the bytes of its text
+//! as written (quotes included), is refused.
 
 use std::collections::VecDeque;
 use std::fs::File;

@@ -17,11 +17,12 @@
 //! A TSV is read without quoting: every CR or LF ends a record.
 //!
 //! The scan looks only at the quotes (memchr) and, between two, at the last
-//! line end (or the first, past the target size), so it reads at about the
-//! speed of memory while the parts before are parsed on other threads.
+//! line end (or the first, past the part's target), so it reads at about
+//! the speed of memory while the parts before are parsed on other threads.
 //! Where a part ends depends only on the text (not on how the input hands
-//! it over): the last record end within `target` bytes, else the first one
-//! after them.
+//! it over): the last record end within its target, else the first one
+//! after it ([`PartSize`]). What is held is cut before more is read, and a
+//! read is about a part, so what a cut leaves (and copies) is too.
 
 use std::io::{self, BufRead};
 
