@@ -51,25 +51,22 @@ pub(crate) fn read(line: &[u8], out: &mut Vec<u8>) -> Result<LineShape, serde_js
     out.clear();
     let mut facts = LineShape::default();
     let mut deserializer = serde_json::Deserializer::from_slice(line);
-    Top {
+    Inner {
         out,
-        facts: &mut facts,
+        number: None,
+        top: Some(&mut facts),
     }
     .deserialize(&mut deserializer)?;
     deserializer.end()?;
     Ok(facts)
 }
 
-/// The line's value: an object's keys are noted.
-struct Top<'a> {
-    out: &'a mut Vec<u8>,
-    facts: &'a mut LineShape,
-}
-
-/// A value inside: its shape only, and its number's flags into `number`.
+/// A value: its shape written to `out`, its number's flags into `number`;
+/// the line's own value (`top`) also notes an object's keys.
 struct Inner<'a> {
     out: &'a mut Vec<u8>,
     number: Option<&'a mut u8>,
+    top: Option<&'a mut LineShape>,
 }
 
 /// An object's key: `k`, its length (8 bytes, little-endian) and its
@@ -77,14 +74,6 @@ struct Inner<'a> {
 /// the length's first byte: the shape reads one way only).
 struct Key<'a> {
     out: &'a mut Vec<u8>,
-}
-
-impl<'de> DeserializeSeed<'de> for Top<'_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
 }
 
 impl<'de> DeserializeSeed<'de> for Inner<'_> {
@@ -117,72 +106,6 @@ impl<'de> Visitor<'de> for Key<'_> {
         self.out.extend_from_slice(key.as_bytes());
         Ok(())
     }
-}
-
-impl<'de> Visitor<'de> for Top<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any valid JSON value")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        self.facts.object = true;
-        self.out.push(b'{');
-        loop {
-            let start = self.out.len() + 9;
-            if map.next_key_seed(Key { out: self.out })?.is_none() {
-                break;
-            }
-            let mut number = 0;
-            map.next_value_seed(Inner {
-                out: self.out,
-                number: Some(&mut number),
-            })?;
-            let name = start..start + key_length(&self.out[start - 8..start]);
-            self.facts.keys.push((name, number));
-        }
-        self.out.push(b'}');
-        Ok(())
-    }
-
-    // Any other value: not an object (its shape, for the same parse).
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
-        self.inner().visit_seq(seq)
-    }
-    fn visit_unit<E: serde_core::de::Error>(self) -> Result<(), E> {
-        self.inner().visit_unit()
-    }
-    fn visit_bool<E: serde_core::de::Error>(self, v: bool) -> Result<(), E> {
-        self.inner().visit_bool(v)
-    }
-    fn visit_i64<E: serde_core::de::Error>(self, v: i64) -> Result<(), E> {
-        self.inner().visit_i64(v)
-    }
-    fn visit_u64<E: serde_core::de::Error>(self, v: u64) -> Result<(), E> {
-        self.inner().visit_u64(v)
-    }
-    fn visit_f64<E: serde_core::de::Error>(self, v: f64) -> Result<(), E> {
-        self.inner().visit_f64(v)
-    }
-    fn visit_str<E: serde_core::de::Error>(self, v: &str) -> Result<(), E> {
-        self.inner().visit_str(v)
-    }
-}
-
-impl<'a> Top<'a> {
-    fn inner(self) -> Inner<'a> {
-        Inner {
-            out: self.out,
-            number: None,
-        }
-    }
-}
-
-fn key_length(bytes: &[u8]) -> usize {
-    let mut length = [0; 8];
-    length.copy_from_slice(bytes);
-    usize::try_from(u64::from_le_bytes(length)).unwrap_or(usize::MAX)
 }
 
 impl Inner<'_> {
@@ -249,6 +172,7 @@ impl<'de> Visitor<'de> for Inner<'_> {
             let more = seq.next_element_seed(Inner {
                 out: &mut element,
                 number: None,
+                top: None,
             })?;
             if more.is_none() {
                 break;
@@ -269,11 +193,26 @@ impl<'de> Visitor<'de> for Inner<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         self.out.push(b'{');
-        while map.next_key_seed(Key { out: self.out })?.is_some() {
+        let mut top = self.top;
+        if let Some(facts) = top.as_deref_mut() {
+            facts.object = true;
+        }
+        loop {
+            // A key's name starts after its tag and length.
+            let name = self.out.len() + 9;
+            if map.next_key_seed(Key { out: self.out })?.is_none() {
+                break;
+            }
+            let name = name..self.out.len();
+            let mut number = 0;
             map.next_value_seed(Inner {
                 out: self.out,
-                number: None,
+                number: top.is_some().then_some(&mut number),
+                top: None,
             })?;
+            if let Some(facts) = top.as_deref_mut() {
+                facts.keys.push((name, number));
+            }
         }
         self.out.push(b'}');
         Ok(())
