@@ -182,6 +182,85 @@ struct OwnedRecords {
     last: u64,
 }
 
+/// The fields of the records read, their text one after another and the
+/// end of each (see [`Records`]), as `csv-core` writes them.
+struct Fields {
+    text: Vec<u8>,
+    ends: Vec<usize>,
+    used: usize,
+    ended: usize,
+}
+
+impl Fields {
+    /// Room for `text` bytes and `ends` fields to start with (more as
+    /// needed).
+    fn new(text: usize, ends: usize) -> Fields {
+        Fields {
+            text: vec![0; text],
+            ends: vec![0; ends.max(1)],
+            used: 0,
+            ended: 0,
+        }
+    }
+
+    /// Reads the next record of `input` (of a part that ends as `end`)
+    /// after the records held: its number of fields (those past `columns`
+    /// counted, not kept), none when the part holds no more, or an error
+    /// when it takes more than `limit` bytes (its text and a `usize` a
+    /// field).
+    fn read(
+        &mut self,
+        reader: &mut Reader,
+        input: &mut &[u8],
+        end: PartEnd,
+        columns: usize,
+        limit: usize,
+    ) -> Result<Option<usize>, RecordTooLong> {
+        let (record_start, first_end) = (self.used, self.ended);
+        let mut extra = 0;
+        loop {
+            let (result, read, written, count) = reader.read_record(
+                input,
+                &mut self.text[self.used..],
+                &mut self.ends[self.ended..],
+            );
+            *input = &input[read..];
+            self.used += written;
+            self.ended += count;
+            if self.ended - first_end > columns {
+                extra += self.ended - first_end - columns;
+                self.ended = first_end + columns;
+            }
+            let record_bytes =
+                self.used - record_start + (self.ended - first_end) * size_of::<usize>();
+            if record_bytes > limit {
+                return Err(RecordTooLong);
+            }
+            match result {
+                // A part that ends at a record's end holds no more (the
+                // end of the input is read only at the end of the input,
+                // for a reader that goes on to the next part).
+                ReadRecordResult::InputEmpty if input.is_empty() && end == PartEnd::Record => {
+                    return Ok(None);
+                }
+                ReadRecordResult::InputEmpty => {}
+                ReadRecordResult::OutputFull => self.text.resize(self.text.len() * 2 + 1, 0),
+                ReadRecordResult::OutputEndsFull => self.ends.resize(self.ends.len() * 2, 0),
+                ReadRecordResult::End => return Ok(None),
+                ReadRecordResult::Record => {
+                    for end in &mut self.ends[first_end..self.ended] {
+                        *end += record_start;
+                    }
+                    return Ok(Some(self.ended - first_end + extra));
+                }
+            }
+        }
+    }
+}
+
+/// A record longer than the most one may take.
+struct RecordTooLong;
+
 /// A reader of `delimiter`'s CSV (TSV without quoting).
 fn parser(delimiter: u8) -> Reader {
     ReaderBuilder::new()
@@ -303,39 +382,20 @@ impl Parsing {
             return Err(self.too_long(1));
         }
         let mut input = &part.text[..];
-        let mut text = vec![0; part.text.len()];
-        let mut ends = vec![0; 64];
-        let (mut used, mut ended) = (0, 0);
-        loop {
-            let (result, read, written, count) =
-                reader.read_record(input, &mut text[used..], &mut ends[ended..]);
-            input = &input[read..];
-            used += written;
-            ended += count;
-            if used + ended * size_of::<usize>() > self.limits.batch_bytes {
-                return Err(self.too_long(1));
-            }
-            match result {
-                // A part that ends at a record's end holds no more: it
-                // held blank lines (the end of the input is read only at
-                // the end of the input, for the reader to go on).
-                ReadRecordResult::InputEmpty if input.is_empty() && part.end == PartEnd::Record => {
-                    return Ok((None, part.text.len()));
-                }
-                ReadRecordResult::InputEmpty => {}
-                ReadRecordResult::OutputFull => text.resize(text.len() * 2 + 1, 0),
-                ReadRecordResult::OutputEndsFull => ends.resize(ends.len() * 2, 0),
-                ReadRecordResult::End => return Ok((None, part.text.len())),
-                ReadRecordResult::Record => break,
-            }
-        }
+        let mut fields = Fields::new(part.text.len(), 64);
+        let limit = self.limits.batch_bytes;
+        let read = fields.read(reader, &mut input, part.end, usize::MAX, limit);
+        let Some(_) = read.map_err(|RecordTooLong| self.too_long(1))? else {
+            // Only blank lines.
+            return Ok((None, part.text.len()));
+        };
         if input.is_empty() && part.end == (PartEnd::Input { in_quotes: true }) {
             return Err(self.unclosed(1));
         }
-        let mut names = Vec::with_capacity(ended);
+        let mut names = Vec::with_capacity(fields.ended);
         let mut start = 0;
-        for &end in &ends[..ended] {
-            let name = std::str::from_utf8(&text[start..end])
+        for &end in &fields.ends[..fields.ended] {
+            let name = std::str::from_utf8(&fields.text[start..end])
                 .map_err(|_| self.invalid("the CSV header is not UTF-8 text"))?;
             names.push(name.to_owned());
             start = end;
@@ -366,41 +426,25 @@ impl Parsing {
         debug_assert_eq!(result, ReadRecordResult::InputEmpty);
         let mut input = &part.text[..];
         // A record's text is never longer than its input.
-        let mut text = vec![0; part.text.len()];
-        // The ends of a record's fields to start with (more as needed).
-        let mut ends = vec![0; columns + 1];
-        let (mut used, mut ended, mut rows) = (0, 0, 0);
+        let mut fields = Fields::new(part.text.len(), columns + 1);
+        let mut rows = 0;
         loop {
-            let (record_start, first_end) = (used, ended);
-            // Fields past the columns (a ragged record): counted, not kept.
-            let mut extra = 0;
-            let fields = loop {
-                let (result, read, written, count) =
-                    reader.read_record(input, &mut text[used..], &mut ends[ended..]);
-                input = &input[read..];
-                used += written;
-                ended += count;
-                if ended - first_end > columns {
-                    extra += ended - first_end - columns;
-                    ended = first_end + columns;
-                }
-                let record_bytes = used - record_start + (ended - first_end) * size_of::<usize>();
-                if record_bytes > limits.batch_bytes {
+            let read = fields.read(
+                &mut reader,
+                &mut input,
+                part.end,
+                columns,
+                limits.batch_bytes,
+            );
+            let count = match read {
+                Ok(Some(count)) => count,
+                Ok(None) => break,
+                Err(RecordTooLong) => {
                     parsed.fault = Some(Fault::TooLong {
                         record: parsed.records + 1,
                     });
                     return parsed;
                 }
-                match result {
-                    ReadRecordResult::InputEmpty => {}
-                    ReadRecordResult::OutputFull => text.resize(text.len() * 2 + 1, 0),
-                    ReadRecordResult::OutputEndsFull => ends.resize(ends.len() * 2, 0),
-                    ReadRecordResult::Record => break Some(ended - first_end + extra),
-                    ReadRecordResult::End => break None,
-                }
-            };
-            let Some(fields) = fields else {
-                break;
             };
             parsed.records += 1;
             let record = parsed.records;
@@ -410,29 +454,23 @@ impl Parsing {
                 parsed.fault = Some(Fault::Unclosed { record });
                 return parsed;
             }
-            if fields != columns {
-                parsed.fault = Some(Fault::Ragged {
-                    record,
-                    got: fields,
-                });
+            if count != columns {
+                parsed.fault = Some(Fault::Ragged { record, got: count });
                 return parsed;
-            }
-            for end in &mut ends[first_end..ended] {
-                *end += record_start;
             }
             rows += 1;
             if rows >= limits.batch_rows
-                || used + rows * columns * BYTES_PER_FIELD >= limits.batch_bytes
+                || fields.used + rows * columns * BYTES_PER_FIELD >= limits.batch_bytes
             {
-                if let Err(fault) = self.batch(&mut parsed, &text[..used], &ends[..ended], rows) {
+                if let Err(fault) = self.batch(&mut parsed, &fields, rows) {
                     parsed.fault = Some(fault);
                     return parsed;
                 }
-                (used, ended, rows) = (0, 0, 0);
+                (fields.used, fields.ended, rows) = (0, 0, 0);
             }
         }
         if rows > 0
-            && let Err(fault) = self.batch(&mut parsed, &text[..used], &ends[..ended], rows)
+            && let Err(fault) = self.batch(&mut parsed, &fields, rows)
         {
             parsed.fault = Some(fault);
         }
@@ -441,13 +479,8 @@ impl Parsing {
 
     /// The batch of `rows` records, the part's last so far, made into
     /// columns.
-    fn batch(
-        &self,
-        parsed: &mut Parsed,
-        text: &[u8],
-        ends: &[usize],
-        rows: usize,
-    ) -> Result<(), Fault> {
+    fn batch(&self, parsed: &mut Parsed, fields: &Fields, rows: usize) -> Result<(), Fault> {
+        let (text, ends) = (&fields.text[..fields.used], &fields.ends[..fields.ended]);
         let records = Records {
             text,
             ends,
