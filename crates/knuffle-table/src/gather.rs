@@ -1,6 +1,7 @@
 //! Rows gathered by position from batches held in memory: the last step of
-//! ordering a table or a bucket (per column, Arrow's `interleave`, or for
-//! text and binary columns the gather of gather_bytes.rs).
+//! ordering a table or a bucket (per column: text and binary columns by
+//! gather_bytes.rs, fixed-width ones by gather_fixed.rs, others by Arrow's
+//! `interleave`).
 
 use arrow::array::ArrayRef;
 use arrow::array::{Array, RecordBatch, RecordBatchOptions};
@@ -10,6 +11,7 @@ use rayon::prelude::*;
 
 use crate::error::Error;
 use crate::gather_bytes::ByteColumn;
+use crate::gather_fixed::FixedColumn;
 
 /// Fields (rows x columns) from which a gather shares its columns among
 /// threads.
@@ -19,10 +21,63 @@ const PARALLEL_FIELDS: usize = 4_096;
 /// gather rows from in any order.
 pub struct Gather<'a> {
     schema: SchemaRef,
-    /// The position of each batch's first row.
-    starts: Vec<usize>,
+    /// Which batch holds each position.
+    batches: BatchOf,
     /// Per column, that column of every batch.
     columns: Vec<Column<'a>>,
+}
+
+/// Which of several batches of consecutive positions holds a position,
+/// and where in it: found among the few batches that hold a block of
+/// positions (blocks of about a batch's rows), not by a search of all.
+struct BatchOf {
+    /// The position of each batch's first row.
+    starts: Vec<usize>,
+    /// Blocks are `1 << shift` positions.
+    shift: u32,
+    /// For each block, the batch holding its first position; then the
+    /// last batch.
+    first: Vec<usize>,
+}
+
+impl BatchOf {
+    /// Batches of `rows` rows each.
+    fn new(rows: impl Iterator<Item = usize>) -> BatchOf {
+        let mut starts = Vec::new();
+        let mut total = 0usize;
+        for n in rows {
+            starts.push(total);
+            total += n;
+        }
+        let average = total / starts.len().max(1);
+        let shift = average.max(1).ilog2();
+        let blocks = total.div_ceil(1 << shift);
+        let mut first = Vec::with_capacity(blocks + 1);
+        let mut b = 0;
+        for block in 0..blocks {
+            let p = block << shift;
+            while b + 1 < starts.len() && starts[b + 1] <= p {
+                b += 1;
+            }
+            first.push(b);
+        }
+        first.push(starts.len().saturating_sub(1));
+        BatchOf {
+            starts,
+            shift,
+            first,
+        }
+    }
+
+    /// The (batch, row) of position `p` (one of the batches' positions).
+    fn of(&self, p: usize) -> (usize, usize) {
+        let block = p >> self.shift;
+        let (lo, hi) = (self.first[block], self.first[block + 1]);
+        // The last batch starting at or before `p`: the one holding it
+        // (a batch of no rows starts where the next does).
+        let b = lo + self.starts[lo + 1..=hi].partition_point(|&s| s <= p);
+        (b, p - self.starts[b])
+    }
 }
 
 /// A column of every batch, ready to gather from.
@@ -31,6 +86,7 @@ enum Column<'a> {
     LargeUtf8(ByteColumn<'a, LargeUtf8Type>),
     Binary(ByteColumn<'a, BinaryType>),
     LargeBinary(ByteColumn<'a, LargeBinaryType>),
+    Fixed(FixedColumn),
     /// Any other type, gathered by Arrow's `interleave`.
     Other(Vec<&'a dyn Array>),
 }
@@ -49,7 +105,10 @@ impl<'a> Column<'a> {
             DataType::LargeUtf8 => Column::LargeUtf8(ByteColumn::new(&arrays)),
             DataType::Binary => Column::Binary(ByteColumn::new(&arrays)),
             DataType::LargeBinary => Column::LargeBinary(ByteColumn::new(&arrays)),
-            _ => Column::Other(arrays),
+            _ => match FixedColumn::of(&arrays, &data_type) {
+                Some(fixed) => Column::Fixed(fixed),
+                None => Column::Other(arrays),
+            },
         }
     }
 
@@ -60,6 +119,7 @@ impl<'a> Column<'a> {
             Column::LargeUtf8(column) => column.take(indices),
             Column::Binary(column) => column.take(indices),
             Column::LargeBinary(column) => column.take(indices),
+            Column::Fixed(column) => column.take(indices),
             Column::Other(arrays) => arrow::compute::interleave(arrays, indices),
         }
     }
@@ -68,18 +128,12 @@ impl<'a> Column<'a> {
 impl<'a> Gather<'a> {
     /// The rows of `batches` (under `schema`), numbered in order.
     pub fn new(schema: SchemaRef, batches: &'a [RecordBatch]) -> Gather<'a> {
-        let mut starts = Vec::with_capacity(batches.len());
-        let mut total = 0usize;
-        for batch in batches {
-            starts.push(total);
-            total += batch.num_rows();
-        }
         let columns = (0..schema.fields().len())
             .map(|c| Column::new(batches.iter().map(|b| b.column(c).as_ref()).collect()))
             .collect();
         Gather {
             schema,
-            starts,
+            batches: BatchOf::new(batches.iter().map(RecordBatch::num_rows)),
             columns,
         }
     }
@@ -88,11 +142,7 @@ impl<'a> Gather<'a> {
     pub fn take(&self, positions: &[u32]) -> Result<RecordBatch, Error> {
         let indices: Vec<(usize, usize)> = positions
             .iter()
-            .map(|&p| {
-                let p = p as usize;
-                let b = self.starts.partition_point(|&s| s <= p) - 1;
-                (b, p - self.starts[b])
-            })
+            .map(|&p| self.batches.of(p as usize))
             .collect();
         let gather = |column: &Column<'_>| column.take(&indices);
         // The columns on rayon's threads when there is enough to share:
@@ -117,5 +167,30 @@ impl<'a> Gather<'a> {
             &RecordBatchOptions::new().with_row_count(Some(indices.len())),
         )
         .map_err(|e| Error::invalid(format!("internal: gathered rows: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::BatchOf;
+
+    proptest! {
+        /// Every position is found in the batch that holds it, whatever the
+        /// batches' sizes (none, small after large, empty ones anywhere).
+        #[test]
+        fn finds_the_batch_of_every_position(
+            rows in prop::collection::vec(prop_oneof![1 => Just(0usize), 3 => 1usize..9, 1 => 50usize..300], 0..40),
+        ) {
+            let batches = BatchOf::new(rows.iter().copied());
+            let mut p = 0;
+            for (b, &n) in rows.iter().enumerate() {
+                for row in 0..n {
+                    prop_assert_eq!(batches.of(p), (b, row));
+                    p += 1;
+                }
+            }
+        }
     }
 }

@@ -6,32 +6,42 @@
 //!   [`SHORT`] bytes (the bytes past its end are overwritten by the next
 //!   value, or lie past the result's length), not by a call to `memcpy`
 //!   for each value;
-//! - the offsets and bytes of the rows a few places ahead are loaded early
-//!   (software prefetching, as `knuffle::gather`: Chen, Ailamaki, Gibbons
-//!   and Mowry, "Improving hash join performance through prefetching",
-//!   ICDE 2004), so that the misses of a random order overlap.
+//! - the offsets of the rows a few places ahead are loaded early (software
+//!   prefetching, as `knuffle::gather`: Chen, Ailamaki, Gibbons and Mowry,
+//!   "Improving hash join performance through prefetching", ICDE 2004), so
+//!   that the misses of a random order overlap; the bytes are copied in a
+//!   second pass, once every value's place is known, their loads started
+//!   as far ahead (a load of bytes no longer waits on a load of offsets:
+//!   at 10^7 values of 14 bytes, about 1.4x faster than one pass).
 
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, BooleanBufferBuilder, GenericByteArray};
-use arrow::buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow::array::{Array, ArrayRef, AsArray, GenericByteArray};
+use arrow::buffer::{Buffer, OffsetBuffer, ScalarBuffer};
 use arrow::datatypes::{ArrowNativeType, ByteArrayType};
 use arrow::error::ArrowError;
 use knuffle::gather::{PREFETCH_DISTANCE, prefetch};
 
+use crate::gather_nulls::Validity;
+
 /// The longest value copied as one fixed copy.
 const SHORT: usize = 16;
+
+/// Where a value to gather lies.
+struct Span {
+    at: *const u8,
+    len: usize,
+    /// Whether `SHORT` bytes from `at` lie within its array's data and
+    /// the value within them (it is then copied as one fixed copy).
+    fixed: bool,
+}
 
 /// One byte column of several batches, ready to gather from (what each
 /// gather needs of the batches, found once).
 pub(crate) struct ByteColumn<'a, T: ByteArrayType> {
-    arrays: Vec<&'a dyn Array>,
     /// Each array's offsets and bytes.
     sources: Vec<(&'a [T::Offset], &'a [u8])>,
-    /// Whether any array has a null.
-    nulls: bool,
-    /// The arrays' bytes per row, on average.
-    row_bytes: usize,
+    validity: Validity,
 }
 
 impl<'a, T: ByteArrayType> ByteColumn<'a, T> {
@@ -44,30 +54,25 @@ impl<'a, T: ByteArrayType> ByteColumn<'a, T> {
                 (array.value_offsets(), array.value_data())
             })
             .collect();
-        let (rows, bytes) = arrays.iter().zip(&sources).fold((0, 0), |(r, b), (a, s)| {
-            (r + a.len(), b + s.0[a.len()].as_usize() - s.0[0].as_usize())
-        });
         ByteColumn {
-            arrays: arrays.to_vec(),
             sources,
-            nulls: arrays.iter().any(|a| a.null_count() > 0),
-            row_bytes: bytes / rows.max(1),
+            validity: Validity::of(arrays),
         }
     }
 
-    /// The values at `indices` ((array, row) pairs), as one array.
+    /// The values at `indices` ((array, row) pairs), as one array: first
+    /// where each value lies and its length (random reads of the offsets
+    /// only), then the bytes (random reads whose addresses are already
+    /// known, so that their loads can start well ahead).
     pub(crate) fn take(&self, indices: &[(usize, usize)]) -> Result<ArrayRef, ArrowError> {
         let sources = &self.sources;
-        let mut values: Vec<u8> = Vec::with_capacity(self.row_bytes * indices.len() + SHORT);
+        let mut spans: Vec<Span> = Vec::with_capacity(indices.len());
         let mut offsets: Vec<T::Offset> = Vec::with_capacity(indices.len() + 1);
         offsets.push(T::Offset::usize_as(0));
+        let mut total = 0usize;
         for (i, &(array, row)) in indices.iter().enumerate() {
-            if let Some(&(a, r)) = indices.get(i + 2 * PREFETCH_DISTANCE) {
-                prefetch(sources[a].0[r..].as_ptr().cast());
-            }
             if let Some(&(a, r)) = indices.get(i + PREFETCH_DISTANCE) {
-                let (offsets, data) = sources[a];
-                prefetch(data.as_ptr().wrapping_add(offsets[r].as_usize()));
+                prefetch(sources[a].0[r..].as_ptr().cast());
             }
             let (source_offsets, data) = sources[array];
             let (start, end) = (
@@ -75,36 +80,42 @@ impl<'a, T: ByteArrayType> ByteColumn<'a, T> {
                 source_offsets[row + 1].as_usize(),
             );
             let value = &data[start..end];
-            if values.capacity() - values.len() < value.len() + SHORT {
-                values.reserve(value.len() + SHORT);
+            spans.push(Span {
+                at: value.as_ptr(),
+                len: value.len(),
+                fixed: value.len() <= SHORT && start + SHORT <= data.len(),
+            });
+            total += value.len();
+            offsets.push(T::Offset::usize_as(total));
+        }
+        if T::Offset::from_usize(total).is_none() {
+            return Err(ArrowError::OffsetOverflowError(total));
+        }
+        let mut values: Vec<u8> = Vec::with_capacity(total + SHORT);
+        let to = values.as_mut_ptr();
+        let mut written = 0;
+        for (i, span) in spans.iter().enumerate() {
+            if let Some(ahead) = spans.get(i + PREFETCH_DISTANCE) {
+                prefetch(ahead.at);
             }
-            let at = values.len();
-            // SAFETY: `values` has room for `value.len() + SHORT` bytes past
-            // its length (reserved above); a fixed copy reads `SHORT` bytes
-            // of `data` from `start`, within it (checked), and writes them
-            // there; only the value's own bytes are then counted in the
-            // length.
+            // SAFETY: `span` is a value of `sources`, borrowed for this
+            // call: `len` bytes at `at`, and `SHORT` when `fixed` (checked
+            // within its array's data above); `values` has room for `total`
+            // (the sum of the lengths) plus `SHORT` bytes, so each copy,
+            // fixed ones included, lands within it; only the values' own
+            // bytes are then counted in the length.
             unsafe {
-                let to = values.as_mut_ptr().add(at);
-                if value.len() <= SHORT && start + SHORT <= data.len() {
-                    std::ptr::copy_nonoverlapping(data.as_ptr().add(start), to, SHORT);
+                if span.fixed {
+                    std::ptr::copy_nonoverlapping(span.at, to.add(written), SHORT);
                 } else {
-                    std::ptr::copy_nonoverlapping(value.as_ptr(), to, value.len());
+                    std::ptr::copy_nonoverlapping(span.at, to.add(written), span.len);
                 }
-                values.set_len(at + value.len());
             }
-            offsets.push(T::Offset::usize_as(values.len()));
+            written += span.len;
         }
-        if T::Offset::from_usize(values.len()).is_none() {
-            return Err(ArrowError::OffsetOverflowError(values.len()));
-        }
-        let nulls = self.nulls.then(|| {
-            let mut valid = BooleanBufferBuilder::new(indices.len());
-            for &(array, row) in indices {
-                valid.append(self.arrays[array].is_valid(row));
-            }
-            NullBuffer::new(valid.finish())
-        });
+        // SAFETY: `written` bytes were written (`total`, within capacity).
+        unsafe { values.set_len(written) };
+        let nulls = self.validity.at(indices);
         // SAFETY: the offsets start at 0 and never decrease (each adds a
         // value's length), the last is the values' length (checked to fit
         // `T::Offset` above, so none wrapped); each value is a whole value

@@ -70,7 +70,8 @@
 //!    values), `output` (one file, shards, parts or partitions, nothing
 //!    visible until complete),
 //!    `spill` (bucket files), `gather` (rows taken by position;
-//!    `gather_bytes`, its text and binary columns).
+//!    `gather_bytes`, its text and binary columns; `gather_fixed`, its
+//!    fixed-width ones; `gather_nulls`, the validity of both).
 //! 4. `output_plan` (the output's format and Parquet layout, decided before
 //!    a row is read), `table_options` (what a table job is told),
 //!    `table_plan` (a table job's decisions from its facts alone, no I/O:
@@ -115,6 +116,8 @@ mod format;
 pub mod fuzzing;
 mod gather;
 mod gather_bytes;
+mod gather_fixed;
+mod gather_nulls;
 mod hive;
 mod hold_plan;
 mod ipc_in;
