@@ -88,20 +88,24 @@ impl FixedColumn {
 
     /// The values at `indices`, of `W` bytes each.
     fn values<const W: usize>(&self, indices: &[(usize, usize)]) -> Result<Buffer, ArrowError> {
-        let mut out = MutableBuffer::from_len_zeroed(indices.len() * W);
-        for (to, (i, &(array, row))) in out
-            .as_slice_mut()
-            .chunks_exact_mut(W)
-            .zip(indices.iter().enumerate())
-        {
+        let bytes = indices
+            .len()
+            .checked_mul(W)
+            .ok_or(ArrowError::OffsetOverflowError(indices.len()))?;
+        let mut out = MutableBuffer::with_capacity(bytes);
+        let to = out.as_mut_ptr();
+        for (i, &(array, row)) in indices.iter().enumerate() {
             if let Some(&(a, r)) = indices.get(i + PREFETCH_DISTANCE) {
                 prefetch(self.values[a].as_ptr().wrapping_add(r * W));
             }
-            let from: &[u8; W] = self.values[array][row * W..row * W + W]
-                .try_into()
-                .expect("a slice of W bytes");
-            *<&mut [u8; W]>::try_from(to).expect("a chunk of W bytes") = *from;
+            let from = &self.values[array][row * W..row * W + W];
+            // SAFETY: `out` has room for `bytes` (`indices.len()` values of
+            // `W` bytes); value `i` is written at `i * W`, within it, from
+            // `W` bytes of a source (checked by the slice above).
+            unsafe { std::ptr::copy_nonoverlapping(from.as_ptr(), to.add(i * W), W) };
         }
+        // SAFETY: every one of the `bytes` bytes was written above.
+        unsafe { out.set_len(bytes) };
         Ok(out.into())
     }
 
