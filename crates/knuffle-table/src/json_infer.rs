@@ -236,6 +236,9 @@ fn see_chunk(text: &[u8], max_line: usize) -> Seen {
     let mut local: HashMap<Vec<u8>, usize> = HashMap::new();
     let mut locals: Vec<LocalShape> = Vec::new();
     let mut shape = Vec::new();
+    // The previous line's shape and its index: most lines have the shape
+    // of the line before, found by one comparison instead of a hash.
+    let mut previous: (Vec<u8>, Option<usize>) = (Vec::new(), None);
     for line in text_chunks::lines(text) {
         seen.lines += 1;
         let number = seen.lines;
@@ -257,8 +260,12 @@ fn see_chunk(text: &[u8], max_line: usize) -> Seen {
             seen.stop = Some(Stop::NotObject(number));
             break;
         }
-        let index = match local.get(&shape) {
-            Some(&index) => index,
+        let known = match previous {
+            (ref last, Some(index)) if *last == shape => Some(index),
+            _ => local.get(&shape).copied(),
+        };
+        let index = match known {
+            Some(index) => index,
             None => {
                 let keys = (!facts.repeats(&shape)).then(|| {
                     let names = facts
@@ -280,6 +287,8 @@ fn see_chunk(text: &[u8], max_line: usize) -> Seen {
                 locals.len() - 1
             }
         };
+        std::mem::swap(&mut previous.0, &mut shape);
+        previous.1 = Some(index);
         match &mut locals[index].keys {
             Some((_, flags)) => {
                 for (flag, (_, number)) in flags.iter_mut().zip(&facts.keys) {
