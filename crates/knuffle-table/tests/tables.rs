@@ -50,6 +50,11 @@ fn every_type(n: usize) -> RecordBatch {
     )
     .with_precision_and_scale(20, 4)
     .unwrap();
+    let fixed = FixedSizeBinaryArray::try_from_sparse_iter_with_size(
+        (0..n).map(|i| (!null_every(5, i)).then_some([i as u8, 7, (i >> 8) as u8])),
+        3,
+    )
+    .unwrap();
     let dates = Date32Array::from_iter((0..n).map(|i| Some(18000 + i as i32)));
     let stamps = TimestampMicrosecondArray::from_iter(
         (0..n).map(|i| (!null_every(5, i)).then_some(1_600_000_000_000_000 + i as i64)),
@@ -102,6 +107,7 @@ fn every_type(n: usize) -> RecordBatch {
         ("binary", Arc::new(binary)),
         ("large_binary", Arc::new(large_binary)),
         ("decimal", Arc::new(decimals)),
+        ("fixed_binary", Arc::new(fixed)),
         ("date", Arc::new(dates)),
         ("timestamp", Arc::new(stamps)),
         ("dictionary", Arc::new(dict)),
