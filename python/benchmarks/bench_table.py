@@ -6,6 +6,7 @@ unshuffled).
     python python/benchmarks/bench_table.py --rows 100000    # a quick check
     python python/benchmarks/bench_table.py --csv            # the CSV form too
     python python/benchmarks/bench_table.py --jsonl          # the JSON Lines form too
+    python python/benchmarks/bench_table.py --wide           # a training table too
 
 Every contestant is its own process (its peak resident memory is its own:
 VmHWM, polled), reads the same input file and writes a file
@@ -14,14 +15,19 @@ The table: id int64, value float64, bucket int32, name string (10^7 rows:
 about 190 MB of Parquet, Snappy).
 
 Contestants (each a one-line program, shown with --show):
-* knuffle table (default memory, and --memory 200M);
-* DuckDB COPY (SELECT * ... ORDER BY random()) with memory_limit 1GB and
-  200MB, threads 2 (not reproducible: setseed holds only on one thread);
+* knuffle table (default memory, and --memory 200M or 500M);
+* DuckDB COPY (SELECT * ... ORDER BY random()) with memory_limit 1GB,
+  500MB and 200MB, threads 2 (not reproducible: setseed holds only on one thread);
 * polars read_parquet + sample(fraction=1, shuffle=True, seed) + write;
 * pyarrow read_table + take(a numpy permutation) + write_table;
 * Hugging Face datasets: from_parquet + shuffle(seed) + flatten_indices +
   to_parquet;
 * floors: pyarrow read_table + write_table, DuckDB COPY without ORDER BY.
+
+The training table (--wide, --wide-rows rows, 2x10^6 by default: about
+280 MB of Parquet, zstd) is what a training job reads: id int64, label
+int64, a list<float32> feature of 16 values and a text of 100 to 300
+random letters; every contestant writes it with zstd.
 
 Each form is read and written in that form (a CSV shuffled into a CSV, a
 JSON Lines file into a JSON Lines file: DuckDB read_json + ORDER BY
@@ -57,6 +63,12 @@ con.execute(f"COPY (SELECT * FROM read_{FMT}('{IN}') ORDER BY random()) TO '{OUT
 import duckdb, sys
 con = duckdb.connect()
 con.execute("SET memory_limit='200MB'; SET threads=2; SET temp_directory='{TMP}'")
+con.execute(f"COPY (SELECT * FROM read_{FMT}('{IN}') ORDER BY random()) TO '{OUT}' {OPTS}")
+""",
+    "duckdb 500MB": """
+import duckdb, sys
+con = duckdb.connect()
+con.execute("SET memory_limit='500MB'; SET threads=2; SET temp_directory='{TMP}'")
 con.execute(f"COPY (SELECT * FROM read_{FMT}('{IN}') ORDER BY random()) TO '{OUT}' {OPTS}")
 """,
     "polars": """
@@ -114,6 +126,40 @@ def make_table(path: str, rows: int) -> None:
     writer.close()
 
 
+def make_wide_table(path: str, rows: int) -> None:
+    """The training table: the columns of bench_stream.py's shards, one
+    file, row groups of 65,536, zstd."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(36)
+    writer = None
+    for start in range(0, rows, 500_000):
+        n = min(500_000, rows - start)
+        lengths = rng.integers(100, 301, n)
+        offsets = np.zeros(n + 1, dtype=np.int32)
+        np.cumsum(lengths, out=offsets[1:])
+        letters = rng.integers(ord("a"), ord("z") + 1, int(offsets[-1]), dtype=np.uint8)
+        text = pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(letters))
+        features = pa.ListArray.from_arrays(
+            pa.array(np.arange(0, 16 * n + 1, 16, dtype=np.int32)),
+            pa.array(rng.standard_normal(16 * n, dtype=np.float32)),
+        )
+        table = pa.table(
+            {
+                "id": pa.array(np.arange(start, start + n, dtype=np.int64)),
+                "label": pa.array(rng.integers(0, 1000, n, dtype=np.int64)),
+                "feature": features,
+                "text": text,
+            }
+        )
+        if writer is None:
+            writer = pq.ParquetWriter(path, table.schema, compression="zstd")
+        writer.write_table(table, row_group_size=65_536)
+    writer.close()
+
+
 def run(argv: list[str]) -> tuple[float, int]:
     """Seconds and peak resident bytes of one process. The peak is
     VmHWM of /proc/PID/status, read every 5 ms (wait4's ru_maxrss would
@@ -151,6 +197,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--csv", action="store_true", help="also the table as CSV")
     parser.add_argument("--jsonl", action="store_true", help="also the table as JSON Lines")
+    parser.add_argument("--wide", action="store_true", help="also a training table (list, long text, zstd)")
+    parser.add_argument("--wide-rows", type=int, default=2_000_000)
     parser.add_argument("--knuffle", default=os.path.join(ROOT, "target/release/knuffle"))
     parser.add_argument("--only", nargs="*", help="contestants to run (names as printed)")
     parser.add_argument("--show", action="store_true", help="print each contestant's program")
@@ -172,6 +220,9 @@ def main() -> None:
 
             inputs["jsonl"] = os.path.join(work, "table.jsonl")
             pl.read_parquet(source).write_ndjson(inputs["jsonl"])
+        if args.wide:
+            inputs["wide"] = os.path.join(work, "wide.parquet")
+            make_wide_table(inputs["wide"], args.wide_rows)
         warm_memory(4)
         for fmt, path in inputs.items():
             bench(fmt, path, work, args)
@@ -180,27 +231,33 @@ def main() -> None:
 
 
 def contestants(fmt: str, path: str, work: str, knuffle: str) -> dict[str, list[str]]:
-    out = os.path.join(work, f"out.{fmt}")
+    # The training table is Parquet written with zstd (polars' default).
+    codec = "zstd" if fmt == "wide" else "snappy"
+    out = os.path.join(work, "out.parquet" if fmt == "wide" else f"out.{fmt}")
     tmp = os.path.join(work, "tmp")
     os.makedirs(tmp, exist_ok=True)
-    read = f"pq.read_table('{path}')" if fmt == "parquet" else f"pc.read_csv('{path}')"
+    parquet = fmt in ("parquet", "wide")
+    read = f"pq.read_table('{path}')" if parquet else f"pc.read_csv('{path}')"
     write = (
-        f"pq.write_table(t, '{out}', compression='snappy')"
-        if fmt == "parquet"
+        f"pq.write_table(t, '{out}', compression='{codec}')"
+        if parquet
         else f"pc.write_csv(t, '{out}')"
     )
     opts = {
         "parquet": "(FORMAT parquet, COMPRESSION snappy)",
+        "wide": "(FORMAT parquet, COMPRESSION zstd)",
         "csv": "(HEADER)",
         "jsonl": "(FORMAT json)",
     }[fmt]
     # The names of the form in DuckDB's read_* and datasets' from_*/to_*,
     # and in polars' read_*/write_*.
-    name = {"parquet": "parquet", "csv": "csv", "jsonl": "json"}[fmt]
-    polars = {"parquet": "parquet", "csv": "csv", "jsonl": "ndjson"}[fmt]
+    name = {"parquet": "parquet", "wide": "parquet", "csv": "csv", "jsonl": "json"}[fmt]
+    polars = {"parquet": "parquet", "wide": "parquet", "csv": "csv", "jsonl": "ndjson"}[fmt]
     found = {
         "knuffle": [knuffle, "table", path, "-o", out, "--seed", "1", "-T", tmp],
         "knuffle 200M": [knuffle, "table", path, "-o", out, "--seed", "1", "--memory", "200M",
+                         "-T", tmp],
+        "knuffle 500M": [knuffle, "table", path, "-o", out, "--seed", "1", "--memory", "500M",
                          "-T", tmp],
     }
     for contestant, program in PROGRAMS.items():
@@ -235,7 +292,8 @@ def bench(fmt: str, path: str, work: str, args: argparse.Namespace) -> None:
             times[name].append(elapsed)
             peaks[name].append(peak)
     size = os.path.getsize(path) / 1e6
-    print(f"\n{args.rows:,} rows, {fmt} ({size:.0f} MB), medians of {args.rounds} rounds")
+    rows = args.wide_rows if fmt == "wide" else args.rows
+    print(f"\n{rows:,} rows, {fmt} ({size:.0f} MB), medians of {args.rounds} rounds")
     print(f"{'contestant':<16} {'seconds':>8} {'peak MiB':>9}")
     for name in programs:
         print(f"{name:<16} {statistics.median(times[name]):>8.2f} "

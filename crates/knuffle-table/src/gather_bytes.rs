@@ -151,19 +151,24 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(300))]
 
         /// The same array as Arrow's `interleave`, for text, large text and
-        /// binary, from sliced arrays with and without nulls.
+        /// binary, from arrays sliced at both ends, with and without nulls.
         #[test]
         fn gathers_what_interleave_gives(
             columns in prop::collection::vec(
-                (prop::collection::vec(value(), 1..30), 0usize..3), 1..5),
+                (prop::collection::vec(value(), 1..30), 0usize..3, 0usize..3), 1..5),
             picks in prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>()), 0..80),
         ) {
+            // Each array without its first `skip` and last `tail` values
+            // (one value at least is kept).
+            fn cut<A: Array + Clone>(array: A, skip: usize, tail: usize, slice: impl Fn(&A, usize, usize) -> A) -> A {
+                let skip = skip.min(array.len() - 1);
+                let tail = tail.min(array.len() - skip - 1);
+                slice(&array, skip, array.len() - skip - tail)
+            }
             let arrays: Vec<StringArray> = columns
                 .iter()
-                .map(|(values, skip)| {
-                    let array = StringArray::from(values.clone());
-                    let skip = (*skip).min(array.len() - 1);
-                    array.slice(skip, array.len() - skip)
+                .map(|(values, skip, tail)| {
+                    cut(StringArray::from(values.clone()), *skip, *tail, StringArray::slice)
                 })
                 .collect();
             let indices: Vec<(usize, usize)> = picks
@@ -178,15 +183,23 @@ mod tests {
             let got = ByteColumn::<Utf8Type>::new(&text).take(&indices).unwrap();
             prop_assert_eq!(got.to_data(), expected.to_data());
 
-            let large: Vec<LargeStringArray> = arrays.iter().map(|a| a.iter().collect()).collect();
+            let large: Vec<LargeStringArray> = columns
+                .iter()
+                .map(|(values, skip, tail)| {
+                    cut(LargeStringArray::from(values.clone()), *skip, *tail, LargeStringArray::slice)
+                })
+                .collect();
             let large: Vec<&dyn Array> = large.iter().map(|a| a as &dyn Array).collect();
             let expected = arrow::compute::interleave(&large, &indices).unwrap();
             let got = ByteColumn::<LargeUtf8Type>::new(&large).take(&indices).unwrap();
             prop_assert_eq!(got.to_data(), expected.to_data());
 
-            let binary: Vec<BinaryArray> = arrays
+            let binary: Vec<BinaryArray> = columns
                 .iter()
-                .map(|a| a.iter().map(|v| v.map(str::as_bytes)).collect())
+                .map(|(values, skip, tail)| {
+                    let all: BinaryArray = values.iter().map(|v| v.as_deref().map(str::as_bytes)).collect();
+                    cut(all, *skip, *tail, BinaryArray::slice)
+                })
                 .collect();
             let binary: Vec<&dyn Array> = binary.iter().map(|a| a as &dyn Array).collect();
             let expected = arrow::compute::interleave(&binary, &indices).unwrap();

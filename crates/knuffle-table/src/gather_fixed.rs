@@ -8,9 +8,8 @@
 //! - a value is one copy of its width, known when the code is compiled for
 //!   the widths of the primitive types;
 //! - the values of the rows a few places ahead are loaded early (software
-//!   prefetching, as `knuffle::gather`: Chen, Ailamaki, Gibbons and Mowry,
-//!   "Improving hash join performance through prefetching", ICDE 2004), so
-//!   that the misses of a random order overlap.
+//!   prefetching, as in gather_bytes.rs), so that the misses of a random
+//!   order overlap.
 
 use arrow::array::{Array, ArrayRef, make_array};
 use arrow::array::{ArrayData, ArrayDataBuilder};
@@ -47,6 +46,8 @@ impl FixedColumn {
             .map(|array| {
                 let data = array.to_data();
                 let values = data.buffers().first()?;
+                // (Arrow's arrays of these types give their data at offset
+                // 0, their buffers cut; the offset is honoured anyway.)
                 let start = data.offset().checked_mul(width)?;
                 let bytes = data.len().checked_mul(width)?;
                 (start.checked_add(bytes)? <= values.len())
@@ -63,14 +64,16 @@ impl FixedColumn {
 
     /// The values at `indices` ((array, row) pairs), as one array.
     pub(crate) fn take(&self, indices: &[(usize, usize)]) -> Result<ArrayRef, ArrowError> {
+        // The widths of the primitive types, each a copy of a size known
+        // when compiled; fixed-size binary of any other width.
         let values = match self.width {
-            1 => self.values::<1>(indices),
-            2 => self.values::<2>(indices),
-            4 => self.values::<4>(indices),
-            8 => self.values::<8>(indices),
-            16 => self.values::<16>(indices),
-            32 => self.values::<32>(indices),
-            _ => self.values_of_any_width(indices),
+            1 => self.values(indices, 1),
+            2 => self.values(indices, 2),
+            4 => self.values(indices, 4),
+            8 => self.values(indices, 8),
+            16 => self.values(indices, 16),
+            32 => self.values(indices, 32),
+            width => self.values(indices, width),
         }?;
         let nulls = self.validity.at(indices);
         let builder = ArrayDataBuilder::new(self.data_type.clone())
@@ -80,49 +83,34 @@ impl FixedColumn {
         // SAFETY: the buffer holds `indices.len()` values of the type's
         // width, each copied whole from a valid array of the same type
         // (every bit pattern a valid array holds is valid again); it is
-        // aligned as Arrow allocates (64 bytes); the nulls have a bit for
-        // every value.
+        // aligned as Arrow allocates (`arrow::alloc::ALIGNMENT`, at least
+        // 32 bytes, the widest value); the nulls have a bit for every value.
         let data: ArrayData = unsafe { builder.build_unchecked() };
         Ok(make_array(data))
     }
 
-    /// The values at `indices`, of `W` bytes each.
-    fn values<const W: usize>(&self, indices: &[(usize, usize)]) -> Result<Buffer, ArrowError> {
-        let bytes = indices
-            .len()
-            .checked_mul(W)
-            .ok_or(ArrowError::OffsetOverflowError(indices.len()))?;
+    /// The values at `indices`, of `width` bytes each (inlined, so that a
+    /// constant `width` makes each copy one move).
+    #[inline(always)]
+    fn values(&self, indices: &[(usize, usize)], width: usize) -> Result<Buffer, ArrowError> {
+        let bytes = indices.len().checked_mul(width).ok_or_else(|| {
+            ArrowError::ComputeError(format!("{} values of {width} bytes", indices.len()))
+        })?;
         let mut out = MutableBuffer::with_capacity(bytes);
         let to = out.as_mut_ptr();
         for (i, &(array, row)) in indices.iter().enumerate() {
             if let Some(&(a, r)) = indices.get(i + PREFETCH_DISTANCE) {
-                prefetch(self.values[a].as_ptr().wrapping_add(r * W));
+                prefetch(self.values[a].as_ptr().wrapping_add(r * width));
             }
-            let from = &self.values[array][row * W..row * W + W];
+            let from = &self.values[array][row * width..row * width + width];
             // SAFETY: `out` has room for `bytes` (`indices.len()` values of
-            // `W` bytes); value `i` is written at `i * W`, within it, from
-            // `W` bytes of a source (checked by the slice above).
-            unsafe { std::ptr::copy_nonoverlapping(from.as_ptr(), to.add(i * W), W) };
+            // `width` bytes); value `i` is written at `i * width`, within
+            // it, from `width` bytes of a source (checked by the slice
+            // above).
+            unsafe { std::ptr::copy_nonoverlapping(from.as_ptr(), to.add(i * width), width) };
         }
         // SAFETY: every one of the `bytes` bytes was written above.
         unsafe { out.set_len(bytes) };
-        Ok(out.into())
-    }
-
-    /// The values at `indices`, of any width (fixed-size binary).
-    fn values_of_any_width(&self, indices: &[(usize, usize)]) -> Result<Buffer, ArrowError> {
-        let width = self.width;
-        let bytes = indices
-            .len()
-            .checked_mul(width)
-            .ok_or(ArrowError::OffsetOverflowError(indices.len()))?;
-        let mut out = MutableBuffer::with_capacity(bytes);
-        for (i, &(array, row)) in indices.iter().enumerate() {
-            if let Some(&(a, r)) = indices.get(i + PREFETCH_DISTANCE) {
-                prefetch(self.values[a].as_ptr().wrapping_add(r * width));
-            }
-            out.extend_from_slice(&self.values[array][row * width..row * width + width]);
-        }
         Ok(out.into())
     }
 }
@@ -140,7 +128,8 @@ mod tests {
 
     use super::*;
 
-    /// Arrays of `values` cut into pieces, each sliced from `skip` rows.
+    /// Arrays of `all`'s rows cut into pieces of `len` rows, each without
+    /// its first `skip` rows.
     fn pieces(all: &ArrayRef, cuts: &[(usize, usize)]) -> Vec<ArrayRef> {
         let mut pieces = Vec::new();
         let mut at = 0;

@@ -287,8 +287,6 @@ fn see_chunk(text: &[u8], max_line: usize) -> Seen {
                 locals.len() - 1
             }
         };
-        std::mem::swap(&mut previous.0, &mut shape);
-        previous.1 = Some(index);
         match &mut locals[index].keys {
             Some((_, flags)) => {
                 for (flag, (_, number)) in flags.iter_mut().zip(&facts.keys) {
@@ -301,6 +299,8 @@ fn see_chunk(text: &[u8], max_line: usize) -> Seen {
                 }
             }
         }
+        std::mem::swap(&mut previous.0, &mut shape);
+        previous.1 = Some(index);
     }
     for (names, flags) in locals.iter().filter_map(|l| l.keys.as_ref()) {
         for (name, &flags) in names.iter().zip(flags) {

@@ -380,6 +380,33 @@ fn keys_in(value: &Value) -> usize {
 }
 
 #[test]
+fn a_line_of_the_previous_lines_shape_adds_to_that_shape() {
+    // Shapes A, A, B, B, A, A in one chunk: each line's numbers count for
+    // its own shape's keys, whether its shape is the previous line's or
+    // found again after another (the two B lines have one shape, a number
+    // that is not an i64, but only the second has a fraction: alone, the
+    // first would make `c` a UInt64).
+    let text = b"{\"a\": 1, \"b\": 2}\n{\"a\": 1, \"b\": 2}\n{\"c\": 18446744073709551615}\n\
+                 {\"c\": 2.5}\n{\"a\": 1.5, \"b\": 2}\n{\"a\": 1, \"b\": -3}\n";
+    let path = Path::new("t.jsonl");
+    let schema = infer(path, &mut &text[..], 4096, 1, 4096).unwrap();
+    let types: Vec<_> = schema
+        .fields()
+        .iter()
+        .map(|f| (f.name().as_str(), f.data_type().clone()))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            ("a", DataType::Float64),
+            ("b", DataType::Int64),
+            ("c", DataType::Float64)
+        ]
+    );
+    assert_eq!(Ok(schema), outcome(reference(path, &mut &text[..], 4096)));
+}
+
+#[test]
 fn a_key_written_twice_at_the_top_is_seen() {
     let mut shape = Vec::new();
     let facts = json_shape::read(br#"{"a": -1, "b": 2, "a": 3}"#, &mut shape).unwrap();
