@@ -196,6 +196,32 @@ result = {"rows": rows, "seconds": elapsed}
 NEEDS = {"torch": "torch", "Hugging Face": "datasets", "Ray": "ray"}
 
 
+def training_rows(rng, start: int, n: int):
+    """Rows `start..start + n` of the training table (a pyarrow Table): id
+    int64, label int64, a list<float32> feature of 16 values, a text of 100
+    to 300 random letters; `rng` a numpy Generator."""
+    import numpy as np
+    import pyarrow as pa
+
+    lengths = rng.integers(100, 301, n)
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    letters = rng.integers(ord("a"), ord("z") + 1, int(offsets[-1]), dtype=np.uint8)
+    text = pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(letters))
+    features = pa.ListArray.from_arrays(
+        pa.array(np.arange(0, 16 * n + 1, 16, dtype=np.int32)),
+        pa.array(rng.standard_normal(16 * n, dtype=np.float32)),
+    )
+    return pa.table(
+        {
+            "id": pa.array(np.arange(start, start + n, dtype=np.int64)),
+            "label": pa.array(rng.integers(0, 1000, n, dtype=np.int64)),
+            "feature": features,
+            "text": text,
+        }
+    )
+
+
 def make_data(directory: str, rows: int) -> None:
     """8 Parquet shards of `rows` rows in all (made once: a marker file
     records the rows)."""
@@ -203,7 +229,6 @@ def make_data(directory: str, rows: int) -> None:
     if os.path.exists(marker) and open(marker).read().strip() == str(rows):
         return
     import numpy as np
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     shutil.rmtree(directory, ignore_errors=True)
@@ -213,23 +238,7 @@ def make_data(directory: str, rows: int) -> None:
     for shard in range(SHARDS):
         start = shard * per_shard
         n = max(0, min(per_shard, rows - start))
-        lengths = rng.integers(100, 301, n)
-        offsets = np.zeros(n + 1, dtype=np.int32)
-        np.cumsum(lengths, out=offsets[1:])
-        letters = rng.integers(ord("a"), ord("z") + 1, int(offsets[-1]), dtype=np.uint8)
-        text = pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(letters))
-        features = pa.ListArray.from_arrays(
-            pa.array(np.arange(0, 16 * n + 1, 16, dtype=np.int32)),
-            pa.array(rng.standard_normal(16 * n, dtype=np.float32)),
-        )
-        table = pa.table(
-            {
-                "id": pa.array(np.arange(start, start + n, dtype=np.int64)),
-                "label": pa.array(rng.integers(0, 1000, n, dtype=np.int64)),
-                "feature": features,
-                "text": text,
-            }
-        )
+        table = training_rows(rng, start, n)
         pq.write_table(table, os.path.join(directory, f"part-{shard:05d}.parquet"), row_group_size=65_536)
     with open(marker, "w") as f:
         f.write(str(rows))

@@ -127,33 +127,17 @@ def make_table(path: str, rows: int) -> None:
 
 
 def make_wide_table(path: str, rows: int) -> None:
-    """The training table: the columns of bench_stream.py's shards, one
-    file, row groups of 65,536, zstd."""
+    """The training table: the rows of bench_stream.py's shards, one file,
+    row groups of 65,536, zstd."""
     import numpy as np
-    import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from bench_stream import training_rows
 
     rng = np.random.default_rng(36)
     writer = None
     for start in range(0, rows, 500_000):
-        n = min(500_000, rows - start)
-        lengths = rng.integers(100, 301, n)
-        offsets = np.zeros(n + 1, dtype=np.int32)
-        np.cumsum(lengths, out=offsets[1:])
-        letters = rng.integers(ord("a"), ord("z") + 1, int(offsets[-1]), dtype=np.uint8)
-        text = pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(letters))
-        features = pa.ListArray.from_arrays(
-            pa.array(np.arange(0, 16 * n + 1, 16, dtype=np.int32)),
-            pa.array(rng.standard_normal(16 * n, dtype=np.float32)),
-        )
-        table = pa.table(
-            {
-                "id": pa.array(np.arange(start, start + n, dtype=np.int64)),
-                "label": pa.array(rng.integers(0, 1000, n, dtype=np.int64)),
-                "feature": features,
-                "text": text,
-            }
-        )
+        table = training_rows(rng, start, min(500_000, rows - start))
         if writer is None:
             writer = pq.ParquetWriter(path, table.schema, compression="zstd")
         writer.write_table(table, row_group_size=65_536)
