@@ -67,13 +67,13 @@ impl FixedColumn {
         // The widths of the primitive types, each a copy of a size known
         // when compiled; fixed-size binary of any other width.
         let values = match self.width {
-            1 => self.values(indices, 1),
-            2 => self.values(indices, 2),
-            4 => self.values(indices, 4),
-            8 => self.values(indices, 8),
-            16 => self.values(indices, 16),
-            32 => self.values(indices, 32),
-            width => self.values(indices, width),
+            1 => self.values_at(indices, 1),
+            2 => self.values_at(indices, 2),
+            4 => self.values_at(indices, 4),
+            8 => self.values_at(indices, 8),
+            16 => self.values_at(indices, 16),
+            32 => self.values_at(indices, 32),
+            width => self.values_at(indices, width),
         }?;
         let nulls = self.validity.at(indices);
         let builder = ArrayDataBuilder::new(self.data_type.clone())
@@ -92,7 +92,7 @@ impl FixedColumn {
     /// The values at `indices`, of `width` bytes each (inlined, so that a
     /// constant `width` makes each copy one move).
     #[inline(always)]
-    fn values(&self, indices: &[(usize, usize)], width: usize) -> Result<Buffer, ArrowError> {
+    fn values_at(&self, indices: &[(usize, usize)], width: usize) -> Result<Buffer, ArrowError> {
         let bytes = indices.len().checked_mul(width).ok_or_else(|| {
             ArrowError::ComputeError(format!("{} values of {width} bytes", indices.len()))
         })?;
