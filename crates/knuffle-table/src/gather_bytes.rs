@@ -12,7 +12,8 @@
 //!   that the misses of a random order overlap; the bytes are copied in a
 //!   second pass, once every value's place is known, their loads started
 //!   as far ahead (a load of bytes no longer waits on a load of offsets:
-//!   at 10^7 values of 14 bytes, about 1.4x faster than one pass).
+//!   at 10^7 values of 14 bytes, 1.1x-1.4x faster than one pass; BENCHMARKS.md,
+//!   "Tables").
 
 use std::sync::Arc;
 
