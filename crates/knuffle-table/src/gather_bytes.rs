@@ -134,7 +134,7 @@ impl<'a, T: ByteArrayType> ByteColumn<'a, T> {
 
 #[cfg(test)]
 mod tests {
-    use arrow::array::{BinaryArray, LargeStringArray, StringArray};
+    use arrow::array::{ArrayData, BinaryArray, LargeStringArray, StringArray};
     use arrow::datatypes::{BinaryType, LargeUtf8Type, Utf8Type};
     use proptest::prelude::*;
 
@@ -148,6 +148,18 @@ mod tests {
         ]
     }
 
+    /// The gather's array of `arrays` at `indices`, and Arrow's
+    /// `interleave`'s.
+    fn gathered<T: ByteArrayType>(
+        arrays: &[ArrayRef],
+        indices: &[(usize, usize)],
+    ) -> (ArrayData, ArrayData) {
+        let arrays: Vec<&dyn Array> = arrays.iter().map(|a| a.as_ref()).collect();
+        let got = ByteColumn::<T>::new(&arrays).take(indices).unwrap();
+        let expected = arrow::compute::interleave(&arrays, indices).unwrap();
+        (got.to_data(), expected.to_data())
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
 
@@ -159,53 +171,38 @@ mod tests {
                 (prop::collection::vec(value(), 1..30), 0usize..3, 0usize..3), 1..5),
             picks in prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>()), 0..80),
         ) {
-            // Each array without its first `skip` and last `tail` values
-            // (one value at least is kept).
-            fn cut<A: Array + Clone>(array: A, skip: usize, tail: usize, slice: impl Fn(&A, usize, usize) -> A) -> A {
-                let skip = skip.min(array.len() - 1);
-                let tail = tail.min(array.len() - skip - 1);
-                slice(&array, skip, array.len() - skip - tail)
-            }
-            let arrays: Vec<StringArray> = columns
-                .iter()
-                .map(|(values, skip, tail)| {
-                    cut(StringArray::from(values.clone()), *skip, *tail, StringArray::slice)
-                })
-                .collect();
+            // Each type's arrays, each without its first `skip` and last
+            // `tail` values (one value at least is kept).
+            let cut = |make: &dyn Fn(&[Option<String>]) -> ArrayRef| -> Vec<ArrayRef> {
+                columns
+                    .iter()
+                    .map(|(values, skip, tail)| {
+                        let all = make(values);
+                        let skip = (*skip).min(all.len() - 1);
+                        let tail = (*tail).min(all.len() - skip - 1);
+                        all.slice(skip, all.len() - skip - tail)
+                    })
+                    .collect()
+            };
+            let text = cut(&|v| Arc::new(StringArray::from(v.to_vec())));
+            let large = cut(&|v| Arc::new(LargeStringArray::from(v.to_vec())));
+            let binary = cut(&|v| {
+                Arc::new(v.iter().map(|v| v.as_deref().map(str::as_bytes)).collect::<BinaryArray>())
+            });
             let indices: Vec<(usize, usize)> = picks
                 .iter()
                 .map(|(a, r)| {
-                    let a = a.index(arrays.len());
-                    (a, r.index(arrays[a].len()))
+                    let a = a.index(text.len());
+                    (a, r.index(text[a].len()))
                 })
                 .collect();
-            let text: Vec<&dyn Array> = arrays.iter().map(|a| a as &dyn Array).collect();
-            let expected = arrow::compute::interleave(&text, &indices).unwrap();
-            let got = ByteColumn::<Utf8Type>::new(&text).take(&indices).unwrap();
-            prop_assert_eq!(got.to_data(), expected.to_data());
-
-            let large: Vec<LargeStringArray> = columns
-                .iter()
-                .map(|(values, skip, tail)| {
-                    cut(LargeStringArray::from(values.clone()), *skip, *tail, LargeStringArray::slice)
-                })
-                .collect();
-            let large: Vec<&dyn Array> = large.iter().map(|a| a as &dyn Array).collect();
-            let expected = arrow::compute::interleave(&large, &indices).unwrap();
-            let got = ByteColumn::<LargeUtf8Type>::new(&large).take(&indices).unwrap();
-            prop_assert_eq!(got.to_data(), expected.to_data());
-
-            let binary: Vec<BinaryArray> = columns
-                .iter()
-                .map(|(values, skip, tail)| {
-                    let all: BinaryArray = values.iter().map(|v| v.as_deref().map(str::as_bytes)).collect();
-                    cut(all, *skip, *tail, BinaryArray::slice)
-                })
-                .collect();
-            let binary: Vec<&dyn Array> = binary.iter().map(|a| a as &dyn Array).collect();
-            let expected = arrow::compute::interleave(&binary, &indices).unwrap();
-            let got = ByteColumn::<BinaryType>::new(&binary).take(&indices).unwrap();
-            prop_assert_eq!(got.to_data(), expected.to_data());
+            for (got, expected) in [
+                gathered::<Utf8Type>(&text, &indices),
+                gathered::<LargeUtf8Type>(&large, &indices),
+                gathered::<BinaryType>(&binary, &indices),
+            ] {
+                prop_assert_eq!(got, expected);
+            }
         }
     }
 }
