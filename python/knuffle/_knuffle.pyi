@@ -58,6 +58,9 @@ def shuffle_table_paths(inputs: list[str], outputs: list[str], options: dict[str
 
 # The engines' per-partition steps (python/src/engines.rs)
 def table_labels_at(seed: str, rows: npt.NDArray[np.int64]) -> npt.NDArray[np.uint32]: ...
+def table_labels_partitions(
+    seed: str, start: int, count: int, partitions: int
+) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int32]]: ...
 def table_cut(
     seed: str, start: int, count: int, partitions: int
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32], npt.NDArray[np.int64]]: ...

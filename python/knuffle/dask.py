@@ -29,7 +29,8 @@ all in one Dask graph, so the input is computed once:
 2. Dask's own shuffle (tasks or p2p) moves every row to that partition;
 3. each output partition puts its rows in the table order in one Rust call
    (sort by (label, global row), each run of equal labels shuffled with the
-   generator of (seed, label)), with the GIL released.
+   generator of (seed, label)), with the GIL released, and its columns are
+   gathered in that order in Rust (as ``shuffle_frame`` gathers them).
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ require("knuffle.dask", ("dask", "pandas"), "dask")
 import numpy as np
 
 from knuffle import _knuffle
-from knuffle._engines import check_partitions, check_seed, partition_of
+from knuffle._engines import check_partitions, check_seed
+from knuffle._frames import take_pandas
 
 __all__ = ["shuffle"]
 
@@ -110,20 +112,25 @@ def _label(part: Any, ends: Any, lengths: Any, seed: str, partitions: int) -> An
             "each time it is computed"
         )
     start = end - count
-    labels = _knuffle.table_labels(seed, start, count).astype(np.uint32)
+    labels, targets = _knuffle.table_labels_partitions(seed, start, count, partitions)
     return part.assign(**{
         _LABEL: labels,
         _ROW: np.arange(start, end, dtype=np.int64),
-        _PART: partition_of(labels, partitions),
+        _PART: targets,
     })
 
 
 def _finish(part: Any, seed: str) -> Any:
-    """Puts one output partition in the table order and drops the helpers."""
+    """Puts one output partition in the table order and drops the helpers;
+    the columns are gathered in Rust as by ``shuffle_frame``, on the task's
+    own thread (a worker runs one task per thread)."""
+    import pandas as pd
+
     labels = np.ascontiguousarray(part[_LABEL].to_numpy(dtype=np.uint32))
     rows = np.ascontiguousarray(part[_ROW].to_numpy(dtype=np.int64))
     order = _knuffle.table_order_partition(seed, labels, rows)
-    return part.drop(columns=[c for c in _HELPERS if c in part.columns]).take(order)
+    kept = part.drop(columns=[c for c in _HELPERS if c in part.columns])
+    return take_pandas(pd, kept, order, threads=1)
 
 
 def _shuffle(ddf: Any, seed: str, npartitions: int | None, shuffle_method: str | None) -> Any:

@@ -104,6 +104,25 @@ def test_labels_are_random_access_by_row_number():
         _knuffle.table_labels_at("s", np.array([1, -1]))
 
 
+def test_labels_with_their_output_partitions():
+    whole = _knuffle.table_labels("s", 0, 1000)
+    for partitions in (1, 7, 2**31):
+        labels, targets = _knuffle.table_labels_partitions("s", 377, 200, partitions)
+        assert labels.dtype == np.uint32 and (labels == whole[377:577]).all()
+        # Partition p holds the p-th of `partitions` equal label ranges.
+        assert targets.dtype == np.int32
+        assert (targets == (whole[377:577] * partitions) >> 32).all()
+    # Every partition of 7 gets rows, in label order.
+    labels, targets = _knuffle.table_labels_partitions("s", 0, 1000, 7)
+    assert sorted(set(targets.tolist())) == list(range(7))
+    assert (np.diff(targets[np.argsort(labels)]) >= 0).all()
+    for bad in (0, 2**31 + 1):
+        with pytest.raises(ValueError, match="partitions must be"):
+            _knuffle.table_labels_partitions("s", 0, 10, bad)
+    with pytest.raises(ValueError, match="2\\^64"):
+        _knuffle.table_labels_partitions("s", 2**64 - 5, 10, 3)
+
+
 def bucket(label: int, positions: list[int]) -> list[int]:
     """The bucket generator's order of tied rows (given in ascending row order)."""
     g = knuffle.Generator(f"knuffle table-order/v1 bucket {label}\ns")
@@ -155,6 +174,21 @@ def test_output_is_a_permutation_on_a_cluster(client):
     df = frame(3000)
     out = knuffle.dask.shuffle(dd.from_pandas(df, npartitions=5), "perm", 4).compute()
     assert_permutation_of(out, df)
+
+
+def test_large_partitions_are_the_table_order_of_every_column(synchronous):
+    # Output partitions of 100,000 rows: their columns go through the Rust
+    # gathers (smaller ones through pandas' take), including Python objects
+    # and a nullable integer column; the result is the table order exactly.
+    n = 200_000
+    df = frame(n)
+    df["o"] = pd.Series([("obj", i) for i in range(n)], dtype=object, index=df.index)
+    df["i"] = pd.array(np.where(np.arange(n) % 5 == 0, None, np.arange(n)), dtype="Int64")
+    with dask.config.set({"dataframe.convert-string": False}):  # keep the objects
+        ddf = dd.from_pandas(df, npartitions=3, sort=False)
+        out = knuffle.dask.shuffle(ddf, "large", 2).compute()
+    assert out["o"].dtype == object
+    pd.testing.assert_frame_equal(out, df.iloc[knuffle.table_order("large", n)])
 
 
 def test_rows_leave_their_partition(synchronous):
