@@ -1,10 +1,11 @@
-//! How a Parquet output is laid out: compression, rows per row group and
-//! the file's key-value metadata, taken from the first Parquet input unless
-//! the user gives them.
+//! How a Parquet output is laid out: compression, rows per row group, the
+//! file's key-value metadata and the columns written without a dictionary,
+//! taken from the first Parquet input unless the user gives them.
 
-use parquet::basic::Compression;
-use parquet::file::metadata::{KeyValue, ParquetMetaData};
+use parquet::basic::{Compression, Encoding, PageType};
+use parquet::file::metadata::{ColumnChunkMetaData, KeyValue, ParquetMetaData};
 use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
 
 /// Parquet's default rows per row group (the `parquet` crate's).
 pub const DEFAULT_ROW_GROUP_ROWS: usize = 1024 * 1024;
@@ -19,6 +20,11 @@ pub struct ParquetLayout {
     /// The file's key-value metadata, without Arrow's own schema entry
     /// (the writer stores the schema itself).
     pub key_value: Vec<KeyValue>,
+    /// The columns written without trying a dictionary: those whose input
+    /// pages were not all dictionary-encoded (the input's writer gave up its
+    /// dictionary, or never tried one). A writer that tries one hashes every
+    /// value of the column before it falls back to plain pages.
+    pub plain_columns: Vec<ColumnPath>,
 }
 
 impl Default for ParquetLayout {
@@ -27,6 +33,7 @@ impl Default for ParquetLayout {
             compression: Compression::SNAPPY,
             row_group_rows: DEFAULT_ROW_GROUP_ROWS,
             key_value: Vec::new(),
+            plain_columns: Vec::new(),
         }
     }
 }
@@ -58,21 +65,62 @@ impl ParquetLayout {
                     .collect()
             })
             .unwrap_or_default();
+        let columns = metadata.file_metadata().schema_descr().num_columns();
+        let plain_columns = (0..columns)
+            .filter(|&c| {
+                groups
+                    .iter()
+                    .any(|g| plain_pages(g.column(c)) == Some(true))
+            })
+            .map(|c| {
+                metadata
+                    .file_metadata()
+                    .schema_descr()
+                    .column(c)
+                    .path()
+                    .clone()
+            })
+            .collect();
         ParquetLayout {
             compression,
             row_group_rows,
             key_value,
+            plain_columns,
         }
     }
 
     /// The writer's properties for this layout.
     pub fn properties(&self) -> WriterProperties {
-        WriterProperties::builder()
+        let builder = WriterProperties::builder()
             .set_compression(self.compression)
             .set_max_row_group_row_count(Some(self.row_group_rows))
-            .set_key_value_metadata((!self.key_value.is_empty()).then(|| self.key_value.clone()))
+            .set_key_value_metadata((!self.key_value.is_empty()).then(|| self.key_value.clone()));
+        self.plain_columns
+            .iter()
+            .fold(builder, |builder, path| {
+                builder.set_column_dictionary_enabled(path.clone(), false)
+            })
             .build()
     }
+}
+
+/// Whether some of a column chunk's data pages are not dictionary-encoded,
+/// from the page encoding statistics of its metadata; `None` when the file
+/// has none (the writer then tries a dictionary, its default).
+fn plain_pages(chunk: &ColumnChunkMetaData) -> Option<bool> {
+    let dictionary =
+        |e: Encoding| matches!(e, Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY);
+    if let Some(mask) = chunk.page_encoding_stats_mask() {
+        // The encodings of the data pages alone.
+        return Some(mask.encodings().any(|e| !dictionary(e)));
+    }
+    chunk.page_encoding_stats().map(|stats| {
+        stats.iter().any(|s| {
+            matches!(s.page_type, PageType::DATA_PAGE | PageType::DATA_PAGE_V2)
+                && s.count > 0
+                && !dictionary(s.encoding)
+        })
+    })
 }
 
 /// A compression named as on the command line: `uncompressed`, `snappy`,
@@ -115,6 +163,59 @@ fn writable(compression: Compression) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arrow::array::{ArrayRef, Int64Array};
+    use arrow::record_batch::RecordBatch;
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+
+    /// A Parquet file of 4 row groups: `few` (3 values: its dictionary
+    /// holds), `many` (distinct values: its writer falls back to plain
+    /// pages), `never` (written without a dictionary).
+    fn three_columns() -> ParquetMetaData {
+        let rows = 40_000i64;
+        let batch = RecordBatch::try_from_iter([
+            (
+                "few",
+                std::sync::Arc::new(Int64Array::from_iter_values((0..rows).map(|i| i % 3)))
+                    as ArrayRef,
+            ),
+            (
+                "many",
+                std::sync::Arc::new(Int64Array::from_iter_values(0..rows)) as ArrayRef,
+            ),
+            (
+                "never",
+                std::sync::Arc::new(Int64Array::from_iter_values((0..rows).map(|i| i % 2)))
+                    as ArrayRef,
+            ),
+        ])
+        .unwrap();
+        let properties = WriterProperties::builder()
+            .set_max_row_group_row_count(Some(10_000))
+            .set_dictionary_page_size_limit(1024)
+            .set_column_dictionary_enabled(ColumnPath::from("never"), false)
+            .build();
+        let mut file = Vec::new();
+        let mut writer = ArrowWriter::try_new(&mut file, batch.schema(), Some(properties)).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        let reader = SerializedFileReader::new(bytes::Bytes::from(file)).unwrap();
+        reader.metadata().clone()
+    }
+
+    #[test]
+    fn columns_whose_pages_were_not_all_dictionary_are_written_plain() {
+        let layout = ParquetLayout::of(&three_columns());
+        let plain: Vec<String> = layout.plain_columns.iter().map(|p| p.string()).collect();
+        assert_eq!(plain, ["many", "never"]);
+        let properties = layout.properties();
+        assert!(properties.dictionary_enabled(&ColumnPath::from("few")));
+        assert!(!properties.dictionary_enabled(&ColumnPath::from("many")));
+        assert!(!properties.dictionary_enabled(&ColumnPath::from("never")));
+        // With nothing known of the input, every column tries a dictionary.
+        let default = ParquetLayout::default().properties();
+        assert!(default.dictionary_enabled(&ColumnPath::from("many")));
+    }
 
     #[test]
     fn compressions_parse_with_and_without_levels() {

@@ -303,7 +303,7 @@ mod tests {
         Some(ParquetLayout {
             compression,
             row_group_rows,
-            key_value: Vec::new(),
+            ..ParquetLayout::default()
         })
     }
 
