@@ -176,10 +176,19 @@ def test_output_is_a_permutation_on_a_cluster(client):
     assert_permutation_of(out, df)
 
 
-def test_large_partitions_are_the_table_order_of_every_column(synchronous):
+def test_large_partitions_are_the_table_order_of_every_column(synchronous, monkeypatch):
     # Output partitions of 100,000 rows: their columns go through the Rust
-    # gathers (smaller ones through pandas' take), including Python objects
+    # gathers (smaller ones through pandas' iloc), including Python objects
     # and a nullable integer column; the result is the table order exactly.
+    import knuffle._frames
+
+    gathers = []
+    for name in ("frame_gather_fixed", "frame_gather_objects", "frame_gather_varlen"):
+        gather = getattr(_knuffle, name)
+        monkeypatch.setattr(
+            knuffle._frames._knuffle, name,
+            lambda *args, _name=name, _gather=gather: gathers.append(_name) or _gather(*args),
+        )
     n = 200_000
     df = frame(n)
     df["o"] = pd.Series([("obj", i) for i in range(n)], dtype=object, index=df.index)
@@ -189,6 +198,11 @@ def test_large_partitions_are_the_table_order_of_every_column(synchronous):
         out = knuffle.dask.shuffle(ddf, "large", 2).compute()
     assert out["o"].dtype == object
     pd.testing.assert_frame_equal(out, df.iloc[knuffle.table_order("large", n)])
+    # Each of the 2 output partitions: its objects, its Arrow text and one
+    # call for the fixed-width columns.
+    assert sorted(gathers) == sorted(
+        ["frame_gather_fixed", "frame_gather_objects", "frame_gather_varlen"] * 2
+    )
 
 
 def test_rows_leave_their_partition(synchronous):

@@ -2,7 +2,7 @@
 //! file's key-value metadata and the columns written without a dictionary,
 //! taken from the first Parquet input unless the user gives them.
 
-use parquet::basic::{Compression, Encoding, PageType};
+use parquet::basic::{Compression, Encoding};
 use parquet::file::metadata::{ColumnChunkMetaData, KeyValue, ParquetMetaData};
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
@@ -105,21 +105,13 @@ impl ParquetLayout {
 }
 
 /// Whether some of a column chunk's data pages are not dictionary-encoded,
-/// from the page encoding statistics of its metadata; `None` when the file
-/// has none (the writer then tries a dictionary, its default).
+/// from the page encoding statistics of its metadata (the encodings of its
+/// data pages, as the parquet crate reads them by default); `None` when the
+/// file has none (the writer then tries a dictionary, its default).
 fn plain_pages(chunk: &ColumnChunkMetaData) -> Option<bool> {
-    let dictionary =
-        |e: Encoding| matches!(e, Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY);
-    if let Some(mask) = chunk.page_encoding_stats_mask() {
-        // The encodings of the data pages alone.
-        return Some(mask.encodings().any(|e| !dictionary(e)));
-    }
-    chunk.page_encoding_stats().map(|stats| {
-        stats.iter().any(|s| {
-            matches!(s.page_type, PageType::DATA_PAGE | PageType::DATA_PAGE_V2)
-                && s.count > 0
-                && !dictionary(s.encoding)
-        })
+    chunk.page_encoding_stats_mask().map(|mask| {
+        mask.encodings()
+            .any(|e| !matches!(e, Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY))
     })
 }
 

@@ -1,12 +1,14 @@
 //! The output's settings, decided before a row is read: its format (from
 //! the options, the names, the inputs), a Parquet output's layout (the
-//! inputs' compression and row groups), and whether a Parquet writer's
-//! columns fit the memory limit.
+//! inputs' compression, row groups and columns without a dictionary), and
+//! whether a Parquet writer's columns fit the memory limit.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use arrow::datatypes::SchemaRef;
 use parquet::basic::Compression;
+use parquet::schema::types::ColumnPath;
 
 use crate::error::Error;
 use crate::format::Format;
@@ -71,8 +73,10 @@ pub(crate) fn output_format(
 }
 
 /// The layout of a Parquet output: the first Parquet input's compression
-/// and metadata, and the largest row group of any Parquet input (a shard
-/// of one row must not make every row group one row); `layouts` are the
+/// and metadata, the largest row group of any Parquet input (a shard of
+/// one row must not make every row group one row), and without a
+/// dictionary the columns that every Parquet input wrote without one (one
+/// shard written plain must not turn it off for all); `layouts` are the
 /// Parquet inputs', in order.
 pub(crate) fn parquet_layout(
     layouts: &[&ParquetLayout],
@@ -83,6 +87,7 @@ pub(crate) fn parquet_layout(
         [] => ParquetLayout::default(),
         [first, ..] => ParquetLayout {
             row_group_rows: layouts.iter().map(|l| l.row_group_rows).max().unwrap_or(0),
+            plain_columns: plain_in_all(layouts),
             ..(*first).clone()
         },
     };
@@ -94,6 +99,23 @@ pub(crate) fn parquet_layout(
         layout.row_group_rows = rows;
     }
     layout
+}
+
+/// The columns that every one of `layouts` (at least one) writes without
+/// a dictionary, in the first's order.
+fn plain_in_all(layouts: &[&ParquetLayout]) -> Vec<ColumnPath> {
+    let mut inputs: HashMap<&ColumnPath, usize> = HashMap::new();
+    for layout in layouts {
+        for path in &layout.plain_columns {
+            *inputs.entry(path).or_default() += 1;
+        }
+    }
+    layouts[0]
+        .plain_columns
+        .iter()
+        .filter(|path| inputs[path] == layouts.len())
+        .cloned()
+        .collect()
 }
 
 /// Bytes a Parquet writer takes per column, at least, whatever its rows
@@ -168,4 +190,36 @@ pub(crate) fn check_column_writers(
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(columns: &[&str]) -> ParquetLayout {
+        ParquetLayout {
+            plain_columns: columns.iter().map(|&c| ColumnPath::from(c)).collect(),
+            ..ParquetLayout::default()
+        }
+    }
+
+    #[test]
+    fn a_column_is_written_plain_only_when_every_parquet_input_was() {
+        let (a, b) = (plain(&["x", "y", "w"]), plain(&["w", "z", "y"]));
+        let layout = parquet_layout(&[&a, &b], None, None);
+        assert_eq!(
+            layout.plain_columns,
+            [ColumnPath::from("y"), ColumnPath::from("w")]
+        );
+        assert_eq!(
+            parquet_layout(&[&a], None, None).plain_columns,
+            a.plain_columns
+        );
+        assert!(
+            parquet_layout(&[&a, &plain(&[])], None, None)
+                .plain_columns
+                .is_empty()
+        );
+        assert!(parquet_layout(&[], None, None).plain_columns.is_empty());
+    }
 }
