@@ -312,6 +312,30 @@ def test_object_columns_hold_one_new_reference_per_row(gather_small_frames):
     assert strided[0] is items[20] and strided[1] is items[0]
 
 
+def test_a_large_object_gather_on_the_pool_counts_each_row_once():
+    """From 2**21 rows on 2 threads the references are copied on the pool,
+    then counted: once per row, in the source's order for a permutation."""
+    from knuffle import _knuffle
+
+    items = [object() for _ in range(3)]
+    n = 2**21 + 5
+    source = np.empty(n, dtype=object)
+    source[:] = [items[i % 3] for i in range(n)]
+    per_item = [(np.arange(n) % 3 == k).sum() for k in range(3)]
+    before = [sys.getrefcount(item) for item in items]
+    order = knuffle.Generator("large objects").permutation(n)
+    out = _knuffle.frame_gather_objects(order, source, 2)
+    assert (out == source[order]).all()
+    after = [sys.getrefcount(item) for item in items]
+    assert [a - b for a, b in zip(after, before)] == per_item
+    repeated = np.zeros(n, dtype=np.int64)  # every row is row 0: items[0]
+    same = _knuffle.frame_gather_objects(repeated, source, 2)
+    assert sys.getrefcount(items[0]) - before[0] == per_item[0] + n
+    del out, same
+    gc.collect()
+    assert [sys.getrefcount(item) for item in items] == before
+
+
 def test_the_object_gather_refuses_bad_input():
     from knuffle import _knuffle
 
