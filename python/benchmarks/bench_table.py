@@ -52,6 +52,17 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+
+def duckdb_spilling(limit: str) -> str:
+    """DuckDB held to `limit`, spilling to the work directory."""
+    return f"""
+import duckdb, sys
+con = duckdb.connect()
+con.execute("SET memory_limit='{limit}'; SET threads=2; SET temp_directory='{{TMP}}'")
+con.execute(f"COPY (SELECT * FROM read_{{FMT}}('{{IN}}') ORDER BY random()) TO '{{OUT}}' {{OPTS}}")
+"""
+
+
 PROGRAMS = {
     "duckdb 1GB": """
 import duckdb, sys
@@ -59,18 +70,8 @@ con = duckdb.connect()
 con.execute("SET memory_limit='1GB'; SET threads=2; SET preserve_insertion_order=true")
 con.execute(f"COPY (SELECT * FROM read_{FMT}('{IN}') ORDER BY random()) TO '{OUT}' {OPTS}")
 """,
-    "duckdb 200MB": """
-import duckdb, sys
-con = duckdb.connect()
-con.execute("SET memory_limit='200MB'; SET threads=2; SET temp_directory='{TMP}'")
-con.execute(f"COPY (SELECT * FROM read_{FMT}('{IN}') ORDER BY random()) TO '{OUT}' {OPTS}")
-""",
-    "duckdb 500MB": """
-import duckdb, sys
-con = duckdb.connect()
-con.execute("SET memory_limit='500MB'; SET threads=2; SET temp_directory='{TMP}'")
-con.execute(f"COPY (SELECT * FROM read_{FMT}('{IN}') ORDER BY random()) TO '{OUT}' {OPTS}")
-""",
+    "duckdb 200MB": duckdb_spilling("200MB"),
+    "duckdb 500MB": duckdb_spilling("500MB"),
     "polars": """
 import polars as pl
 df = pl.read_{PLFMT}('{IN}')

@@ -170,6 +170,22 @@ impl<'a> Gather<'a> {
     }
 }
 
+/// Test support for the gathers' property tests: proptest's index pairs as
+/// positions `(array, row)` among arrays of `lens` rows (none empty).
+#[cfg(test)]
+pub(crate) fn picked(
+    picks: &[(proptest::sample::Index, proptest::sample::Index)],
+    lens: &[usize],
+) -> Vec<(usize, usize)> {
+    picks
+        .iter()
+        .map(|(a, r)| {
+            let a = a.index(lens.len());
+            (a, r.index(lens[a]))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;

@@ -189,13 +189,8 @@ mod tests {
             let binary = cut(&|v| {
                 Arc::new(v.iter().map(|v| v.as_deref().map(str::as_bytes)).collect::<BinaryArray>())
             });
-            let indices: Vec<(usize, usize)> = picks
-                .iter()
-                .map(|(a, r)| {
-                    let a = a.index(text.len());
-                    (a, r.index(text[a].len()))
-                })
-                .collect();
+            let lens: Vec<usize> = text.iter().map(|a| a.len()).collect();
+            let indices = crate::gather::picked(&picks, &lens);
             for (got, expected) in [
                 gathered::<Utf8Type>(&text, &indices),
                 gathered::<LargeUtf8Type>(&large, &indices),

@@ -202,13 +202,8 @@ mod tests {
             for all in arrays(&values) {
                 let pieces = pieces(&all, &cuts);
                 let refs: Vec<&dyn Array> = pieces.iter().map(|a| a.as_ref()).collect();
-                let indices: Vec<(usize, usize)> = picks
-                    .iter()
-                    .map(|(a, r)| {
-                        let a = a.index(refs.len());
-                        (a, r.index(refs[a].len()))
-                    })
-                    .collect();
+                let lens: Vec<usize> = refs.iter().map(|a| a.len()).collect();
+                let indices = crate::gather::picked(&picks, &lens);
                 let expected = arrow::compute::interleave(&refs, &indices).unwrap();
                 let column = FixedColumn::of(&refs, all.data_type()).expect("a fixed-width type");
                 let got = column.take(&indices).unwrap();
