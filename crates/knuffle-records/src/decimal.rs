@@ -9,14 +9,10 @@ const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// Appends the decimal digits of `value` and then `delimiter` to `out`.
-///
-/// # Example
-/// ```ignore
-/// let mut out = Vec::new();
-/// push_number(&mut out, 1_234_567, b'\n');
-/// assert_eq!(out, b"1234567\n");
-/// ```
+/// Appends the decimal digits of `value` and then `delimiter` to `out`:
+/// `push_number(&mut out, 1_234_567, b'\n')` appends `1234567\n` (the
+/// function is private to the crate, so this is checked by the unit test
+/// below rather than as a doctest that would never run).
 #[inline]
 pub(crate) fn push_number(out: &mut Vec<u8>, mut value: u64, delimiter: u8) {
     let digits = value.checked_ilog10().map_or(1, |d| d as usize + 1);
@@ -50,7 +46,7 @@ mod tests {
     #[test]
     fn formats_like_display() {
         let mut out = Vec::new();
-        for v in [0, 9, 10, 99, 100, 101, 12345, u64::MAX, 1 << 40] {
+        for v in [0, 9, 10, 99, 100, 101, 12345, 1_234_567, u64::MAX, 1 << 40] {
             out.clear();
             push_number(&mut out, v, b'\0');
             assert_eq!(out, format!("{v}\0").into_bytes());
