@@ -147,7 +147,7 @@ fn table_labels_partitions<'py>(
             order.labels_into(start, &mut labels);
             for (target, &label) in targets.iter_mut().zip(&labels) {
                 // < partitions <= 2^31: fits an i32.
-                *target = ((u64::from(label) * partitions) >> 32) as i32;
+                *target = partition_of(label, partitions) as i32;
             }
             Ok((labels, targets))
         })
@@ -156,6 +156,13 @@ fn table_labels_partitions<'py>(
         PyArray1::from_vec(py, labels),
         PyArray1::from_vec(py, targets),
     ))
+}
+
+/// The output partition of `label` among `partitions`: partition `p` holds
+/// the `p`-th of `partitions` label ranges (`label * partitions >> 32`,
+/// below `partitions`).
+fn partition_of(label: u32, partitions: u64) -> u64 {
+    (u64::from(label) * partitions) >> 32
 }
 
 fn check_partitions(partitions: u64) -> PyResult<()> {
@@ -184,7 +191,7 @@ fn check_start(start: u64, count: usize) -> PyResult<()> {
 fn cut_block(order: &TableOrder, start: u64, count: usize, partitions: u64) -> Result<Cut, String> {
     let mut labels = zeroed::<u32>(count)?;
     order.labels_into(start, &mut labels);
-    let target = |label: u32| ((u64::from(label) * partitions) >> 32) as usize;
+    let target = |label: u32| partition_of(label, partitions) as usize;
     let mut bounds = zeroed::<i64>(partitions as usize + 1)?;
     for &label in &labels {
         bounds[target(label) + 1] += 1;
